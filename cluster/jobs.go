@@ -1,0 +1,91 @@
+package cluster
+
+// Push puts job on the front of the worker's deque: the owner's LIFO end, so
+// the worker runs it next. The id must be non-empty and not live.
+func (c *Cluster) Push(worker string, job Job) error {
+	i, err := c.lookup(worker)
+	if err != nil {
+		return err
+	}
+	if err := c.admit(job); err != nil {
+		return err
+	}
+	c.live[job.ID] = struct{}{}
+	c.workers[i].deque.PushFront(job)
+	return nil
+}
+
+// Inject appends jobs, in order, at the back of the worker's deque: the end
+// thieves take from, where initial and external work enters. It is all or
+// nothing: one bad id rejects the whole batch.
+func (c *Cluster) Inject(worker string, jobs ...Job) error {
+	i, err := c.lookup(worker)
+	if err != nil {
+		return err
+	}
+	if err := c.admitAll(jobs); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		c.live[j.ID] = struct{}{}
+		c.workers[i].deque.PushBack(j)
+	}
+	return nil
+}
+
+// Distribute injects jobs over the workers as d places them; jobs[k] is job
+// k of the distribution. All or nothing, like Inject.
+func (c *Cluster) Distribute(jobs []Job, d Distribution) error {
+	if err := c.admitAll(jobs); err != nil {
+		return err
+	}
+	d.Place(len(jobs), len(c.workers), func(k, w int) {
+		c.live[jobs[k].ID] = struct{}{}
+		c.workers[w].deque.PushBack(jobs[k])
+	})
+	return nil
+}
+
+// Complete retires a job the worker has in flight; the id is no longer live
+// and may be reused.
+func (c *Cluster) Complete(worker, jobID string) error {
+	i, err := c.lookup(worker)
+	if err != nil {
+		return err
+	}
+	w := &c.workers[i]
+	for k, j := range w.inFlight {
+		if j.ID == jobID {
+			w.inFlight = append(w.inFlight[:k], w.inFlight[k+1:]...)
+			delete(c.live, jobID)
+			return nil
+		}
+	}
+	return fail(UnknownJob, jobID+" is not in flight at "+worker)
+}
+
+// admit checks that one new job can enter the cluster.
+func (c *Cluster) admit(j Job) error {
+	if j.ID == "" {
+		return fail(Invalid, "empty job id")
+	}
+	if _, dup := c.live[j.ID]; dup {
+		return fail(DuplicateJob, j.ID)
+	}
+	return nil
+}
+
+// admitAll checks a batch, including duplicates within the batch itself.
+func (c *Cluster) admitAll(jobs []Job) error {
+	seen := make(map[string]struct{}, len(jobs))
+	for _, j := range jobs {
+		if err := c.admit(j); err != nil {
+			return err
+		}
+		if _, dup := seen[j.ID]; dup {
+			return fail(DuplicateJob, j.ID)
+		}
+		seen[j.ID] = struct{}{}
+	}
+	return nil
+}

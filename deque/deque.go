@@ -1,0 +1,272 @@
+package deque
+
+import "sync/atomic"
+
+// Deque is a Chase–Lev dynamic circular work-stealing deque of *T.
+//
+// One goroutine, the owner, pushes and pops at the bottom (LIFO, so the item
+// it touches next is the one whose data is still in its cache). Any goroutine,
+// a thief, takes from the top (FIFO: the oldest item, in divide-and-conquer
+// usually the largest piece of work). Owner and thieves therefore meet only
+// when the deque is nearly empty.
+//
+// # Algorithm
+//
+// The design is Chase & Lev, "Dynamic Circular Work-Stealing Deque" (SPAA
+// 2005), in the form proven correct for weak memory by Lê, Pop, Cohen and
+// Zappa Nardelli, "Correct and Efficient Work-Stealing for Weak Memory
+// Models" (PPoPP 2013). Go's sync/atomic operations are sequentially
+// consistent, which is stronger than every fence that paper places, so each of
+// its fences is subsumed by the atomic it guards. Why each atomic is there:
+//
+//   - bottom is written only by the owner, but read by thieves, so it is an
+//     atomic. In Pop the owner stores bottom-1 before it loads top; that
+//     store→load order (the seq_cst fence in Lê et al.) is what makes a thief
+//     that read the old bottom and the owner unable to both take the last
+//     item without one of them seeing the other.
+//   - top is advanced only by CompareAndSwap: by a thief to claim items, by
+//     the owner to claim the very last item. A failed CAS means someone else
+//     claimed first; the loser retries or reports empty.
+//   - the buffer pointer is an atomic because the owner replaces it when it
+//     grows or shrinks. A thief loads it after bottom, so a thief that sees
+//     an item pushed after a resize also sees the resized buffer.
+//   - every slot is an atomic.Pointer: a thief may read a slot that the
+//     owner is about to overwrite after wrapping around (its CAS on top then
+//     fails and the value is discarded), and the race detector, rightly,
+//     requires such reads to be atomic.
+//
+// # Batch steals and the epoch
+//
+// StealHalf claims up to MaxBatch items with one CAS on top. Plain Chase–Lev
+// is unsafe for that: a thief that read a stale (large) bottom can claim a
+// range reaching the index the owner is popping without a CAS. top therefore
+// carries a 32-bit epoch beside its index. When a Pop finds fewer than
+// MaxBatch items between top and its own index, the owner bumps the epoch
+// with a CAS before taking the item, which fails every claim computed from
+// the old snapshot; a thief that reads the new epoch reads bottom after the
+// owner's store, so its claim (at most n - n/2 of the n items it sees) stops
+// short of the owner's index. When MaxBatch or more items separate them, no
+// claim can reach the owner's index and Pop takes it with no read-modify-write,
+// as in the original algorithm. Indices are uint32 and compared by
+// subtraction, so they may wrap around.
+//
+// # Memory
+//
+// The buffer starts with 32 slots, doubles when full and halves when a Pop
+// leaves it less than a quarter full, so a burst does not pin memory. A slot
+// the owner takes is cleared at once; slots emptied by thieves are cleared by
+// the owner a few at a time on Push and all at once when a Pop finds the
+// deque empty, so the garbage collector can reclaim taken items.
+type Deque[T any] struct {
+	// top packs the index of the oldest item (high 32 bits) with the owner's
+	// epoch (low 32 bits). Thieves and the owner CAS it.
+	top atomic.Uint64
+	_   [56]byte // keep thieves' CAS traffic off the owner's line
+	// bottom is the index one past the newest item. Written by the owner only.
+	bottom atomic.Uint32
+	buf    atomic.Pointer[buffer[T]]
+	// clean is the owner's private watermark: slots below it that thieves
+	// emptied have been cleared.
+	clean uint32
+}
+
+// MaxBatch is the most items one StealHalf moves. It also bounds the zone
+// near the top where the owner's Pop pays one CAS (see Deque).
+const MaxBatch = 32
+
+const minCap = 32
+
+type buffer[T any] struct {
+	mask  uint32
+	slots []atomic.Pointer[T]
+}
+
+func newBuffer[T any](capacity int) *buffer[T] {
+	return &buffer[T]{mask: uint32(capacity - 1), slots: make([]atomic.Pointer[T], capacity)}
+}
+
+func (b *buffer[T]) at(i uint32) *atomic.Pointer[T] { return &b.slots[i&b.mask] }
+
+func pack(index, epoch uint32) uint64 { return uint64(index)<<32 | uint64(epoch) }
+
+func unpack(w uint64) (index, epoch uint32) { return uint32(w >> 32), uint32(w) }
+
+// New returns an empty deque. The goroutine that will call Push and Pop is
+// its owner; ownership may be handed to another goroutine only through a
+// synchronising operation (a channel send, a mutex).
+func New[T any]() *Deque[T] {
+	d := &Deque[T]{}
+	d.buf.Store(newBuffer[T](minCap))
+	return d
+}
+
+// Push adds x at the bottom. Owner only. x must not be nil.
+//
+// Cost: a few nanoseconds and no read-modify-write atomics; amortised O(1)
+// when the buffer doubles.
+func (d *Deque[T]) Push(x *T) {
+	if x == nil {
+		panic("deque: Push of nil")
+	}
+	b := d.bottom.Load()
+	t, _ := unpack(d.top.Load())
+	buf := d.buf.Load()
+	if b-t >= uint32(len(buf.slots)) {
+		buf = d.resize(buf, t, b, 2*len(buf.slots))
+	}
+	d.sweep(buf, t, b, 2)
+	buf.at(b).Store(x)
+	d.bottom.Store(b + 1)
+}
+
+// Pop removes and returns the newest item, or nil if the deque is empty.
+// Owner only.
+//
+// Cost: a few nanoseconds with no read-modify-write atomics while MaxBatch or
+// more items remain; one CAS on top when fewer remain.
+func (d *Deque[T]) Pop() *T {
+	b := d.bottom.Load() - 1
+	d.bottom.Store(b)
+	for {
+		tw := d.top.Load()
+		t, epoch := unpack(tw)
+		size := int32(b - t) // items that stay behind if we take index b
+		if size < 0 {
+			d.bottom.Store(t)
+			d.sweep(d.buf.Load(), t, t, len(d.buf.Load().slots))
+			return nil
+		}
+		buf := d.buf.Load()
+		if size == 0 {
+			return d.popLast(buf, tw, b)
+		}
+		if size < MaxBatch && !d.top.CompareAndSwap(tw, pack(t, epoch+1)) {
+			continue // a thief moved top: look again
+		}
+		x := buf.at(b).Load()
+		buf.at(b).Store(nil)
+		if len(buf.slots) > minCap && int(size) < len(buf.slots)/4 {
+			d.resize(buf, t, b, len(buf.slots)/2)
+		}
+		return x
+	}
+}
+
+// popLast races the thieves for the only item, at index b == top.
+func (d *Deque[T]) popLast(buf *buffer[T], tw uint64, b uint32) *T {
+	t, epoch := unpack(tw)
+	x := buf.at(b).Load()
+	won := d.top.CompareAndSwap(tw, pack(t+1, epoch))
+	buf.at(b).Store(nil)
+	d.bottom.Store(b + 1)
+	if !won {
+		return nil
+	}
+	return x
+}
+
+// Steal removes and returns the oldest item, or nil if the deque was empty at
+// some instant during the call. Any goroutine.
+//
+// Cost: one CAS on success; it retries while other thieves win the race, so
+// nil always means empty, never "lost a race".
+func (d *Deque[T]) Steal() *T {
+	for {
+		tw := d.top.Load()
+		t, epoch := unpack(tw)
+		b := d.bottom.Load()
+		if int32(b-t) <= 0 {
+			return nil
+		}
+		x := d.buf.Load().at(t).Load()
+		if d.top.CompareAndSwap(tw, pack(t+1, epoch)) {
+			return x
+		}
+	}
+}
+
+// StealHalf claims n - n/2 of the n items it sees (at most MaxBatch) with one
+// CAS, returns the oldest of them to be run at once and pushes the others,
+// oldest first, onto dst. It returns nil if d was empty at some instant during
+// the call. Any goroutine may call it on d, but only as the owner of dst, and
+// dst must not be d.
+//
+// Cost: one CAS plus a copy of the claimed items; like Steal, it retries while
+// other thieves win the race.
+func (d *Deque[T]) StealHalf(dst *Deque[T]) *T {
+	if dst == d {
+		panic("deque: StealHalf into the victim itself")
+	}
+	for {
+		tw := d.top.Load()
+		t, epoch := unpack(tw)
+		b := d.bottom.Load()
+		n := int32(b - t)
+		if n <= 0 {
+			return nil
+		}
+		k := min(n-n/2, MaxBatch)
+		buf := d.buf.Load()
+		first := buf.at(t).Load()
+		db, dbuf := dst.reserve(uint32(k - 1))
+		for i := uint32(1); i < uint32(k); i++ {
+			dbuf.at(db + i - 1).Store(buf.at(t + i).Load())
+		}
+		if d.top.CompareAndSwap(tw, pack(t+uint32(k), epoch)) {
+			dst.bottom.Store(db + uint32(k) - 1)
+			return first
+		}
+		for i := uint32(1); i < uint32(k); i++ {
+			dbuf.at(db + i - 1).Store(nil) // drop references to items we did not win
+		}
+	}
+}
+
+// reserve makes room for n more items without publishing them, and returns
+// the bottom index and buffer to write them at. Owner only.
+func (d *Deque[T]) reserve(n uint32) (uint32, *buffer[T]) {
+	b := d.bottom.Load()
+	t, _ := unpack(d.top.Load())
+	buf := d.buf.Load()
+	for b-t+n > uint32(len(buf.slots)) {
+		buf = d.resize(buf, t, b, 2*len(buf.slots))
+	}
+	return b, buf
+}
+
+// Len returns the number of items. Any goroutine. From any goroutine but the
+// owner it is a snapshot that may be stale by the time it is used.
+func (d *Deque[T]) Len() int {
+	t, _ := unpack(d.top.Load())
+	b := d.bottom.Load()
+	if n := int32(b - t); n > 0 {
+		return int(n)
+	}
+	return 0
+}
+
+// resize copies items [t, b) into a new buffer of the given capacity and
+// publishes it. Owner only. Thieves still reading the old buffer see the same
+// values for every index they can claim.
+func (d *Deque[T]) resize(old *buffer[T], t, b uint32, capacity int) *buffer[T] {
+	buf := newBuffer[T](capacity)
+	for i := t; i != b; i++ {
+		buf.at(i).Store(old.at(i).Load())
+	}
+	d.buf.Store(buf)
+	d.clean = t
+	return buf
+}
+
+// sweep clears up to max slots below t that thieves emptied. A thief still
+// reading such a slot holds a stale top, so its CAS fails and the nil it may
+// read is discarded. Owner only; b is the current bottom.
+func (d *Deque[T]) sweep(buf *buffer[T], t, b uint32, max int) {
+	if lowest := b - uint32(len(buf.slots)); int32(lowest-d.clean) > 0 {
+		d.clean = lowest // older slots were overwritten by pushes since
+	}
+	for ; max > 0 && int32(t-d.clean) > 0; max-- {
+		buf.at(d.clean).Store(nil)
+		d.clean++
+	}
+}

@@ -1,0 +1,159 @@
+package deque
+
+import "sync/atomic"
+
+// RingSize is the capacity of a Ring, the same as the Go runtime's per-P run
+// queue.
+const RingSize = 256
+
+// Ring is the Go runtime's bounded per-worker run queue (runtime.p.runq),
+// holding *T.
+//
+// The owner puts at the tail and gets at the head (FIFO, so queued tasks run
+// in the order they were spawned); thieves grab half from the head. Unlike
+// Deque, owner and thieves share the head, so the owner's Get is a CAS; in
+// exchange a thief claims up to half the ring in one CAS, and the owner never
+// waits for a resize because the ring never grows: a full ring hands half of
+// itself back to the owner to move to an unbounded queue (runqputslow).
+//
+// Why each atomic is there: tail is written only by the owner and read by
+// thieves; the owner writes a slot before it stores tail, so a thief that
+// loads tail also sees the slot. head is advanced only by CAS, by the owner
+// (one item) and by thieves (a batch); the loser re-reads. Slots are atomics
+// because a thief may read a slot the owner is overwriting after wrap-around:
+// its CAS on head then fails and the value is discarded.
+type Ring[T any] struct {
+	head atomic.Uint32 // oldest item; CAS by owner and thieves
+	_    [60]byte      // keep thieves' CAS traffic off the owner's tail
+	tail atomic.Uint32 // one past the newest item; stored by the owner only
+	// clean is the owner's private watermark for slots emptied by thieves.
+	clean uint32
+	slots [RingSize]atomic.Pointer[T]
+	spill [RingSize/2 + 1]*T // owner's scratch for Put's overflow batch
+}
+
+// Put adds x at the tail. Owner only. x must not be nil.
+//
+// If the ring is full, Put neither blocks nor drops: it takes the older half
+// of the ring off the head and returns it, followed by x, as one batch for
+// the caller to move elsewhere (a scheduler's global queue). The batch
+// aliases memory owned by the ring and is valid until the next Put. Put
+// returns nil when x went into the ring.
+//
+// Cost: a couple of nanoseconds and no read-modify-write atomics; a full ring
+// costs one CAS and a copy of RingSize/2 pointers.
+func (r *Ring[T]) Put(x *T) []*T {
+	if x == nil {
+		panic("deque: Put of nil")
+	}
+	for {
+		h := r.head.Load()
+		t := r.tail.Load()
+		if t-h < RingSize {
+			r.sweep(h, t)
+			r.slots[t%RingSize].Store(x)
+			r.tail.Store(t + 1)
+			return nil
+		}
+		if batch := r.putSlow(x, h, t); batch != nil {
+			return batch
+		}
+		// A thief took items meanwhile, so there is room again.
+	}
+}
+
+// putSlow claims the older half of a full ring and returns it with x.
+func (r *Ring[T]) putSlow(x *T, h, t uint32) []*T {
+	const n = RingSize / 2
+	for i := uint32(0); i < n; i++ {
+		r.spill[i] = r.slots[(h+i)%RingSize].Load()
+	}
+	if !r.head.CompareAndSwap(h, h+n) {
+		clear(r.spill[:])
+		return nil
+	}
+	r.spill[n] = x
+	return r.spill[:n+1]
+}
+
+// Get removes and returns the oldest item, or nil if the ring is empty.
+// Owner only.
+//
+// Cost: one CAS on head, uncontended unless a thief is grabbing at that
+// moment.
+func (r *Ring[T]) Get() *T {
+	for {
+		h := r.head.Load()
+		t := r.tail.Load()
+		if t == h {
+			return nil
+		}
+		x := r.slots[h%RingSize].Load()
+		if r.head.CompareAndSwap(h, h+1) {
+			// Only the owner writes slots, so clearing ours is safe.
+			r.slots[h%RingSize].Store(nil)
+			return x
+		}
+	}
+}
+
+// StealHalf claims n - n/2 of the n items it sees with one CAS (runqgrab),
+// returns the oldest of them to run at once and puts the others, oldest
+// first, into dst. It returns nil if r was empty at some instant during the
+// call. Any goroutine may call it on r, but only as the owner of dst, and dst
+// must not be r. It claims no more than dst has room for.
+//
+// Cost: one CAS plus a copy of the claimed items; it retries while the owner
+// or other thieves move head.
+func (r *Ring[T]) StealHalf(dst *Ring[T]) *T {
+	if dst == r {
+		panic("deque: StealHalf into the victim itself")
+	}
+	dt := dst.tail.Load()
+	room := RingSize - (dt - dst.head.Load()) + 1 // +1: the first item is returned, not stored
+	for {
+		h := r.head.Load()
+		t := r.tail.Load()
+		n := t - h
+		if int32(n) <= 0 {
+			return nil
+		}
+		n -= n / 2
+		if n > RingSize/2 {
+			continue // h and t were read at different moments: retry
+		}
+		n = min(n, room)
+		first := r.slots[h%RingSize].Load()
+		for i := uint32(1); i < n; i++ {
+			dst.slots[(dt+i-1)%RingSize].Store(r.slots[(h+i)%RingSize].Load())
+		}
+		if r.head.CompareAndSwap(h, h+n) {
+			dst.tail.Store(dt + n - 1)
+			return first
+		}
+	}
+}
+
+// Len returns the number of items. Any goroutine; from any goroutine but the
+// owner it is a snapshot that may be stale by the time it is used.
+func (r *Ring[T]) Len() int {
+	for {
+		h := r.head.Load()
+		t := r.tail.Load()
+		if r.head.Load() == h { // consistent snapshot, as runqlen's callers need
+			return int(t - h)
+		}
+	}
+}
+
+// sweep clears slots that thieves emptied, so their items can be collected.
+// A thief still reading one holds a stale head, so its CAS fails. Owner only.
+func (r *Ring[T]) sweep(h, t uint32) {
+	if lowest := t - RingSize; int32(lowest-r.clean) > 0 {
+		r.clean = lowest
+	}
+	for max := 2; max > 0 && int32(h-r.clean) > 0; max-- {
+		r.slots[r.clean%RingSize].Store(nil)
+		r.clean++
+	}
+}

@@ -1,0 +1,103 @@
+// Package steal is a work-stealing task pool for Go: the Go runtime's
+// scheduler rebuilt in user space for tasks, so that a program pays for a
+// queue operation per task instead of a goroutine, and a task may wait for
+// its own children without deadlocking the pool.
+//
+// # Design
+//
+// A Pool runs W workers, each one goroutine. W defaults to
+// runtime.GOMAXPROCS(0) read when the pool starts (since Go 1.25 that already
+// follows the container's CPU quota) and is set with WithWorkers.
+//
+// Each worker owns
+//
+//   - runnext, one slot holding the task it spawned last. A task spawned from
+//     inside a task goes there and runs next, while its data is in cache; the
+//     task it displaces moves to the tail of the ring.
+//   - a ring, the runtime's 256-slot run queue (deque.Ring). When it is full,
+//     half of it moves to the inject queue in one batch.
+//
+// The pool owns the inject queue: unbounded, mutex-guarded, fed by Submit
+// from outside the pool and by ring overflow.
+//
+// # Finding work
+//
+// A worker looks for its next task in this order (findWork):
+//
+//  1. every 61st task it runs, one task from the inject queue first, so that a
+//     worker busy with its own spawns cannot starve outside submissions;
+//  2. runnext, but not more than maxRunnextStreak times in a row, so a pair of
+//     tasks that keep spawning each other cannot starve the ring;
+//  3. its ring;
+//  4. a batch from the inject queue: min(128, len/W + 1) tasks, one to run and
+//     the rest into its ring;
+//  5. stealing: up to four passes over the other workers in a random order
+//     (a random start and a stride coprime to W), taking half of a victim's
+//     ring with one CAS. Only on the last pass may it take a victim's runnext,
+//     and only if that victim has been running the same task for
+//     stealRunnextAfter (the runtime's 3 µs): a worker that is about to run its
+//     runnext should keep it, one stuck behind a long or blocked task should
+//     not.
+//
+// # Spinning and parking
+//
+// A worker that is stealing is spinning. At most half of the busy workers spin
+// at once (2*nspinning < W - nidle); a worker that may not spin, or that spun
+// and found nothing, parks: it puts itself on the idle list and blocks on its
+// own wake channel. An idle pool therefore runs nothing: no polling loop, no
+// timer.
+//
+// New work wakes a parked worker only when no worker is spinning (wakep), and
+// the woken worker starts out spinning. When a spinning worker finds work it
+// stops spinning, and if it was the last spinner it calls wakep, so a burst of
+// work wakes workers one after another, each only once it is needed.
+//
+// The wakeup protocol. The invariant is: whenever a task is queued and a
+// worker is parked, some worker is spinning or will look at every queue
+// before it parks. Two orders guarantee it:
+//
+//   - a producer stores the task (runnext, ring or inject queue) and only
+//     then reads nspinning and nidle in wakep;
+//   - a spinning worker that found nothing first joins the idle list, then
+//     decrements nspinning, and only then looks at every queue once more; if
+//     it sees work it leaves the idle list and spins again.
+//
+// Because sync/atomic is sequentially consistent, either the producer sees the
+// worker in the idle list with nspinning == 0 and wakes it (or another idle
+// worker), or the worker's last look sees the task. TestNoLostWakeup checks
+// this under the race detector.
+//
+// # Blocking tasks
+//
+// A task that blocks (I/O, cgo, a lock) holds only its worker. Its ring stays
+// stealable, and so does its runnext once the victim has been running the
+// same task for stealRunnextAfter. Fork-join code blocks through Worker.Block,
+// which lets a spare worker take over.
+//
+// # Backlog, panics, shutdown
+//
+// WithMaxQueued caps tasks submitted from outside that have not started:
+// Submit then blocks until there is room or its context ends, and TrySubmit
+// returns ErrBacklogFull. No task is ever dropped. Spawns from inside a task
+// never block, since a worker that waits for room in its own queue could wait
+// forever.
+//
+// A panicking task never kills its worker. The panic value and stack are
+// passed to the handler set with WithPanicHandler; by default they are
+// collected and returned, as *PanicError values joined into one error, by
+// Close or Shutdown.
+//
+// Close stops intake (Submit returns ErrClosed), runs every queued task and
+// everything those tasks spawn, and returns when every worker goroutine has
+// exited. The pool is done when it is closed, its inject queue is empty and
+// every worker is parked: a parked worker has an empty ring and runnext, and
+// only a worker's own running task can refill them.
+//
+// # Cost
+//
+// Measured on a 2-core machine (see the package README and
+// docs/benchmarks.md for the figures and commands): a task submitted from
+// outside costs about the price of a mutex-guarded append plus a wakeup
+// check; a task spawned from inside a task costs one atomic swap on runnext
+// and an allocation of 32 bytes.
+package steal

@@ -1,0 +1,70 @@
+package steal
+
+// findWork returns the next task for w to run, parking w while there is
+// none. It returns nil when the pool is done. The order is the package
+// comment's "Finding work".
+func (w *Worker) findWork() *task {
+	for {
+		if t := w.findLocal(); t != nil {
+			return t
+		}
+		if t := w.pool.inject.getBatch(w, len(w.pool.workers)); t != nil {
+			w.stats.globalGrabs.inc()
+			w.stopSpinning()
+			return t
+		}
+		if w.spinning || w.pool.maySpin() {
+			if !w.spinning {
+				w.spinning = true
+				w.pool.nspinning.Add(1)
+			}
+			if t := w.stealWork(); t != nil {
+				w.stopSpinning()
+				return t
+			}
+		}
+		if !w.park() {
+			return nil
+		}
+	}
+}
+
+// findLocal looks at the inject queue (1 time in 61), runnext and the ring.
+func (w *Worker) findLocal() *task {
+	if w.tick%61 == 0 {
+		if t := w.pool.inject.getOne(); t != nil {
+			w.stats.globalGrabs.inc()
+			w.stopSpinning()
+			return t
+		}
+	}
+	if w.runnextStreak < maxRunnextStreak {
+		if t := w.runnext.Swap(nil); t != nil {
+			w.runnextStreak++
+			w.stopSpinning()
+			return t
+		}
+	}
+	w.runnextStreak = 0
+	if t := w.ring.Get(); t != nil {
+		w.stopSpinning()
+		return t
+	}
+	if t := w.runnext.Swap(nil); t != nil { // skipped above for fairness, ring empty
+		w.stopSpinning()
+		return t
+	}
+	return nil
+}
+
+// stopSpinning is called when w has found work. If w was the last spinning
+// worker it wakes another, since there may be more work than w can run.
+func (w *Worker) stopSpinning() {
+	if !w.spinning {
+		return
+	}
+	w.spinning = false
+	if w.pool.nspinning.Add(-1) == 0 {
+		w.pool.wakep()
+	}
+}

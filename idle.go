@@ -1,0 +1,151 @@
+package steal
+
+// The idle list and the spinning/parking protocol; see "Spinning and
+// parking" in the package comment for the invariant these functions keep.
+
+// maySpin reports whether one more worker may start stealing: at most half
+// of the busy workers spin at once.
+func (p *Pool) maySpin() bool {
+	busy := int64(len(p.workers)) - p.nidle.Load()
+	return 2*p.nspinning.Load() < busy
+}
+
+// wakep wakes one parked worker, as spinning, if there is one and no worker
+// is spinning already. Producers call it after storing new work.
+func (p *Pool) wakep() {
+	if p.nidle.Load() == 0 || p.nspinning.Load() != 0 {
+		return // nobody to wake, or a spinner will find the work
+	}
+	if !p.nspinning.CompareAndSwap(0, 1) {
+		return
+	}
+	p.idleMu.Lock()
+	w := p.popIdle()
+	p.idleMu.Unlock()
+	if w == nil {
+		p.nspinning.Add(-1)
+		return
+	}
+	w.stats.wakeups.incAtomic()
+	w.wake <- struct{}{} // buffered, and w is off the list: never blocks
+}
+
+// park puts w to sleep until new work or the end of the pool. It returns
+// false when the pool is done and w should exit.
+func (w *Worker) park() bool {
+	p := w.pool
+	p.idleMu.Lock()
+	if p.inject.len() > 0 { // work arrived since we looked
+		p.idleMu.Unlock()
+		return true
+	}
+	p.pushIdle(w)
+	if p.doneIfQuiescent() {
+		p.idleMu.Unlock()
+		w.stopSpinningForExit()
+		return false
+	}
+	p.idleMu.Unlock()
+
+	if w.spinning {
+		// Stop spinning, then look once more: a producer that saw us
+		// spinning did not wake anyone.
+		w.spinning = false
+		p.nspinning.Add(-1)
+		if p.workVisible() && p.removeIdle(w) {
+			w.spinning = true
+			p.nspinning.Add(1)
+			return true
+		}
+	}
+	w.stats.parks.inc()
+	select {
+	case <-w.wake:
+		w.spinning = true // the waker counted us in nspinning
+		return true
+	case <-p.done:
+		select {
+		case <-w.wake: // woken and ended at once: the waker counted us
+			w.spinning = true
+		default:
+		}
+		w.stopSpinningForExit()
+		return false
+	}
+}
+
+// stopSpinningForExit drops w from nspinning when the pool is done, so that
+// Stats after Close reads zero.
+func (w *Worker) stopSpinningForExit() {
+	if w.spinning {
+		w.spinning = false
+		w.pool.nspinning.Add(-1)
+	}
+}
+
+// workVisible reports whether any queue holds a task.
+func (p *Pool) workVisible() bool {
+	if p.inject.len() > 0 {
+		return true
+	}
+	for _, v := range p.workers {
+		if v.ring.Len() > 0 || v.runnext.Load() != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// pushIdle adds w to the idle list. Caller holds idleMu.
+func (p *Pool) pushIdle(w *Worker) {
+	p.idle = append(p.idle, w)
+	p.nidle.Add(1)
+}
+
+// popIdle takes the most recently parked worker, or nil. Caller holds idleMu.
+func (p *Pool) popIdle() *Worker {
+	n := len(p.idle)
+	if n == 0 {
+		return nil
+	}
+	w := p.idle[n-1]
+	p.idle[n-1] = nil
+	p.idle = p.idle[:n-1]
+	p.nidle.Add(-1)
+	return w
+}
+
+// removeIdle takes w off the idle list if it is still there. If a waker took
+// it first, it returns false and w must wait for the token already on its way.
+func (p *Pool) removeIdle(w *Worker) bool {
+	p.idleMu.Lock()
+	defer p.idleMu.Unlock()
+	for i, v := range p.idle {
+		if v == w {
+			last := len(p.idle) - 1
+			p.idle[i] = p.idle[last]
+			p.idle[last] = nil
+			p.idle = p.idle[:last]
+			p.nidle.Add(-1)
+			return true
+		}
+	}
+	return false
+}
+
+// doneIfQuiescent ends the pool if it is closed and has nothing left: the
+// inject queue is empty and every worker is parked (a parked worker's own
+// queues are empty, and only its running task could refill them). Caller
+// holds idleMu. It reports whether the pool is done.
+func (p *Pool) doneIfQuiescent() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+	}
+	if !p.closed.Load() || p.inject.len() > 0 || int(p.nidle.Load()) < len(p.workers) {
+		return false
+	}
+	close(p.done)
+	return true
+}

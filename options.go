@@ -1,0 +1,65 @@
+package steal
+
+import (
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Option configures a Pool in New.
+type Option func(*config)
+
+type config struct {
+	workers      int
+	maxQueued    int
+	panicHandler func(*PanicError)
+	traceEvery   time.Duration
+	traceOut     io.Writer
+}
+
+// WithWorkers sets the number of workers; n < 1 means 1. The default is
+// runtime.GOMAXPROCS(0) when the pool starts.
+func WithWorkers(n int) Option {
+	return func(c *config) { c.workers = max(n, 1) }
+}
+
+// WithMaxQueued caps the tasks submitted from outside the pool that have not
+// started yet. At the cap, Submit blocks and TrySubmit returns
+// ErrBacklogFull. n <= 0 means no cap (the default). Spawns from inside tasks
+// are not counted and never block.
+func WithMaxQueued(n int) Option {
+	return func(c *config) { c.maxQueued = max(n, 0) }
+}
+
+// WithPanicHandler sends every panic recovered from a task to h, on the
+// worker that recovered it, instead of collecting it for Close. h must not
+// panic.
+func WithPanicHandler(h func(*PanicError)) Option {
+	return func(c *config) { c.panicHandler = h }
+}
+
+// WithSchedTrace writes one schedtrace line (see Pool.SchedTrace) to out
+// every interval until the pool closes. The environment variable
+// STEALDEBUG=schedtrace=N does the same every N milliseconds on stderr.
+func WithSchedTrace(interval time.Duration, out io.Writer) Option {
+	return func(c *config) { c.traceEvery, c.traceOut = interval, out }
+}
+
+// fromEnv applies STEALDEBUG, which wins over options only where an option
+// left the setting unset.
+func (c *config) fromEnv() {
+	for _, kv := range strings.Split(os.Getenv("STEALDEBUG"), ",") {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || name != "schedtrace" || c.traceEvery > 0 {
+			continue
+		}
+		if ms, err := strconv.Atoi(val); err == nil && ms > 0 {
+			c.traceEvery, c.traceOut = time.Duration(ms)*time.Millisecond, os.Stderr
+		}
+	}
+	if c.traceOut == nil {
+		c.traceOut = os.Stderr
+	}
+}

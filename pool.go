@@ -1,0 +1,178 @@
+package steal
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// ErrClosed is returned when a task is submitted to a pool that is closing or
+// closed.
+var ErrClosed = errors.New("steal: pool is closed")
+
+// ErrBacklogFull is returned by TrySubmit when WithMaxQueued tasks are already
+// waiting to start.
+var ErrBacklogFull = errors.New("steal: backlog full")
+
+// Pool is a work-stealing task pool. Create one with New; it is safe for
+// concurrent use by any number of goroutines. A pool's workers run until
+// Close or Shutdown.
+type Pool struct {
+	workers []*Worker
+	inject  injectQueue
+
+	nspinning atomic.Int64 // workers looking for work to steal
+	nidle     atomic.Int64 // workers on the idle list
+	idleMu    sync.Mutex
+	idle      []*Worker
+
+	closed      atomic.Bool // no more Submits; set under inject.mu
+	done        chan struct{}
+	workersDone sync.WaitGroup
+	ctx         context.Context
+	cancel      context.CancelFunc
+
+	maxQueued int64
+	queued    atomic.Int64  // external tasks not yet started, when maxQueued > 0
+	room      chan struct{} // signalled when queued drops below maxQueued
+
+	panics panicSink
+	trace  *schedTrace
+}
+
+// New starts a pool with the given options. Without WithWorkers it runs
+// runtime.GOMAXPROCS(0) workers. The workers park at once and use no CPU
+// until work arrives.
+func New(opts ...Option) *Pool {
+	cfg := config{workers: runtime.GOMAXPROCS(0)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	cfg.fromEnv()
+	p := &Pool{
+		done:      make(chan struct{}),
+		maxQueued: int64(cfg.maxQueued),
+		room:      make(chan struct{}, 1),
+	}
+	p.panics.handler = cfg.panicHandler
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.workers = make([]*Worker, cfg.workers)
+	for i := range p.workers {
+		p.workers[i] = &Worker{pool: p, id: i, wake: make(chan struct{}, 1), rnd: rand.Uint32() | 1}
+	}
+	p.workersDone.Add(len(p.workers))
+	for _, w := range p.workers {
+		go w.loop()
+	}
+	if cfg.traceEvery > 0 {
+		p.trace = startSchedTrace(p, cfg.traceEvery, cfg.traceOut)
+	}
+	return p
+}
+
+// Workers returns the number of workers.
+func (p *Pool) Workers() int { return len(p.workers) }
+
+// Submit queues fn to run on the pool, from outside it: fn goes to the
+// pool's inject queue and a parked worker is woken if none is looking for
+// work. With WithMaxQueued, Submit blocks while the backlog is full, until
+// there is room (nil), ctx ends (ctx.Err()) or the pool closes (ErrClosed).
+// A task is never dropped once Submit returned nil.
+//
+// From inside a task, prefer Worker.Spawn: it keeps the task on the same
+// worker and never blocks.
+//
+// Cost: a 32-byte allocation, a mutex-guarded append and a wake-up check.
+func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
+	for {
+		err := p.TrySubmit(fn)
+		if err != ErrBacklogFull {
+			return err
+		}
+		select {
+		case <-p.room:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.ctx.Done():
+			return ErrClosed
+		}
+	}
+}
+
+// TrySubmit is Submit without waiting: it returns ErrBacklogFull instead of
+// blocking when WithMaxQueued tasks are already waiting to start.
+func (p *Pool) TrySubmit(fn func(w *Worker)) error {
+	if p.maxQueued > 0 && p.queued.Add(1) > p.maxQueued {
+		p.releaseQueued()
+		return ErrBacklogFull
+	}
+	p.inject.mu.Lock()
+	if p.closed.Load() {
+		p.inject.mu.Unlock()
+		if p.maxQueued > 0 {
+			p.releaseQueued()
+		}
+		return ErrClosed
+	}
+	p.inject.push(&task{fn: fn, external: true})
+	p.inject.mu.Unlock()
+	p.wakep()
+	return nil
+}
+
+// Go runs fn on the pool: Submit for functions that do not need the
+// *Worker handle. It blocks like Submit when the backlog is full.
+func (p *Pool) Go(fn func()) error {
+	return p.Submit(context.Background(), func(*Worker) { fn() })
+}
+
+// releaseQueued marks one external task as started (or never queued) and
+// lets one blocked Submit retry.
+func (p *Pool) releaseQueued() {
+	p.queued.Add(-1)
+	select {
+	case p.room <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops intake, runs every task already queued and everything those
+// tasks spawn, and returns once all worker goroutines have exited. It
+// returns the panics recovered from tasks, as *PanicError values joined with
+// errors.Join, unless WithPanicHandler took them. Close is idempotent; a
+// second call waits like the first and returns nil.
+func (p *Pool) Close() error {
+	return p.Shutdown(context.Background())
+}
+
+// Shutdown is Close with a deadline: it returns ctx.Err() if ctx ends before
+// the queued tasks have run, and cancels the context tasks see through
+// Worker.Context so that they can stop early. The workers then still finish
+// the queue in the background and exit.
+func (p *Pool) Shutdown(ctx context.Context) error {
+	p.inject.mu.Lock()
+	p.closed.Store(true)
+	p.inject.mu.Unlock()
+	p.idleMu.Lock()
+	p.doneIfQuiescent()
+	p.idleMu.Unlock()
+	finished := make(chan struct{})
+	go func() {
+		p.workersDone.Wait()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		p.cancel()
+		return ctx.Err()
+	}
+	p.cancel()
+	if p.trace != nil {
+		p.trace.stop()
+	}
+	return p.panics.take()
+}

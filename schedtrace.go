@@ -1,0 +1,67 @@
+package steal
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// SchedTrace returns one line describing the pool now, in the style of the
+// Go runtime's GODEBUG=schedtrace output:
+//
+//	SCHED 1000ms: workers=4 idle=2 spinning=0 inject=0 local=[0 5 0 0] runnext=[0 1 0 0] ran=1200 steals=47 stolen=310 overflows=0 parks=9
+//
+// local is each worker's ring length, steals the successful steal operations
+// and stolen the tasks they moved. elapsed is printed as given. Any
+// goroutine may call it.
+func (p *Pool) SchedTrace(elapsed time.Duration) string {
+	s := p.Stats()
+	var local, next strings.Builder
+	for i, w := range s.Workers {
+		if i > 0 {
+			local.WriteByte(' ')
+			next.WriteByte(' ')
+		}
+		fmt.Fprint(&local, w.RingLen)
+		if w.Runnext {
+			next.WriteByte('1')
+		} else {
+			next.WriteByte('0')
+		}
+	}
+	return fmt.Sprintf("SCHED %dms: workers=%d idle=%d spinning=%d inject=%d local=[%s] runnext=[%s] ran=%d steals=%d stolen=%d overflows=%d parks=%d",
+		elapsed.Milliseconds(), len(s.Workers), s.Idle, s.Spinning, s.Inject,
+		local.String(), next.String(), s.Total.Ran, s.Total.Steals, s.Total.StolenIn, s.Total.Overflows, s.Total.Parks)
+}
+
+// schedTrace prints SchedTrace lines periodically. It is the one timer a
+// pool may run, and only when asked for.
+type schedTrace struct {
+	quit chan struct{}
+	done chan struct{}
+}
+
+func startSchedTrace(p *Pool, every time.Duration, out io.Writer) *schedTrace {
+	st := &schedTrace{quit: make(chan struct{}), done: make(chan struct{})}
+	start := time.Now()
+	go func() {
+		defer close(st.done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				fmt.Fprintln(out, p.SchedTrace(time.Since(start)))
+			case <-st.quit:
+				return
+			}
+		}
+	}()
+	return st
+}
+
+func (st *schedTrace) stop() {
+	close(st.quit)
+	<-st.done
+}

@@ -1,0 +1,114 @@
+package steal
+
+import "time"
+
+// stealTries is how many passes a spinning worker makes over the other
+// workers before it gives up and parks, as the runtime's stealTries.
+const stealTries = 4
+
+// stealRunnextAfter is how long a victim must have been running the same
+// task before a thief takes its runnext: long enough that the victim would
+// have run it by now if its task were short (the runtime waits 3 µs).
+const stealRunnextAfter = 3 * time.Microsecond
+
+// stealWork makes up to stealTries passes over the other workers in a random
+// order and takes half of the first non-empty ring it finds. On the last pass
+// it may take a victim's runnext. It returns nil if it found nothing.
+func (w *Worker) stealWork() *task {
+	workers := w.pool.workers
+	n := uint32(len(workers))
+	if n < 2 {
+		return nil
+	}
+	for pass := 0; pass < stealTries; pass++ {
+		last := pass == stealTries-1
+		start, stride := w.stealOrder(n)
+		for i, pos := uint32(0), start; i < n; i, pos = i+1, (pos+stride)%n {
+			v := workers[pos]
+			if v == w {
+				continue
+			}
+			w.stats.stealAttempts.inc()
+			if t := w.stealFrom(v, last); t != nil {
+				return t
+			}
+		}
+	}
+	return nil
+}
+
+// stealFrom takes half of v's ring into w's, or on the last pass v's
+// runnext.
+func (w *Worker) stealFrom(v *Worker, withRunnext bool) *task {
+	before := w.ring.Len()
+	if t := v.ring.StealHalf(&w.ring); t != nil {
+		got := uint64(w.ring.Len()-before) + 1
+		w.stats.steals.inc()
+		w.stats.stolenIn.add(got)
+		v.stats.stolenOut.addAtomic(got)
+		return t
+	}
+	if !withRunnext || v.runnext.Load() == nil {
+		return nil
+	}
+	if t := w.stealRunnext(v); t != nil {
+		w.stats.steals.inc()
+		w.stats.stolenIn.add(1)
+		v.stats.stolenOut.addAtomic(1)
+		return t
+	}
+	return nil
+}
+
+// stealRunnext takes v's runnext only if v stays on the same task for
+// stealRunnextAfter: if v is between tasks it is about to run runnext itself.
+func (w *Worker) stealRunnext(v *Worker) *task {
+	seen := v.running.Load()
+	deadline := time.Now().Add(stealRunnextAfter)
+	for time.Now().Before(deadline) {
+		if v.running.Load() != seen {
+			return nil
+		}
+	}
+	if v.running.Load() != seen {
+		return nil
+	}
+	t := v.runnext.Load()
+	if t != nil && v.runnext.CompareAndSwap(t, nil) {
+		return t
+	}
+	return nil
+}
+
+// stealOrder returns a random start and a stride coprime to n, so that one
+// pass visits every worker exactly once in an order that differs between
+// thieves (the runtime's randomOrder).
+func (w *Worker) stealOrder(n uint32) (start, stride uint32) {
+	r := w.random()
+	start = r % n
+	stride = 1 + (r>>16)%(n-1)
+	for gcd(stride, n) != 1 {
+		stride++
+		if stride >= n {
+			stride = 1
+		}
+	}
+	return start, stride
+}
+
+func gcd(a, b uint32) uint32 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// random is a xorshift32 step on w's private state.
+func (w *Worker) random() uint32 {
+	x := w.rnd
+	x ^= x << 13
+	x ^= x >> 17
+	x ^= x << 5
+	w.rnd = x
+	return x
+}

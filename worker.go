@@ -1,0 +1,106 @@
+package steal
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/worksteal/steal/deque"
+)
+
+// maxRunnextStreak is how many tasks in a row a worker takes from runnext
+// before it looks at its ring first. The runtime bounds the same thing by
+// letting runnext inherit the time slice; we count instead.
+const maxRunnextStreak = 16
+
+// Worker is the handle a task receives: the worker goroutine running it. A
+// task uses it to spawn more tasks onto the same worker and to read its
+// context. A *Worker is valid only inside the task it was passed to, like a
+// *testing.T; do not keep it or pass it to another goroutine.
+type Worker struct {
+	pool *Pool
+	id   int
+
+	runnext atomic.Pointer[task]
+	ring    deque.Ring[task]
+
+	// Owner-private scheduling state.
+	tick          uint32 // tasks run, for the 1-in-61 inject check
+	runnextStreak int
+	spinning      bool
+	rnd           uint32 // xorshift state for victim order
+
+	// running counts task starts; a thief reads it to tell whether the
+	// victim is still on the same task.
+	running atomic.Uint64
+	// wake receives a token when the worker is taken off the idle list.
+	wake chan struct{}
+
+	stats workerStats
+}
+
+// ID returns the worker's index in the pool, from 0 to Workers()-1.
+// Only the task that received w may call it.
+func (w *Worker) ID() int { return w.id }
+
+// Pool returns the pool the worker belongs to.
+func (w *Worker) Pool() *Pool { return w.pool }
+
+// Context returns the pool's context. It is cancelled when Shutdown gives
+// up waiting, and after Close or Shutdown has finished; long tasks should
+// watch it.
+func (w *Worker) Context() context.Context { return w.pool.ctx }
+
+// Spawn queues fn to run on the pool, on this worker's runnext slot, so it
+// is the next task this worker runs unless another worker steals it. Only
+// the task that received w may call it. Spawn never blocks, not even when
+// WithMaxQueued is set, and works on a closed pool: a pool drains everything
+// its running tasks spawn before it stops.
+//
+// Cost: one atomic swap and one 32-byte allocation; a wake-up check that is
+// two atomic loads when no worker is idle.
+func (w *Worker) Spawn(fn func(w *Worker)) {
+	w.spawn(&task{fn: fn})
+}
+
+func (w *Worker) spawn(t *task) {
+	w.stats.spawned.inc()
+	if old := w.runnext.Swap(t); old != nil {
+		w.putRing(old)
+	}
+	w.pool.wakep()
+}
+
+// putRing queues t at the tail of the ring, moving half of a full ring to
+// the inject queue.
+func (w *Worker) putRing(t *task) {
+	if spill := w.ring.Put(t); spill != nil {
+		w.stats.overflows.inc()
+		w.pool.inject.pushBatch(spill)
+	}
+}
+
+// loop is the worker goroutine: find a task, run it, repeat, until the pool
+// is done.
+func (w *Worker) loop() {
+	defer w.pool.workersDone.Done()
+	for {
+		t := w.findWork()
+		if t == nil {
+			return
+		}
+		w.execute(t)
+	}
+}
+
+// execute runs one task, recovering a panic so the worker survives it.
+func (w *Worker) execute(t *task) {
+	w.tick++
+	w.running.Store(w.running.Load() + 1) // owner is the only writer
+	w.stats.ran.inc()
+	p := w.pool
+	if t.external && p.maxQueued > 0 {
+		p.releaseQueued()
+	}
+	defer p.finishTask(w)
+	t.fn(w)
+}
