@@ -54,6 +54,10 @@ func (w *Worker) findLocal() *task {
 		w.stopSpinning()
 		return t
 	}
+	if t := w.jobs.Pop(); t != nil { // a Future nobody waited for, or helping
+		w.stopSpinning()
+		return t
+	}
 	return nil
 }
 

@@ -31,7 +31,8 @@ func (p *Pool) wakep() {
 }
 
 // park puts w to sleep until new work or the end of the pool. It returns
-// false when the pool is done and w should exit.
+// false when the pool is done and w should exit, or when w runs as a spare
+// (Block) and its blocked goroutine wants it back.
 func (w *Worker) park() bool {
 	p := w.pool
 	p.idleMu.Lock()
@@ -42,7 +43,7 @@ func (w *Worker) park() bool {
 	p.pushIdle(w)
 	if p.doneIfQuiescent() {
 		p.idleMu.Unlock()
-		w.stopSpinningForExit()
+		w.dropSpinning()
 		return false
 	}
 	p.idleMu.Unlock()
@@ -59,24 +60,32 @@ func (w *Worker) park() bool {
 		}
 	}
 	w.stats.parks.inc()
+	w.stats.flush()
 	select {
 	case <-w.wake:
 		w.spinning = true // the waker counted us in nspinning
 		return true
+	case <-w.reclaim: // a spare's blocked goroutine wants w back (Block)
+		if !p.removeIdle(w) {
+			<-w.wake // a producer counted us spinning: pass the wakeup on
+			p.nspinning.Add(-1)
+			p.wakep()
+		}
+		return false
 	case <-p.done:
 		select {
 		case <-w.wake: // woken and ended at once: the waker counted us
 			w.spinning = true
 		default:
 		}
-		w.stopSpinningForExit()
+		w.dropSpinning()
 		return false
 	}
 }
 
-// stopSpinningForExit drops w from nspinning when the pool is done, so that
-// Stats after Close reads zero.
-func (w *Worker) stopSpinningForExit() {
+// dropSpinning takes w out of nspinning without waking anyone: w is
+// about to sleep (and will look at every queue first) or to exit.
+func (w *Worker) dropSpinning() {
 	if w.spinning {
 		w.spinning = false
 		w.pool.nspinning.Add(-1)
@@ -89,7 +98,7 @@ func (p *Pool) workVisible() bool {
 		return true
 	}
 	for _, v := range p.workers {
-		if v.ring.Len() > 0 || v.runnext.Load() != nil {
+		if v.ring.Len() > 0 || v.runnext.Load() != nil || v.jobs.Len() > 0 {
 			return true
 		}
 	}
@@ -143,7 +152,8 @@ func (p *Pool) doneIfQuiescent() bool {
 		return true
 	default:
 	}
-	if !p.closed.Load() || p.inject.len() > 0 || int(p.nidle.Load()) < len(p.workers) {
+	if !p.closed.Load() || p.inject.len() > 0 || p.blocked.Load() > 0 ||
+		int(p.nidle.Load()) < len(p.workers) {
 		return false
 	}
 	close(p.done)

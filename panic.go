@@ -57,6 +57,15 @@ func (s *panicSink) take() error {
 func (p *Pool) finishTask(w *Worker) {
 	if r := recover(); r != nil {
 		w.stats.panics.inc()
-		p.panics.add(&PanicError{Value: r, Stack: debug.Stack(), Worker: w.id})
+		p.panics.add(newPanicError(r, w))
 	}
+}
+
+// newPanicError captures a recovered value with the current stack. Called
+// from a deferred function, the stack still shows where the panic started.
+func newPanicError(r any, w *Worker) *PanicError {
+	if pe, ok := r.(*PanicError); ok {
+		return pe // re-raised by Join or Wait further down: keep the origin
+	}
+	return &PanicError{Value: r, Stack: debug.Stack(), Worker: w.id}
 }

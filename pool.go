@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/worksteal/steal/deque"
 )
 
 // ErrClosed is returned when a task is submitted to a pool that is closing or
@@ -39,6 +41,9 @@ type Pool struct {
 	queued    atomic.Int64  // external tasks not yet started, when maxQueued > 0
 	room      chan struct{} // signalled when queued drops below maxQueued
 
+	blocked atomic.Int64 // goroutines inside Worker.Block; the pool is not done while > 0
+	spares  atomic.Int64 // spare goroutines running for Block, at most maxSpares
+
 	panics panicSink
 	trace  *schedTrace
 }
@@ -61,7 +66,12 @@ func New(opts ...Option) *Pool {
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.workers = make([]*Worker, cfg.workers)
 	for i := range p.workers {
-		p.workers[i] = &Worker{pool: p, id: i, wake: make(chan struct{}, 1), rnd: rand.Uint32() | 1}
+		p.workers[i] = &Worker{
+			pool: p, id: i, rnd: rand.Uint32() | 1, ctx: p.ctx,
+			jobs:     deque.New[task](),
+			wake:     make(chan struct{}, 1),
+			joinWake: make(chan struct{}, 1),
+		}
 	}
 	p.workersDone.Add(len(p.workers))
 	for _, w := range p.workers {
@@ -87,8 +97,13 @@ func (p *Pool) Workers() int { return len(p.workers) }
 //
 // Cost: a 32-byte allocation, a mutex-guarded append and a wake-up check.
 func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
+	return p.submitWait(ctx, &task{fn: fn})
+}
+
+// submitWait is Submit for a prepared task.
+func (p *Pool) submitWait(ctx context.Context, t *task) error {
 	for {
-		err := p.TrySubmit(fn)
+		err := p.submitTask(t)
 		if err != ErrBacklogFull {
 			return err
 		}
@@ -105,10 +120,16 @@ func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
 // TrySubmit is Submit without waiting: it returns ErrBacklogFull instead of
 // blocking when WithMaxQueued tasks are already waiting to start.
 func (p *Pool) TrySubmit(fn func(w *Worker)) error {
+	return p.submitTask(&task{fn: fn})
+}
+
+// submitTask queues t on the inject queue and wakes a worker.
+func (p *Pool) submitTask(t *task) error {
 	if p.maxQueued > 0 && p.queued.Add(1) > p.maxQueued {
 		p.releaseQueued()
 		return ErrBacklogFull
 	}
+	t.external = true
 	p.inject.mu.Lock()
 	if p.closed.Load() {
 		p.inject.mu.Unlock()
@@ -117,7 +138,7 @@ func (p *Pool) TrySubmit(fn func(w *Worker)) error {
 		}
 		return ErrClosed
 	}
-	p.inject.push(&task{fn: fn, external: true})
+	p.inject.push(t)
 	p.inject.mu.Unlock()
 	p.wakep()
 	return nil

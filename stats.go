@@ -2,20 +2,44 @@ package steal
 
 import "sync/atomic"
 
-// counter is a statistics counter. Its owner bumps it with a plain load and
-// store (no locked instruction), so stats cost almost nothing on the hot
-// path; other goroutines read it atomically.
-type counter struct{ v atomic.Uint64 }
+// counter is a statistics counter written by one goroutine, its worker.
+// The worker bumps a plain field (no atomic, no locked instruction: on amd64
+// even atomic.Store is a locked XCHG) and publishes it to an atomic every
+// statsFlushEvery tasks and whenever it parks; Stats reads the published
+// value. So counting is always on and costs an increment.
+type counter struct {
+	local uint64
+	pub   atomic.Uint64
+}
 
-func (c *counter) inc()               { c.v.Store(c.v.Load() + 1) } // owner only
-func (c *counter) add(n uint64)       { c.v.Store(c.v.Load() + n) } // owner only
-func (c *counter) incAtomic()         { c.v.Add(1) }                // any goroutine
-func (c *counter) addAtomic(n uint64) { c.v.Add(n) }                // any goroutine
-func (c *counter) load() uint64       { return c.v.Load() }
+func (c *counter) inc()         { c.local++ }    // owner only
+func (c *counter) add(n uint64) { c.local += n } // owner only
+func (c *counter) flush()       { c.pub.Store(c.local) }
+func (c *counter) load() uint64 { return c.pub.Load() }
+
+// sharedCounter is a counter that goroutines other than its worker bump.
+type sharedCounter struct{ v atomic.Uint64 }
+
+func (c *sharedCounter) incAtomic()         { c.v.Add(1) }
+func (c *sharedCounter) addAtomic(n uint64) { c.v.Add(n) }
+func (c *sharedCounter) load() uint64       { return c.v.Load() }
+
+// statsFlushEvery is how many tasks a worker runs between publishing its
+// counters; Stats of a busy pool lags by at most this many per worker.
+const statsFlushEvery = 64
 
 type workerStats struct {
-	ran, spawned, stolenIn, stolenOut, stealAttempts, steals counter
-	globalGrabs, overflows, parks, wakeups, panics           counter
+	ran, spawned, stolenIn, stealAttempts, steals counter
+	globalGrabs, overflows, parks, panics         counter
+	stolenOut, wakeups                            sharedCounter // bumped by thieves and wakers
+}
+
+// flush publishes the owner's counters. Owner only.
+func (s *workerStats) flush() {
+	for _, c := range [...]*counter{&s.ran, &s.spawned, &s.stolenIn, &s.stealAttempts,
+		&s.steals, &s.globalGrabs, &s.overflows, &s.parks, &s.panics} {
+		c.flush()
+	}
 }
 
 // WorkerStats are one worker's counters since the pool started.
@@ -45,9 +69,10 @@ type Stats struct {
 }
 
 // Stats returns a snapshot of the pool's counters. Any goroutine may call
-// it at any time; the counters are read one by one, so a snapshot taken
-// while tasks run is not an atomic cut. Counting is always on: each counter
-// is a plain store by the worker that owns it.
+// it at any time. Counting is always on and costs a plain increment: each
+// worker publishes its counters every 64 tasks and whenever it parks, so
+// the snapshot of a busy pool lags by up to 64 tasks per worker and is not
+// an atomic cut; once the pool is idle or closed it is exact.
 func (p *Pool) Stats() Stats {
 	s := Stats{
 		Workers:  make([]WorkerStats, len(p.workers)),

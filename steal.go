@@ -37,9 +37,15 @@ func (w *Worker) stealWork() *task {
 	return nil
 }
 
-// stealFrom takes half of v's ring into w's, or on the last pass v's
-// runnext.
+// stealFrom takes the oldest fork-join task of v, else half of v's ring into
+// w's, else on the last pass v's runnext.
 func (w *Worker) stealFrom(v *Worker, withRunnext bool) *task {
+	if t := v.jobs.Steal(); t != nil {
+		w.stats.steals.inc()
+		w.stats.stolenIn.add(1)
+		v.stats.stolenOut.addAtomic(1)
+		return t
+	}
 	before := w.ring.Len()
 	if t := v.ring.StealHalf(&w.ring); t != nil {
 		got := uint64(w.ring.Len()-before) + 1

@@ -22,18 +22,31 @@ type Worker struct {
 
 	runnext atomic.Pointer[task]
 	ring    deque.Ring[task]
+	// jobs holds fork-join tasks (Join's second half, Group children,
+	// Futures): the owner pushes and pops at the bottom, thieves take the
+	// oldest, which in divide-and-conquer code is the largest.
+	jobs *deque.Deque[task]
+	// ctx is the context of the task running now (a group child sees its
+	// group's); owner only.
+	ctx context.Context
 
 	// Owner-private scheduling state.
 	tick          uint32 // tasks run, for the 1-in-61 inject check
 	runnextStreak int
 	spinning      bool
 	rnd           uint32 // xorshift state for victim order
+	freeJoins     []*joinTask
 
 	// running counts task starts; a thief reads it to tell whether the
 	// victim is still on the same task.
 	running atomic.Uint64
 	// wake receives a token when the worker is taken off the idle list.
 	wake chan struct{}
+	// joinWake receives a token when a latch this worker sleeps on opens.
+	joinWake chan struct{}
+	// reclaim is non-nil while a spare runs this worker during Block; it is
+	// closed when the blocked goroutine wants the worker back.
+	reclaim chan struct{}
 
 	stats workerStats
 }
@@ -45,10 +58,11 @@ func (w *Worker) ID() int { return w.id }
 // Pool returns the pool the worker belongs to.
 func (w *Worker) Pool() *Pool { return w.pool }
 
-// Context returns the pool's context. It is cancelled when Shutdown gives
-// up waiting, and after Close or Shutdown has finished; long tasks should
-// watch it.
-func (w *Worker) Context() context.Context { return w.pool.ctx }
+// Context returns the context of the running task: for a Group child, the
+// group's context, cancelled on the group's first error; otherwise the
+// pool's, cancelled when Shutdown gives up waiting and after Close or
+// Shutdown has finished. Long tasks should watch it.
+func (w *Worker) Context() context.Context { return w.ctx }
 
 // Spawn queues fn to run on the pool, on this worker's runnext slot, so it
 // is the next task this worker runs unless another worker steals it. Only
@@ -86,8 +100,10 @@ func (w *Worker) loop() {
 	for {
 		t := w.findWork()
 		if t == nil {
+			w.stats.flush()
 			return
 		}
+		w.running.Store(w.running.Load() + 1) // for thieves eyeing runnext
 		w.execute(t)
 	}
 }
@@ -95,11 +111,17 @@ func (w *Worker) loop() {
 // execute runs one task, recovering a panic so the worker survives it.
 func (w *Worker) execute(t *task) {
 	w.tick++
-	w.running.Store(w.running.Load() + 1) // owner is the only writer
 	w.stats.ran.inc()
+	if w.tick%statsFlushEvery == 0 {
+		w.stats.flush()
+	}
 	p := w.pool
 	if t.external && p.maxQueued > 0 {
 		p.releaseQueued()
+	}
+	if t.done != nil {
+		w.runJob(t)
+		return
 	}
 	defer p.finishTask(w)
 	t.fn(w)

@@ -1,0 +1,108 @@
+package steal
+
+import "context"
+
+// Join runs a and b, possibly in parallel, and returns when both are done.
+// It must be called by the task that received w.
+//
+// b is pushed on w's fork-join deque, where an idle worker may steal it; a
+// runs at once on this goroutine. Then, if no thief took b, Join pops it
+// back and runs it here; if a thief did, Join helps (runs other tasks) until
+// the thief has finished b. Both always run, even if one panics; a panic in
+// either is re-raised in the caller once both are done (a's first).
+//
+// Cost: with no thief involved, a deque push and pop, and no allocation of
+// its own: the task record for b comes from a per-worker free list and goes
+// back there. The one allocation Go makes is b's closure, when b captures
+// variables and so escapes into the task. See BenchmarkJoin.
+func Join(w *Worker, a, b func(w *Worker)) {
+	j := w.getJoinTask(b)
+	w.jobs.Push(&j.task)
+	w.pool.wakep()
+	pa := callRecover(w, a)
+	if pb := w.joinBack(j); pa == nil {
+		pa = pb
+	}
+	if pa != nil {
+		panic(pa)
+	}
+}
+
+// joinTask is a fork-join task with its own latch, so that Join and Spawn
+// allocate one object.
+type joinTask struct {
+	task
+	latch latch
+}
+
+// getJoinTask returns a reset joinTask for fn from w's free list.
+func (w *Worker) getJoinTask(fn func(*Worker)) *joinTask {
+	var j *joinTask
+	if n := len(w.freeJoins); n > 0 {
+		j = w.freeJoins[n-1]
+		w.freeJoins = w.freeJoins[:n-1]
+	} else {
+		j = &joinTask{}
+		j.done = &j.latch
+	}
+	j.fn = fn
+	j.latch.pending.Store(1)
+	return j
+}
+
+// putJoinTask recycles j. Only a task that never left w may be recycled: a
+// thief that ran one may still be touching its latch.
+func (w *Worker) putJoinTask(j *joinTask) {
+	j.fn, j.perr = nil, nil
+	if len(w.freeJoins) < maxFreeJoins {
+		w.freeJoins = append(w.freeJoins, j)
+	}
+}
+
+// maxFreeJoins bounds a worker's free list: deeper recursion than this
+// allocates, which is cheap next to the work it implies.
+const maxFreeJoins = 256
+
+// callRecover runs fn and returns its panic, if any, as a *PanicError.
+func callRecover(w *Worker, fn func(*Worker)) (pe *PanicError) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe = newPanicError(r, w)
+		}
+	}()
+	fn(w)
+	return nil
+}
+
+// runJob runs a fork-join task: its panic is kept for the waiter, then its
+// latch counts down.
+func (w *Worker) runJob(t *task) {
+	saved := w.ctx
+	defer w.finishJob(t, saved)
+	if g := t.group; g != nil {
+		w.ctx = g.ctx
+		if g.ctx.Err() != nil {
+			g.skipped.Add(1)
+			return
+		}
+		if err := t.efn(w); err != nil {
+			g.fail(err)
+		}
+		return
+	}
+	t.fn(w)
+}
+
+// finishJob is deferred by runJob: it records a panic and opens the latch.
+func (w *Worker) finishJob(t *task, ctx context.Context) {
+	w.ctx = ctx
+	if r := recover(); r != nil {
+		pe := newPanicError(r, w)
+		if t.group != nil {
+			t.group.fail(pe)
+		} else {
+			t.perr = pe
+		}
+	}
+	t.done.countDown()
+}

@@ -1,0 +1,129 @@
+package steal
+
+import (
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func fibJoin(w *Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	var a, b int
+	Join(w, func(w *Worker) { a = fibJoin(w, n-1) }, func(w *Worker) { b = fibJoin(w, n-2) })
+	return a + b
+}
+
+func TestJoinComputesFib(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		p := New(WithWorkers(workers))
+		var got int
+		if err := p.Run(func(w *Worker) { got = fibJoin(w, 22) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got != 17711 {
+			t.Fatalf("W=%d: fib(22) = %d, want 17711", workers, got)
+		}
+	}
+}
+
+func TestJoinRunsBothWhenOnePanics(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	var ranB atomic.Bool
+	var recovered any
+	p.Run(func(w *Worker) {
+		defer func() { recovered = recover() }()
+		Join(w, func(*Worker) { panic("left") }, func(*Worker) { ranB.Store(true) })
+	})
+	if !ranB.Load() {
+		t.Fatal("b did not run after a panicked")
+	}
+	pe, ok := recovered.(*PanicError)
+	if !ok || pe.Value != "left" {
+		t.Fatalf("recovered %v, want *PanicError with value left", recovered)
+	}
+	if !strings.Contains(string(pe.Stack), "TestJoinRunsBothWhenOnePanics") {
+		t.Fatalf("stack does not show the panicking function:\n%s", pe.Stack)
+	}
+}
+
+func TestJoinPanicInSecondHalf(t *testing.T) {
+	p := New(WithWorkers(1))
+	defer p.Close()
+	var recovered any
+	p.Run(func(w *Worker) {
+		defer func() { recovered = recover() }()
+		Join(w, func(*Worker) {}, func(*Worker) { panic(errors.New("right")) })
+	})
+	pe, ok := recovered.(*PanicError)
+	if !ok || pe.Unwrap() == nil || pe.Unwrap().Error() != "right" {
+		t.Fatalf("recovered %v, want *PanicError wrapping error right", recovered)
+	}
+}
+
+// TestWaitInsidePanicRecovery waits on a group from a deferred function
+// that is recovering a panic: the wait must still help and complete.
+func TestWaitInsidePanicRecovery(t *testing.T) {
+	p := New(WithWorkers(1))
+	defer p.Close()
+	var leaves int
+	p.Run(func(w *Worker) {
+		defer func() {
+			if recover() == nil {
+				t.Error("expected a panic")
+			}
+			leaves = groupTree(w, 8)
+		}()
+		panic("before the wait")
+	})
+	if leaves != 256 {
+		t.Fatalf("leaves = %d, want 256", leaves)
+	}
+}
+
+func TestRunOnClosedPool(t *testing.T) {
+	p := New(WithWorkers(1))
+	p.Close()
+	if err := p.Run(func(*Worker) { t.Error("ran on a closed pool") }); err != ErrClosed {
+		t.Fatalf("Run on closed pool: %v, want ErrClosed", err)
+	}
+}
+
+func BenchmarkJoin(b *testing.B) {
+	// fib(30) with a Join on every call and no cutoff, against plain
+	// recursion, in one run.
+	b.Run("sequential", func(b *testing.B) {
+		for b.Loop() {
+			fibSeq(30)
+		}
+	})
+	b.Run("steal", func(b *testing.B) {
+		p := New()
+		defer p.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			p.Run(func(w *Worker) { fibJoin(w, 30) })
+		}
+	})
+	b.Run("steal-1worker", func(b *testing.B) {
+		p := New(WithWorkers(1))
+		defer p.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			p.Run(func(w *Worker) { fibJoin(w, 30) })
+		}
+	})
+}
+
+func fibSeq(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fibSeq(n-1) + fibSeq(n-2)
+}

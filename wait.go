@@ -1,0 +1,88 @@
+package steal
+
+import "runtime"
+
+// helpSpins is how many empty rounds a waiting worker makes (yielding the
+// processor between them) before it sleeps.
+const helpSpins = 64
+
+// waitFor returns once l is open. Meanwhile w helps: it runs its own
+// fork-join tasks (most likely the very ones l waits for), then its other
+// queued tasks, then the inject queue, then steals. Only when there is
+// nothing to run anywhere does it sleep, and it sleeps on the idle list, so
+// new work anywhere wakes it as it would wake a parked worker. This is what
+// makes any nesting of waits complete, even with one worker: a waiting
+// worker never holds runnable work hostage.
+func (w *Worker) waitFor(l *latch) {
+	empty := 0
+	for !l.open() {
+		if t := w.helpOnce(); t != nil {
+			w.execute(t)
+			empty = 0
+			continue
+		}
+		if empty++; empty < helpSpins {
+			runtime.Gosched()
+			continue
+		}
+		w.sleepOn(l)
+		empty = 0
+	}
+	w.stopSpinning()
+}
+
+// helpOnce finds one task for a waiting worker, or nil.
+func (w *Worker) helpOnce() *task {
+	if t := w.jobs.Pop(); t != nil {
+		return t
+	}
+	if t := w.findLocal(); t != nil {
+		return t
+	}
+	if t := w.pool.inject.getOne(); t != nil {
+		return t
+	}
+	return w.stealWork()
+}
+
+// sleepOn parks w until l opens or new work may be available. It follows
+// the parking protocol of idle.go: join the idle list, stop spinning, look
+// at every queue once more, then block.
+func (w *Worker) sleepOn(l *latch) {
+	p := w.pool
+	l.sleeper.Store(w)
+	if l.open() {
+		w.unsleep(l)
+		return
+	}
+	p.idleMu.Lock()
+	p.pushIdle(w)
+	p.idleMu.Unlock()
+	w.dropSpinning()
+	if p.workVisible() && p.removeIdle(w) {
+		w.unsleep(l)
+		return
+	}
+	select {
+	case <-w.joinWake:
+		if !p.removeIdle(w) {
+			// A producer took us off the idle list and counted us as
+			// spinning; its token is on the way. Pass the wakeup on.
+			<-w.wake
+			p.nspinning.Add(-1)
+			p.wakep()
+		}
+	case <-w.wake:
+		w.spinning = true // the waker counted us in nspinning
+		w.unsleep(l)
+	}
+}
+
+// unsleep withdraws w as l's sleeper and drops a wake token l may have sent.
+func (w *Worker) unsleep(l *latch) {
+	l.sleeper.CompareAndSwap(w, nil)
+	select {
+	case <-w.joinWake:
+	default:
+	}
+}
