@@ -50,7 +50,7 @@ func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 	}
 	for n > 0 {
 		n--
-		if p := w.joinBack(halves[n]); pe == nil {
+		if p := w.joinBackRecover(halves[n]); pe == nil {
 			pe = p
 		}
 	}
@@ -69,17 +69,29 @@ func (w *Worker) offerSplit() bool {
 }
 
 // joinBack finishes a task w pushed: if no thief took it, it pops it and
-// calls it here, directly, with no latch traffic; else it helps until the
-// thief has finished it. It returns the task's panic.
+// calls it here, directly, with no latch traffic, so a panic in it
+// propagates unchanged; else it helps until the thief has finished it and
+// returns the thief's panic, if any.
 func (w *Worker) joinBack(j *joinTask) *PanicError {
 	if t := w.jobs.Pop(); t == &j.task {
 		w.stats.ran.inc()
-		pe := callRecover(w, j.fn)
+		j.fn(w)
 		w.putJoinTask(j)
-		return pe
+		return nil
 	} else if t != nil {
 		w.jobs.Push(t)
 	}
 	w.waitFor(&j.latch)
 	return j.perr
+}
+
+// joinBackRecover is joinBack that also catches a panic of a task run
+// here, so ForRange can finish every half before it re-raises.
+func (w *Worker) joinBackRecover(j *joinTask) (pe *PanicError) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe = newPanicError(r, w)
+		}
+	}()
+	return w.joinBack(j)
 }

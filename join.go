@@ -7,25 +7,43 @@ import "context"
 //
 // b is pushed on w's fork-join deque, where an idle worker may steal it; a
 // runs at once on this goroutine. Then, if no thief took b, Join pops it
-// back and runs it here; if a thief did, Join helps (runs other tasks) until
-// the thief has finished b. Both always run, even if one panics; a panic in
-// either is re-raised in the caller once both are done (a's first).
+// back and calls it here; if a thief did, Join helps (runs other tasks)
+// until the thief has finished b. Both always run, even if one panics. A
+// panic in a, or in b when b ran here, propagates from Join unchanged, after
+// both are done (a's first); a panic in b on a thief is re-raised here as a
+// *PanicError carrying the thief's stack.
 //
-// Cost: with no thief involved, a deque push and pop, and no allocation of
-// its own: the task record for b comes from a per-worker free list and goes
-// back there. The one allocation Go makes is b's closure, when b captures
-// variables and so escapes into the task. See BenchmarkJoin.
+// Cost: with no thief involved, a deque push and pop with no
+// read-modify-write atomics, and no allocation of Join's own: the record for
+// b comes from a per-worker free list. The allocations Go makes are b's
+// closure and the variables it captures by reference, since b escapes into
+// the record. See BenchmarkJoin.
 func Join(w *Worker, a, b func(w *Worker)) {
 	j := w.getJoinTask(b)
 	w.jobs.Push(&j.task)
 	w.pool.wakep()
-	pa := callRecover(w, a)
-	if pb := w.joinBack(j); pa == nil {
-		pa = pb
+	aDone := false
+	defer w.unwindJoin(j, &aDone)
+	a(w)
+	aDone = true // from here on b is joinBack's business, panics included
+	if pe := w.joinBack(j); pe != nil {
+		panic(pe)
 	}
-	if pa != nil {
-		panic(pa)
+}
+
+// unwindJoin is deferred by Join. It does nothing unless a panicked, and
+// then still gets b run (here or by its thief) before the panic goes on.
+func (w *Worker) unwindJoin(j *joinTask, aDone *bool) {
+	if *aDone {
+		return
 	}
+	if t := w.jobs.Pop(); t == &j.task {
+		callRecover(w, j.fn) // a's panic wins; b's, if any, is dropped
+		return
+	} else if t != nil {
+		w.jobs.Push(t)
+	}
+	w.waitFor(&j.latch)
 }
 
 // joinTask is a fork-join task with its own latch, so that Join and Spawn

@@ -2,9 +2,11 @@ package steal
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func fibJoin(w *Worker, n int) int {
@@ -44,12 +46,8 @@ func TestJoinRunsBothWhenOnePanics(t *testing.T) {
 	if !ranB.Load() {
 		t.Fatal("b did not run after a panicked")
 	}
-	pe, ok := recovered.(*PanicError)
-	if !ok || pe.Value != "left" {
-		t.Fatalf("recovered %v, want *PanicError with value left", recovered)
-	}
-	if !strings.Contains(string(pe.Stack), "TestJoinRunsBothWhenOnePanics") {
-		t.Fatalf("stack does not show the panicking function:\n%s", pe.Stack)
+	if recovered != "left" {
+		t.Fatalf("recovered %v, want the original panic value left", recovered)
 	}
 }
 
@@ -61,14 +59,36 @@ func TestJoinPanicInSecondHalf(t *testing.T) {
 		defer func() { recovered = recover() }()
 		Join(w, func(*Worker) {}, func(*Worker) { panic(errors.New("right")) })
 	})
-	pe, ok := recovered.(*PanicError)
-	if !ok || pe.Unwrap() == nil || pe.Unwrap().Error() != "right" {
-		t.Fatalf("recovered %v, want *PanicError wrapping error right", recovered)
+	err, ok := recovered.(error)
+	if !ok || err.Error() != "right" {
+		t.Fatalf("recovered %v, want the original error right", recovered)
 	}
 }
 
 // TestWaitInsidePanicRecovery waits on a group from a deferred function
 // that is recovering a panic: the wait must still help and complete.
+// TestJoinStolenPanicIsPanicError: when a thief runs b and b panics, the
+// joiner re-raises it as a *PanicError with the thief's stack.
+func TestJoinStolenPanicIsPanicError(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	var recovered any
+	p.Run(func(w *Worker) {
+		defer func() { recovered = recover() }()
+		Join(w, func(*Worker) {
+			// Hold a until a thief has taken b (bounded: fail, not hang).
+			deadline := time.Now().Add(10 * time.Second)
+			for w.jobs.Len() > 0 && time.Now().Before(deadline) {
+				runtime.Gosched()
+			}
+		}, func(*Worker) { panic("stolen") })
+	})
+	pe, ok := recovered.(*PanicError)
+	if !ok || pe.Value != "stolen" || !strings.Contains(string(pe.Stack), "TestJoinStolenPanicIsPanicError") {
+		t.Fatalf("recovered %#v, want *PanicError(stolen) with its stack", recovered)
+	}
+}
+
 func TestWaitInsidePanicRecovery(t *testing.T) {
 	p := New(WithWorkers(1))
 	defer p.Close()

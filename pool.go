@@ -37,9 +37,11 @@ type Pool struct {
 	ctx         context.Context
 	cancel      context.CancelFunc
 
-	maxQueued int64
-	queued    atomic.Int64  // external tasks not yet started, when maxQueued > 0
-	room      chan struct{} // signalled when queued drops below maxQueued
+	maxQueued   int64
+	queued      atomic.Int64 // external tasks not yet started, when maxQueued > 0
+	roomWaiters atomic.Int64 // Submits blocked on a full backlog
+	roomMu      sync.Mutex
+	room        chan struct{} // closed and replaced when a queued task starts
 
 	blocked atomic.Int64 // goroutines inside Worker.Block; the pool is not done while > 0
 	spares  atomic.Int64 // spare goroutines running for Block, at most maxSpares
@@ -60,7 +62,7 @@ func New(opts ...Option) *Pool {
 	p := &Pool{
 		done:      make(chan struct{}),
 		maxQueued: int64(cfg.maxQueued),
-		room:      make(chan struct{}, 1),
+		room:      make(chan struct{}),
 	}
 	p.panics.handler = cfg.panicHandler
 	p.ctx, p.cancel = context.WithCancel(context.Background())
@@ -107,13 +109,32 @@ func (p *Pool) submitWait(ctx context.Context, t *task) error {
 		if err != ErrBacklogFull {
 			return err
 		}
-		select {
-		case <-p.room:
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-p.ctx.Done():
-			return ErrClosed
+		if err := p.waitRoom(ctx, t); err != ErrBacklogFull {
+			return err
 		}
+	}
+}
+
+// waitRoom takes the current room channel, tries once more, and if the
+// backlog is still full waits for a queued task to start. Taking the channel
+// before the retry means a task that starts in between closes a channel we
+// hold: no wakeup is lost.
+func (p *Pool) waitRoom(ctx context.Context, t *task) error {
+	p.roomWaiters.Add(1)
+	defer p.roomWaiters.Add(-1)
+	p.roomMu.Lock()
+	room := p.room
+	p.roomMu.Unlock()
+	if err := p.submitTask(t); err != ErrBacklogFull {
+		return err
+	}
+	select {
+	case <-room:
+		return ErrBacklogFull // try again
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-p.ctx.Done():
+		return ErrClosed
 	}
 }
 
@@ -126,7 +147,7 @@ func (p *Pool) TrySubmit(fn func(w *Worker)) error {
 // submitTask queues t on the inject queue and wakes a worker.
 func (p *Pool) submitTask(t *task) error {
 	if p.maxQueued > 0 && p.queued.Add(1) > p.maxQueued {
-		p.releaseQueued()
+		p.queued.Add(-1) // never queued: no room was made, wake nobody
 		return ErrBacklogFull
 	}
 	t.external = true
@@ -150,14 +171,17 @@ func (p *Pool) Go(fn func()) error {
 	return p.Submit(context.Background(), func(*Worker) { fn() })
 }
 
-// releaseQueued marks one external task as started (or never queued) and
-// lets one blocked Submit retry.
+// releaseQueued marks one external task as started (or refused after it
+// was counted) and wakes the Submits blocked on a full backlog to retry.
 func (p *Pool) releaseQueued() {
 	p.queued.Add(-1)
-	select {
-	case p.room <- struct{}{}:
-	default:
+	if p.roomWaiters.Load() == 0 {
+		return
 	}
+	p.roomMu.Lock()
+	close(p.room)
+	p.room = make(chan struct{})
+	p.roomMu.Unlock()
 }
 
 // Close stops intake, runs every task already queued and everything those
@@ -183,6 +207,9 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 	finished := make(chan struct{})
 	go func() {
 		p.workersDone.Wait()
+		if p.trace != nil {
+			p.trace.stop() // also after a Shutdown that gave up waiting
+		}
 		close(finished)
 	}()
 	select {
@@ -192,8 +219,5 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 		return ctx.Err()
 	}
 	p.cancel()
-	if p.trace != nil {
-		p.trace.stop()
-	}
 	return p.panics.take()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -38,8 +39,9 @@ func (p *Pool) SchedTrace(elapsed time.Duration) string {
 // schedTrace prints SchedTrace lines periodically. It is the one timer a
 // pool may run, and only when asked for.
 type schedTrace struct {
-	quit chan struct{}
-	done chan struct{}
+	quit     chan struct{}
+	done     chan struct{}
+	stopOnce sync.Once
 }
 
 func startSchedTrace(p *Pool, every time.Duration, out io.Writer) *schedTrace {
@@ -61,7 +63,8 @@ func startSchedTrace(p *Pool, every time.Duration, out io.Writer) *schedTrace {
 	return st
 }
 
+// stop ends the tracer and waits for it; any number of calls is fine.
 func (st *schedTrace) stop() {
-	close(st.quit)
+	st.stopOnce.Do(func() { close(st.quit) })
 	<-st.done
 }

@@ -30,3 +30,13 @@ func (c *Cluster) Live() int { return len(c.live) }
 
 // Len reports the number of workers.
 func (c *Cluster) Len() int { return len(c.workers) }
+
+// Worker returns the state of one worker.
+func (c *Cluster) Worker(name string) (WorkerState, error) {
+	i, err := c.lookup(name)
+	if err != nil {
+		return WorkerState{}, err
+	}
+	w := &c.workers[i]
+	return WorkerState{Name: w.name, QueueSize: w.deque.Len(), InFlight: len(w.inFlight)}, nil
+}

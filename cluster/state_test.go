@@ -19,3 +19,14 @@ func TestWorkersState(t *testing.T) {
 		t.Fatalf("AllIdle=%v Live=%d Len=%d", c.AllIdle(), c.Live(), c.Len())
 	}
 }
+
+func TestWorkerState(t *testing.T) {
+	c := NewExample()
+	c.Pop("w2")
+	got, err := c.Worker("w2")
+	if err != nil || got != (WorkerState{"w2", 2, 1}) {
+		t.Fatalf("Worker(w2) = %+v, %v", got, err)
+	}
+	_, err = c.Worker("nope")
+	wantErr(t, err, ErrUnknownWorker)
+}

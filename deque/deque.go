@@ -47,13 +47,22 @@ import "sync/atomic"
 // owner's store, so its claim (at most n - n/2 of the n items it sees) stops
 // short of the owner's index. When MaxBatch or more items separate them, no
 // claim can reach the owner's index and Pop takes it with no read-modify-write,
-// as in the original algorithm. Indices are uint32 and compared by
+// as in the original algorithm.
+//
+// A deque that no thief has ever batch-stolen from skips even that CAS: the
+// first StealHalf sets batched before it reads top and bottom, and Pop reads
+// batched after it has stored bottom. If Pop reads false, the thief's flag
+// store, and so its reads of top and bottom, come after Pop's store of
+// bottom (sync/atomic is sequentially consistent), so that thief sees the
+// owner's item already gone, as in the single-steal proof. Indices are
+// uint32 and compared by
 // subtraction, so they may wrap around.
 //
 // # Memory
 //
 // The buffer starts with 32 slots, doubles when full and halves when a Pop
-// leaves it less than a quarter full, so a burst does not pin memory. A slot
+// leaves it less than a quarter full; a Pop that finds the deque empty
+// returns it to 32 slots, so a burst does not pin memory whoever drained it. A slot
 // the owner takes is cleared at once; slots emptied by thieves are cleared by
 // the owner a few at a time on Push and all at once when a Pop finds the
 // deque empty, so the garbage collector can reclaim taken items.
@@ -68,6 +77,9 @@ type Deque[T any] struct {
 	// clean is the owner's private watermark: slots below it that thieves
 	// emptied have been cleared.
 	clean uint32
+	// batched is set, for good, by the first StealHalf; until then Pop needs
+	// no CAS in the zone near top.
+	batched atomic.Bool
 }
 
 // MaxBatch is the most items one StealHalf moves. It also bounds the zone
@@ -123,7 +135,8 @@ func (d *Deque[T]) Push(x *T) {
 // Owner only.
 //
 // Cost: a few nanoseconds with no read-modify-write atomics while MaxBatch or
-// more items remain; one CAS on top when fewer remain.
+// more items remain, or while no thief has ever used StealHalf on d; one CAS
+// on top otherwise.
 func (d *Deque[T]) Pop() *T {
 	b := d.bottom.Load() - 1
 	d.bottom.Store(b)
@@ -133,14 +146,22 @@ func (d *Deque[T]) Pop() *T {
 		size := int32(b - t) // items that stay behind if we take index b
 		if size < 0 {
 			d.bottom.Store(t)
-			d.sweep(d.buf.Load(), t, t, len(d.buf.Load().slots))
+			if buf := d.buf.Load(); len(buf.slots) > minCap {
+				// Thieves drained a burst: no Pop took an item to shrink
+				// the buffer on the way down, so drop it now. Nothing is
+				// left to copy or claim, and the old buffer's references
+				// go with it.
+				d.resize(buf, t, t, minCap)
+			} else {
+				d.sweep(buf, t, t, len(buf.slots))
+			}
 			return nil
 		}
 		buf := d.buf.Load()
 		if size == 0 {
 			return d.popLast(buf, tw, b)
 		}
-		if size < MaxBatch && !d.top.CompareAndSwap(tw, pack(t, epoch+1)) {
+		if size < MaxBatch && d.batched.Load() && !d.top.CompareAndSwap(tw, pack(t, epoch+1)) {
 			continue // a thief moved top: look again
 		}
 		x := buf.at(b).Load()
@@ -196,6 +217,9 @@ func (d *Deque[T]) Steal() *T {
 func (d *Deque[T]) StealHalf(dst *Deque[T]) *T {
 	if dst == d {
 		panic("deque: StealHalf into the victim itself")
+	}
+	if !d.batched.Load() {
+		d.batched.Store(true) // before reading top and bottom: see Deque
 	}
 	for {
 		tw := d.top.Load()

@@ -30,6 +30,9 @@ type Ring[T any] struct {
 	clean uint32
 	slots [RingSize]atomic.Pointer[T]
 	spill [RingSize/2 + 1]*T // owner's scratch for Put's overflow batch
+	// spilled says spill holds the last overflow batch, which the next Put
+	// clears so that the ring does not keep its items alive.
+	spilled bool
 }
 
 // Put adds x at the tail. Owner only. x must not be nil.
@@ -46,11 +49,15 @@ func (r *Ring[T]) Put(x *T) []*T {
 	if x == nil {
 		panic("deque: Put of nil")
 	}
+	if r.spilled { // the previous batch is no longer valid: drop its references
+		clear(r.spill[:])
+		r.spilled = false
+	}
 	for {
 		h := r.head.Load()
 		t := r.tail.Load()
 		if t-h < RingSize {
-			r.sweep(h, t)
+			r.sweep(h, t, 2)
 			r.slots[t%RingSize].Store(x)
 			r.tail.Store(t + 1)
 			return nil
@@ -73,6 +80,7 @@ func (r *Ring[T]) putSlow(x *T, h, t uint32) []*T {
 		return nil
 	}
 	r.spill[n] = x
+	r.spilled = true
 	return r.spill[:n+1]
 }
 
@@ -86,6 +94,7 @@ func (r *Ring[T]) Get() *T {
 		h := r.head.Load()
 		t := r.tail.Load()
 		if t == h {
+			r.sweep(h, t, RingSize) // idle: let thieves' loot be collected
 			return nil
 		}
 		x := r.slots[h%RingSize].Load()
@@ -131,6 +140,9 @@ func (r *Ring[T]) StealHalf(dst *Ring[T]) *T {
 			dst.tail.Store(dt + n - 1)
 			return first
 		}
+		for i := uint32(1); i < n; i++ {
+			dst.slots[(dt+i-1)%RingSize].Store(nil) // drop references to items we did not win
+		}
 	}
 }
 
@@ -146,13 +158,14 @@ func (r *Ring[T]) Len() int {
 	}
 }
 
-// sweep clears slots that thieves emptied, so their items can be collected.
+// sweep clears up to max slots that thieves emptied, so their items can be
+// collected: a couple on each Put, all of them when Get finds the ring empty.
 // A thief still reading one holds a stale head, so its CAS fails. Owner only.
-func (r *Ring[T]) sweep(h, t uint32) {
+func (r *Ring[T]) sweep(h, t uint32, max int) {
 	if lowest := t - RingSize; int32(lowest-r.clean) > 0 {
 		r.clean = lowest
 	}
-	for max := 2; max > 0 && int32(h-r.clean) > 0; max-- {
+	for ; max > 0 && int32(h-r.clean) > 0; max-- {
 		r.slots[r.clean%RingSize].Store(nil)
 		r.clean++
 	}

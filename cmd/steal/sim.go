@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/sim"
+)
+
+// simFlags are steal sim's flags. The defaults simulate 100,000 jobs on 64
+// workers, which runs every policy in well under a second.
+type simFlags struct {
+	workers, jobs             int
+	dist, cost, policies      string
+	mean, latency             time.Duration
+	seed                      uint64
+	spawnProb                 float64
+	spawnChildren, spawnDepth int
+	json                      bool
+}
+
+func (f *simFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.workers, "workers", 64, "number of workers")
+	fs.IntVar(&f.jobs, "jobs", 100_000, "number of initial jobs")
+	fs.StringVar(&f.dist, "dist", "first", "initial distribution: first, blocks, round_robin or skewed")
+	fs.StringVar(&f.cost, "cost", "exponential", "job cost distribution: fixed, uniform, exponential or pareto (heavy-tailed)")
+	fs.DurationVar(&f.mean, "mean", time.Millisecond, "mean job cost")
+	fs.DurationVar(&f.latency, "steal-latency", 0, "virtual time a steal (or central fetch) takes, to model a network")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed for costs, spawns and random victims")
+	fs.StringVar(&f.policies, "policies", "all", "comma-separated policies: none, central, one/<victims>, half/<victims> with victims random, most_loaded or best_of_two; or all")
+	fs.Float64Var(&f.spawnProb, "spawn-prob", 0, "probability that a completing job spawns children")
+	fs.IntVar(&f.spawnChildren, "spawn-children", 2, "children per spawning job")
+	fs.IntVar(&f.spawnDepth, "spawn-depth", 3, "generations of spawning")
+	fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
+}
+
+// workload turns the flags into a validated workload and policy list.
+func (f *simFlags) workload() (sim.Workload, []sim.Policy, error) {
+	dist, err := cluster.ParseDistribution(f.dist)
+	if err != nil {
+		return sim.Workload{}, nil, err
+	}
+	model, err := sim.ParseCostModel(f.cost)
+	if err != nil {
+		return sim.Workload{}, nil, err
+	}
+	policies, err := sim.ParsePolicies(f.policies)
+	if err != nil {
+		return sim.Workload{}, nil, err
+	}
+	wl := sim.Workload{
+		Workers: f.workers, Jobs: f.jobs, Distribution: dist,
+		Cost:         sim.Cost{Model: model, Mean: f.mean},
+		Spawn:        sim.Spawn{Prob: f.spawnProb, Children: f.spawnChildren, Depth: f.spawnDepth},
+		StealLatency: f.latency, Seed: f.seed,
+	}
+	return wl, policies, wl.Validate()
+}
+
+// runSim parses flags, runs every policy on the same workload and prints
+// the comparison.
+func runSim(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("steal sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f simFlags
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	wl, policies, err := f.workload()
+	if err != nil {
+		fmt.Fprintln(stderr, "steal sim:", err)
+		return 2
+	}
+	start := time.Now()
+	results := wl.Compare(policies)
+	elapsed := time.Since(start)
+	if f.json {
+		err = writeJSON(stdout, wl, results)
+	} else {
+		err = writeTable(stdout, wl, results, elapsed)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "steal sim:", err)
+		return 1
+	}
+	return 0
+}
+
+func writeTable(w io.Writer, wl sim.Workload, results []sim.Result, elapsed time.Duration) error {
+	fmt.Fprintf(w, "%d jobs (%v, mean %v, start: %v) on %d workers, steal latency %v, seed %d\n\n",
+		wl.Jobs, wl.Cost.Model, wl.Cost.Mean, wl.Distribution, wl.Workers, wl.StealLatency, wl.Seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "policy\tmakespan\tmakespan/bound\tutilisation\tsteals\tfailed\tmoved\t")
+	for _, r := range results {
+		fmt.Fprintf(tw, "%v\t%v\t%.3f\t%.1f%%\t%d\t%d\t%d\t\n", r.Policy, r.Makespan.Round(time.Microsecond),
+			r.Ratio(), 100*r.Utilisation(), r.Steals, r.FailedSteals, r.Moved)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(results) > 0 {
+		fmt.Fprintf(w, "\nlower bound max(work/W, longest job) = %v; simulated in %v\n",
+			results[0].LowerBound().Round(time.Microsecond), elapsed.Round(time.Millisecond))
+	}
+	return nil
+}
+
+// jsonResult is one policy's line of -json output; times are in ms.
+type jsonResult struct {
+	Policy        string  `json:"policy"`
+	MakespanMS    float64 `json:"makespan_ms"`
+	LowerBoundMS  float64 `json:"lower_bound_ms"`
+	Ratio         float64 `json:"makespan_ratio"`
+	Utilisation   float64 `json:"utilisation"`
+	Steals        int     `json:"steals"`
+	FailedSteals  int     `json:"failed_steals"`
+	JobsMoved     int     `json:"jobs_moved"`
+	JobsCompleted int     `json:"jobs_completed"`
+}
+
+func writeJSON(w io.Writer, wl sim.Workload, results []sim.Result) error {
+	out := struct {
+		Workers        int          `json:"workers"`
+		Jobs           int          `json:"jobs"`
+		Distribution   string       `json:"distribution"`
+		Cost           string       `json:"cost"`
+		MeanMS         float64      `json:"mean_ms"`
+		StealLatencyMS float64      `json:"steal_latency_ms"`
+		Seed           uint64       `json:"seed"`
+		Results        []jsonResult `json:"results"`
+	}{wl.Workers, wl.Jobs, wl.Distribution.String(), wl.Cost.Model.String(), ms(wl.Cost.Mean), ms(wl.StealLatency), wl.Seed, nil}
+	for _, r := range results {
+		out.Results = append(out.Results, jsonResult{
+			r.Policy.String(), ms(r.Makespan), ms(r.LowerBound()), r.Ratio(), r.Utilisation(),
+			r.Steals, r.FailedSteals, r.Moved, r.Jobs(),
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,89 @@
+package node
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestEncoderWritesSeedSeparatorsInOrder(t *testing.T) {
+	var e encoder
+	e.obj("")
+	e.str("type", "cluster_state_ok")
+	e.int("in_reply_to", 2)
+	e.obj("workers")
+	e.obj("w1")
+	e.int("queue_size", 0)
+	e.str("state", "idle")
+	e.end()
+	e.obj("w2")
+	e.end()
+	e.end()
+	e.bool("all_idle", true)
+	e.float("ratio", 1.23456)
+	e.raw("payload", `{"a":[1,2]}`)
+	e.strs("list", []string{"a", "b"})
+	e.strs("none", nil)
+	e.end()
+	want := `{"type": "cluster_state_ok", "in_reply_to": 2, "workers": {"w1": {"queue_size": 0, "state": "idle"}, "w2": {}}, "all_idle": true, "ratio": 1.235, "payload": {"a":[1,2]}, "list": ["a", "b"], "none": []}`
+	if got := string(e.buf); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if !json.Valid(e.buf) {
+		t.Fatal("output is not valid JSON")
+	}
+}
+
+func TestEncoderFloats(t *testing.T) {
+	for v, want := range map[float64]string{20: "20", 0.5: "0.5", 1e-4: "0", 12345678.9: "12345678.9"} {
+		var e encoder
+		e.float("x", v)
+		if got := string(e.buf); got != `"x": `+want {
+			t.Errorf("float(%v) = %s, want %s", v, got, want)
+		}
+	}
+	var e encoder
+	e.float("x", 0/zero())
+	if string(e.buf) != `"x": 0` {
+		t.Errorf("NaN encoded as %s", e.buf)
+	}
+}
+
+func zero() float64 { return 0 }
+
+func TestAppendStringEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"w1":        `"w1"`,
+		`a"b\c`:     `"a\"b\\c"`,
+		"tab\there": `"tab\there"`,
+		"é":         `"é"`,
+		"<x>":       `"\u003cx\u003e"`,
+		"":          `""`,
+	} {
+		got := string(appendString(nil, in))
+		if got != want {
+			t.Errorf("appendString(%q) = %s, want %s", in, got, want)
+		}
+		var back string
+		if err := json.Unmarshal([]byte(got), &back); err != nil || back != in {
+			t.Errorf("%s does not decode back to %q", got, in)
+		}
+	}
+}
+
+func TestEncoderListsOfObjects(t *testing.T) {
+	var e encoder
+	e.obj("")
+	e.arr("results")
+	for i := range 2 {
+		e.elem()
+		e.int("i", int64(i))
+		e.end()
+	}
+	e.endArr()
+	e.arr("empty")
+	e.endArr()
+	e.end()
+	if got, want := string(e.buf), `{"results": [{"i": 0}, {"i": 1}], "empty": []}`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,111 @@
+package node
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/sim"
+)
+
+// MaxInitJobs caps jobs_to_distribute, so one message cannot make the node
+// allocate without bound.
+const MaxInitJobs = 1_000_000
+
+// defaultWorkers are init's workers when it names none (a plain Maelstrom
+// init carries node_id and node_ids instead, which the node ignores).
+var defaultWorkers = []string{"w1", "w2", "w3"}
+
+// init replaces the whole cluster:
+//
+//	{"type": "init", "msg_id": 1, "workers": ["w1", "w2", "w3"],
+//	 "jobs_to_distribute": 6, "distribution": "first", "victim": "most_loaded",
+//	 "seed": 0, "cost": {"model": "fixed", "mean_ms": 10}, "steal_latency_ms": 0}
+//
+// Every field but type and msg_id is optional; the values shown are the
+// defaults, except jobs_to_distribute, which defaults to 0. Jobs are named
+// job0, job1, ... and placed by the distribution (first, blocks,
+// round_robin or skewed; see cluster.Distribution), each costing a draw
+// from the cost model (fixed, uniform, exponential or pareto) keyed by
+// (seed, job number). The reply is {"type": "init_ok", "in_reply_to": 1}.
+func (n *Node) init(req *request) error {
+	next, cost, latency, err := n.parseInit(req)
+	if err != nil {
+		return err
+	}
+	n.cluster, n.cost, n.latency = next, cost, latency
+	n.seed = deref(req.Seed)
+	n.head("init_ok", req)
+	return nil
+}
+
+// parseInit builds the new cluster without touching the node.
+func (n *Node) parseInit(req *request) (*cluster.Cluster, sim.Cost, time.Duration, error) {
+	opts := cluster.Options{Seed: deref(req.Seed)}
+	dist := cluster.First
+	var err error
+	if req.Distribution != nil {
+		if dist, err = cluster.ParseDistribution(*req.Distribution); err != nil {
+			return nil, sim.Cost{}, 0, err
+		}
+	}
+	if req.Victim != nil {
+		if opts.Victims, err = cluster.ParseVictimPolicy(*req.Victim); err != nil {
+			return nil, sim.Cost{}, 0, err
+		}
+	}
+	jobs := deref(req.JobsToDistribute)
+	if jobs < 0 || jobs > MaxInitJobs {
+		return nil, sim.Cost{}, 0, malformed("jobs_to_distribute must be in [0, %d], not %d", MaxInitJobs, jobs)
+	}
+	cost, err := parseCost(req.Cost)
+	if err != nil {
+		return nil, sim.Cost{}, 0, err
+	}
+	latency, err := millis(req.StealLatencyMS, "steal_latency_ms", 0)
+	if err != nil {
+		return nil, sim.Cost{}, 0, err
+	}
+	workers := req.Workers
+	if workers == nil {
+		workers = defaultWorkers
+	}
+	c, err := cluster.New(workers, opts)
+	if err != nil {
+		return nil, sim.Cost{}, 0, err
+	}
+	wl := sim.Workload{Cost: cost, Seed: opts.Seed}
+	all := make([]cluster.Job, jobs)
+	for k := range all {
+		all[k] = cluster.Job{ID: fmt.Sprintf("job%d", k), Cost: wl.JobCost(k)}
+	}
+	return c, cost, latency, c.Distribute(all, dist)
+}
+
+// parseCost reads init's cost model; absent parts take DefaultCost's.
+func parseCost(spec *costSpec) (sim.Cost, error) {
+	cost := DefaultCost
+	if spec == nil {
+		return cost, nil
+	}
+	if spec.Model != nil {
+		m, err := sim.ParseCostModel(*spec.Model)
+		if err != nil {
+			return cost, malformed("%v", err)
+		}
+		cost.Model = m
+	}
+	mean, err := millis(spec.MeanMS, "cost.mean_ms", cost.Mean)
+	if err != nil || mean <= 0 {
+		return cost, malformed("cost.mean_ms must be a positive number of ms")
+	}
+	cost.Mean = mean
+	return cost, nil
+}
+
+func deref[T any](p *T) (v T) {
+	if p != nil {
+		v = *p
+	}
+	return v
+}

@@ -1,0 +1,13 @@
+package node
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package if any test leaves a goroutine behind: Serve
+// must not start any.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}

@@ -1,0 +1,163 @@
+package node
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/sim"
+)
+
+// DefaultCost is the cost of jobs when init gives no cost model.
+var DefaultCost = sim.Cost{Model: sim.Fixed, Mean: 10 * time.Millisecond}
+
+// Node answers the protocol's messages against one cluster. It is not safe
+// for concurrent use: Serve feeds it one message at a time, which is what
+// keeps replies in request order and the cluster deterministic.
+type Node struct {
+	cluster *cluster.Cluster
+	cost    sim.Cost      // cost model for jobs without an explicit cost
+	latency time.Duration // steal latency for run_simulation
+	seed    uint64
+	enc     encoder // reused for every reply
+}
+
+// New returns a node holding the seed's example cluster (cluster.NewExample)
+// with DefaultCost, as before any init.
+func New() *Node {
+	return &Node{cluster: cluster.NewExample(), cost: DefaultCost}
+}
+
+// Cluster returns the node's current cluster, for inspection; init
+// replaces it.
+func (n *Node) Cluster() *cluster.Cluster { return n.cluster }
+
+// Handle answers one message, a JSON envelope. It returns the reply line,
+// newline included, valid until the next call. A message that is not JSON
+// or has no body gets no reply: Handle returns an error to report instead.
+// Nothing else fails: bad requests get an error reply and change nothing.
+func (n *Node) Handle(msg []byte) ([]byte, error) {
+	var env envelope
+	var err error
+	if !fastDecode(msg, &env) {
+		env = envelope{}
+		err = json.Unmarshal(msg, &env)
+	}
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		return nil, fmt.Errorf("not JSON: %v", err)
+	}
+	var mistyped *json.UnmarshalTypeError
+	if env.Body == nil || errors.As(err, &mistyped) && mistyped.Field == "body" {
+		return nil, errors.New("no body object, nothing to reply to")
+	}
+	req := env.Body
+	e := &n.enc
+	e.buf, e.comma = e.buf[:0], false
+	e.obj("")
+	e.str("src", env.Dest)
+	e.str("dest", env.Src)
+	e.obj("body")
+	mark := len(e.buf)
+	if idErr := req.parseMsgID(); err == nil {
+		err = idErr
+	}
+	if err == nil {
+		err = n.dispatch(req)
+	}
+	if err != nil {
+		e.buf, e.comma = e.buf[:mark], false
+		n.writeError(req, toWire(err))
+	}
+	e.end()
+	e.end()
+	e.buf = append(e.buf, '\n')
+	return e.buf, nil
+}
+
+// dispatch validates the common fields and runs the type's handler.
+func (n *Node) dispatch(req *request) error {
+	typ, err := required(req.Type, "type")
+	if err != nil {
+		return err
+	}
+	if req.MsgID == nil {
+		return malformed("missing field msg_id")
+	}
+	h, ok := handlers[typ]
+	if !ok {
+		return &wireError{CodeNotSupported, fmt.Sprintf("unknown message type %q", typ)}
+	}
+	return h(n, req)
+}
+
+// handlers maps each request type to the method that answers it. A handler
+// validates everything before it changes anything, then writes the reply
+// body through n.head and the encoder.
+var handlers = map[string]func(*Node, *request) error{
+	"init":                (*Node).init,
+	"steal_job":           (*Node).stealJob,
+	"check_cluster_state": (*Node).checkClusterState,
+	"run_simulation":      (*Node).runSimulation,
+	"push_job":            (*Node).pushJob,
+	"pop_job":             (*Node).popJob,
+	"complete_job":        (*Node).completeJob,
+}
+
+// head writes the reply's type and in_reply_to.
+func (n *Node) head(typ string, req *request) {
+	n.enc.str("type", typ)
+	n.enc.int("in_reply_to", *req.MsgID)
+}
+
+// writeError writes the Maelstrom error body; in_reply_to is left out only
+// when the request had no usable msg_id.
+func (n *Node) writeError(req *request, w *wireError) {
+	n.enc.str("type", "error")
+	if req.MsgID != nil {
+		n.enc.int("in_reply_to", *req.MsgID)
+	}
+	n.enc.int("code", int64(w.code))
+	n.enc.str("text", w.text)
+}
+
+// Serve reads messages from in until it ends, writes each reply to out in
+// request order, and reports skipped input on log. Output is flushed
+// whenever no more input is buffered, so a pipeline gets batched writes and
+// an interactive peer gets its reply before the node waits again. It
+// returns nil at the end of input, or the first read or write error.
+func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
+	r := newValueReader(in, MaxMessageBytes)
+	w := bufio.NewWriterSize(out, 64<<10)
+	for {
+		if !r.buffered() {
+			if err := w.Flush(); err != nil {
+				return err
+			}
+		}
+		msg, err := r.next()
+		var skip *skipped
+		switch {
+		case err == io.EOF:
+			return w.Flush()
+		case errors.As(err, &skip):
+			fmt.Fprintf(log, "steal node: skipped %v\n", skip)
+			continue
+		case err != nil:
+			w.Flush()
+			return err
+		}
+		reply, err := n.Handle(msg)
+		if err != nil {
+			fmt.Fprintf(log, "steal node: skipped line %d: %v\n", r.line, err)
+			continue
+		}
+		if _, err := w.Write(reply); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package node
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxMessageBytes is the longest message the node accepts: a line, or a
+// JSON value spread over several lines, longer than this is discarded in
+// chunks as it is read and reported, never held in memory whole.
+const MaxMessageBytes = 1 << 20
+
+// prefixCheckBytes bounds the re-validation of a multi-line value after
+// each line (which is O(size)); beyond it, a broken value is only caught
+// when it completes or hits MaxMessageBytes.
+const prefixCheckBytes = 64 << 10
+
+// skipped describes input that was not a message; the node reports it on
+// stderr and reads on.
+type skipped struct {
+	line   int // line number where the skipped input ends
+	reason string
+}
+
+func (s *skipped) Error() string { return fmt.Sprintf("line %d: %s", s.line, s.reason) }
+
+// valueReader splits its input into JSON values. The normal case is one
+// value per line, checked with a cheap bracket scan and handed over without
+// copying. A line that leaves brackets open starts a value spread over
+// lines, as in pretty-printed input: following lines are appended until the
+// brackets close, as long as what has been read is a valid JSON prefix.
+type valueReader struct {
+	r       *bufio.Reader
+	limit   int
+	line    int
+	long    []byte   // assembles a line longer than r's buffer
+	pending []byte   // the lines so far of a value spread over lines
+	scan    brackets // the state of the scan over pending
+	stash   []byte   // a value found while reporting a skip, due next
+	stashed bool
+}
+
+func newValueReader(r io.Reader, limit int) *valueReader {
+	return &valueReader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
+}
+
+// buffered reports whether input is waiting; the node flushes its output
+// only when none is, so that pipelines get batched writes and interactive
+// users prompt replies.
+func (v *valueReader) buffered() bool { return v.r.Buffered() > 0 }
+
+// next returns the next value, a *skipped error for input to report and
+// skip, or io.EOF at the end. The value is valid until the next call.
+func (v *valueReader) next() ([]byte, error) {
+	if v.stashed {
+		v.stashed = false
+		return v.stash, nil
+	}
+	for {
+		line, err := v.readLine()
+		if err == io.EOF {
+			if v.pending != nil {
+				v.pending = nil
+				return nil, &skipped{v.line, "input ended inside a JSON value"}
+			}
+			return nil, io.EOF
+		}
+		if err != nil {
+			v.pending = nil
+			return nil, err
+		}
+		if value, err := v.add(line); value != nil || err != nil {
+			return value, err
+		}
+	}
+}
+
+// add takes one line and returns a complete value, a *skipped error, or
+// nothing yet.
+func (v *valueReader) add(line []byte) ([]byte, error) {
+	if v.pending == nil {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil, nil
+		}
+		v.scan = brackets{}
+		if v.scan.feed(line); v.scan.closed() {
+			return line, nil // the fast path: one value on one line
+		}
+		return nil, v.start(line)
+	}
+	if len(v.pending)+1+len(line) > v.limit {
+		v.pending = nil
+		return nil, &skipped{v.line, fmt.Sprintf("JSON value longer than %d bytes", v.limit)}
+	}
+	v.pending = append(append(v.pending, '\n'), line...)
+	if v.scan.feed(line); v.scan.closed() {
+		value := v.pending
+		v.pending = nil
+		return value, nil
+	}
+	if len(v.pending) <= prefixCheckBytes && !validPrefix(v.pending) {
+		v.pending = nil
+		// The value so far was a valid prefix, so this line broke it:
+		// perhaps the value was cut short and this line starts a new one.
+		cut := &skipped{v.line - 1, "JSON value cut short by the next line"}
+		value, err := v.add(line)
+		if err != nil {
+			return nil, &skipped{v.line, "invalid JSON"}
+		}
+		v.stash = append(v.stash[:0], value...) // nil when line began a new value
+		v.stashed = value != nil
+		return nil, cut
+	}
+	return nil, nil
+}
+
+// start begins a multi-line value with line, if it is a valid prefix.
+func (v *valueReader) start(line []byte) error {
+	v.scan = brackets{}
+	if v.scan.feed(line); v.scan.closed() || !validPrefix(line) {
+		return &skipped{v.line, "invalid JSON"}
+	}
+	v.pending = append([]byte(nil), line...)
+	return nil
+}
+
+// readLine returns the next line without its line ending. A line over the
+// limit is read through in bufio-sized chunks and dropped, so it never
+// occupies more than the limit.
+func (v *valueReader) readLine() ([]byte, error) {
+	v.line++
+	chunk, err := v.r.ReadSlice('\n')
+	if err == nil || err == io.EOF && len(chunk) > 0 {
+		return trimEOL(chunk), nil
+	}
+	if err != bufio.ErrBufferFull {
+		return nil, err
+	}
+	v.long = append(v.long[:0], chunk...)
+	for err == bufio.ErrBufferFull {
+		chunk, err = v.r.ReadSlice('\n')
+		if len(v.long)+len(chunk) > v.limit+2 { // +2: the line ending
+			return nil, v.discard(err)
+		}
+		v.long = append(v.long, chunk...)
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return trimEOL(v.long), nil
+}
+
+// discard drops the rest of an over-long line.
+func (v *valueReader) discard(err error) error {
+	v.long = v.long[:0]
+	for err == bufio.ErrBufferFull {
+		_, err = v.r.ReadSlice('\n')
+	}
+	if err != nil && err != io.EOF {
+		return err
+	}
+	return &skipped{v.line, fmt.Sprintf("line longer than %d bytes", v.limit)}
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}
+
+// validPrefix reports whether b is the beginning of a JSON value that
+// more input could complete.
+func validPrefix(b []byte) bool {
+	var raw json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(b)).Decode(&raw)
+	return errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// brackets tracks the nesting depth of JSON text, skipping strings.
+type brackets struct {
+	depth            int
+	inString, escape bool
+}
+
+func (s *brackets) feed(b []byte) {
+	for _, c := range b {
+		switch {
+		case s.escape:
+			s.escape = false
+		case s.inString:
+			s.escape = c == '\\'
+			s.inString = c != '"'
+		case c == '"':
+			s.inString = true
+		case c == '{' || c == '[':
+			s.depth++
+		case c == '}' || c == ']':
+			s.depth--
+		}
+	}
+}
+
+// closed reports whether the text so far cannot continue on the next line:
+// every bracket is closed, or a string is open (JSON strings cannot hold a
+// raw newline, so the text is already invalid and the decoder will say so).
+func (s *brackets) closed() bool { return s.depth <= 0 || s.inString }

@@ -1,0 +1,145 @@
+package node
+
+import (
+	"time"
+
+	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/sim"
+)
+
+// maxPolicies bounds the policies of one run_simulation, and so its CPU.
+const maxPolicies = 16
+
+// runSimulation answers {"type": "run_simulation", "msg_id": 2,
+// "duration_ms": 1000, "policies": ["one/most_loaded", "none"]}.
+//
+// The jobs queued in the cluster run in the simulator (package sim) for
+// duration_ms of virtual time under each policy, from the same start; the
+// cluster is then left in the state the first policy produced: completed
+// jobs are retired, the rest stay queued where that run left them, a job
+// cut off mid-run keeps its remaining cost. policies defaults to steal one
+// with the cluster's victim policy; names are as sim.ParsePolicy reads them.
+// Jobs in flight belong to real workers and are not simulated. The steal
+// latency and seed are init's.
+//
+// The reply, one result per policy in request order:
+//
+//	{"type": "run_simulation_ok", "in_reply_to": 2, "duration_ms": 1000,
+//	 "results": [{"policy": "one/most_loaded", "finished": true,
+//	   "makespan_ms": 20, "lower_bound_ms": 20, "makespan_ratio": 1,
+//	   "utilisation": 1, "steals": 4, "failed_steals": 0, "jobs_moved": 4,
+//	   "jobs_completed": 6, "completed": {"w1": 2, ...},
+//	   "idle_ms": {"w1": 0, ...}, "queue_sizes": {"w1": 0, ...}}],
+//	 "all_idle": true}
+//
+// makespan_ms is when the last job completed, or duration_ms when the run
+// was cut off (finished false); the lower bound is max(total work / W,
+// longest job); idle_ms is each worker's idle time within the makespan.
+func (n *Node) runSimulation(req *request) error {
+	horizon, policies, err := n.parseSimulation(req)
+	if err != nil {
+		return err
+	}
+	snap := n.cluster.Snapshot()
+	queues, jobs := n.tasks(snap)
+	opts := sim.Options{StealLatency: n.latency, Horizon: horizon, Seed: n.seed}
+	results := make([]sim.Result, len(policies))
+	for i, p := range policies {
+		results[i] = sim.Simulate(queues, p, opts)
+	}
+	if err := n.cluster.ReplaceQueues(requeue(results[0].Remaining, jobs)); err != nil {
+		return err // unreachable: the simulator neither invents nor copies jobs
+	}
+	n.head("run_simulation_ok", req)
+	n.enc.float("duration_ms", toMillis(horizon))
+	n.enc.arr("results")
+	for _, r := range results {
+		n.writeResult(r, snap)
+	}
+	n.enc.endArr()
+	n.enc.bool("all_idle", n.cluster.AllIdle())
+	return nil
+}
+
+func (n *Node) parseSimulation(req *request) (time.Duration, []sim.Policy, error) {
+	ms, err := required(req.DurationMS, "duration_ms")
+	if err != nil {
+		return 0, nil, err
+	}
+	horizon, err := millis(&ms, "duration_ms", 0)
+	if err != nil || horizon <= 0 {
+		return 0, nil, malformed("duration_ms must be a positive number of ms up to a year")
+	}
+	if req.Policies == nil {
+		return horizon, []sim.Policy{{Mode: sim.StealOne, Victims: n.cluster.Victims()}}, nil
+	}
+	if len(req.Policies) == 0 || len(req.Policies) > maxPolicies {
+		return 0, nil, malformed("policies must list 1 to %d policies", maxPolicies)
+	}
+	policies := make([]sim.Policy, len(req.Policies))
+	for i, name := range req.Policies {
+		if policies[i], err = sim.ParsePolicy(name); err != nil {
+			return 0, nil, malformed("%v", err)
+		}
+	}
+	return horizon, policies, nil
+}
+
+// tasks turns the queued jobs into simulator tasks; a task's key is its
+// job's index in jobs.
+func (n *Node) tasks(snap []cluster.Snapshot) ([][]sim.Task, []cluster.Job) {
+	var jobs []cluster.Job
+	queues := make([][]sim.Task, len(snap))
+	for w, s := range snap {
+		for _, j := range s.Queue {
+			queues[w] = append(queues[w], sim.Task{Key: uint64(len(jobs)), Cost: n.costOf(j)})
+			jobs = append(jobs, j)
+		}
+	}
+	return queues, jobs
+}
+
+// requeue maps the simulator's remaining tasks back to jobs.
+func requeue(remaining [][]sim.Task, jobs []cluster.Job) [][]cluster.Job {
+	out := make([][]cluster.Job, len(remaining))
+	for w, q := range remaining {
+		for _, t := range q {
+			j := jobs[t.Key]
+			j.Cost = t.Cost
+			out[w] = append(out[w], j)
+		}
+	}
+	return out
+}
+
+func (n *Node) writeResult(r sim.Result, snap []cluster.Snapshot) {
+	e := &n.enc
+	e.elem()
+	e.str("policy", r.Policy.String())
+	e.bool("finished", r.Finished)
+	e.float("makespan_ms", toMillis(r.Makespan))
+	e.float("lower_bound_ms", toMillis(r.LowerBound()))
+	e.float("makespan_ratio", r.Ratio())
+	e.float("utilisation", r.Utilisation())
+	e.int("steals", int64(r.Steals))
+	e.int("failed_steals", int64(r.FailedSteals))
+	e.int("jobs_moved", int64(r.Moved))
+	e.int("jobs_completed", int64(r.Jobs()))
+	idle, sizes := r.Idle(), r.QueueSizes()
+	e.obj("completed")
+	for w, s := range snap {
+		e.int(s.Name, int64(r.Completed[w]))
+	}
+	e.end()
+	e.obj("idle_ms")
+	for w, s := range snap {
+		e.float(s.Name, toMillis(idle[w]))
+	}
+	e.end()
+	e.obj("queue_sizes")
+	for w, s := range snap {
+		e.int(s.Name, int64(sizes[w]))
+	}
+	e.end()
+	e.end()
+}

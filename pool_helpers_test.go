@@ -1,0 +1,70 @@
+package steal
+
+import (
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// waitUntil polls cond until it holds or d passes, and reports which.
+func waitUntil(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Microsecond)
+	}
+	return true
+}
+
+// waitAllParked waits until every worker of p is on the idle list.
+func waitAllParked(t testing.TB, p *Pool) {
+	t.Helper()
+	if !waitUntil(10*time.Second, func() bool { return p.Stats().Idle == p.Workers() }) {
+		t.Fatalf("workers never all parked: %s", p.SchedTrace(0))
+	}
+}
+
+// waitClosed waits for ch with a generous deadline: a hang is a bug, a slow
+// machine is not.
+func waitClosed(t testing.TB, ch <-chan struct{}, d time.Duration, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(d):
+		t.Fatalf("%s: not done after %v", what, d)
+	}
+}
+
+// processCPU is the CPU time (user + system) this process has used.
+func processCPU(t testing.TB) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// countdown closes done when n calls to dec have happened.
+type countdown struct {
+	left atomic.Int64
+	done chan struct{}
+}
+
+func newCountdown(n int) *countdown {
+	c := &countdown{done: make(chan struct{})}
+	c.left.Store(int64(n))
+	if n == 0 {
+		close(c.done)
+	}
+	return c
+}
+
+func (c *countdown) dec() {
+	if c.left.Add(-1) == 0 {
+		close(c.done)
+	}
+}

@@ -1,0 +1,534 @@
+package steal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// gatedPool returns a one-worker pool with a backlog cap whose worker is
+// held by a task until the returned release is called.
+func gatedPool(t *testing.T, maxQueued int) (p *Pool, release func()) {
+	t.Helper()
+	p = New(WithWorkers(1), WithMaxQueued(maxQueued))
+	gate, started := make(chan struct{}), make(chan struct{})
+	if err := p.Go(func() { close(started); <-gate }); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	var once sync.Once
+	return p, func() { once.Do(func() { close(gate) }) }
+}
+
+func TestBacklogTrySubmitFull(t *testing.T) {
+	p, release := gatedPool(t, 4)
+	defer p.Close()
+	defer release()
+	var ran atomic.Int64
+	for i := 0; i < 4; i++ {
+		if err := p.TrySubmit(func(*Worker) { ran.Add(1) }); err != nil {
+			t.Fatalf("TrySubmit %d: %v", i, err)
+		}
+	}
+	if err := p.TrySubmit(func(*Worker) { ran.Add(1) }); !errors.Is(err, ErrBacklogFull) {
+		t.Fatalf("TrySubmit at the cap = %v, want ErrBacklogFull", err)
+	}
+	// Spawns from inside never count and never block.
+	release()
+	p.Close()
+	if ran.Load() != 4 {
+		t.Errorf("%d tasks ran, want 4", ran.Load())
+	}
+}
+
+func TestBacklogSubmitBlocksAndResumes(t *testing.T) {
+	p, release := gatedPool(t, 4)
+	defer p.Close()
+	defer release()
+	var ran atomic.Int64
+	inc := func(*Worker) { ran.Add(1) }
+	for i := 0; i < 4; i++ {
+		if err := p.Submit(context.Background(), inc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	returned := make(chan error, 1)
+	go func() { returned <- p.Submit(context.Background(), inc) }()
+	select {
+	case err := <-returned:
+		t.Fatalf("Submit at the cap returned %v without waiting", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	select {
+	case err := <-returned:
+		if err != nil {
+			t.Fatalf("blocked Submit = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("blocked Submit did not resume once the backlog drained")
+	}
+	p.Close()
+	if ran.Load() != 5 {
+		t.Errorf("%d tasks ran, want 5", ran.Load())
+	}
+}
+
+func TestBacklogSubmitContextEnds(t *testing.T) {
+	p, release := gatedPool(t, 2)
+	defer p.Close()
+	defer release()
+	var ran atomic.Int64
+	inc := func(*Worker) { ran.Add(1) }
+	p.Submit(context.Background(), inc)
+	p.Submit(context.Background(), inc)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := p.Submit(ctx, inc); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Submit with an expiring ctx at the cap = %v, want DeadlineExceeded", err)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if err := p.Submit(ctx2, inc); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Submit with a cancelled ctx at the cap = %v, want Canceled", err)
+	}
+	release()
+	p.Close()
+	if ran.Load() != 2 {
+		t.Errorf("%d tasks ran, want 2 (the refused ones must not run)", ran.Load())
+	}
+}
+
+// TestBacklogNoTaskDropped: many goroutines Submit and TrySubmit against a
+// small cap while tasks also spawn; every accepted task runs exactly once.
+func TestBacklogNoTaskDropped(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
+			p := New(WithWorkers(workers), WithMaxQueued(8))
+			var accepted, ran, spawned atomic.Int64
+			var wg sync.WaitGroup
+			for g := 0; g < 8; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < 2000; i++ {
+						fn := func(w *Worker) {
+							ran.Add(1)
+							if i%10 == 0 {
+								spawned.Add(1)
+								w.Spawn(func(*Worker) { ran.Add(1) })
+							}
+						}
+						var err error
+						if g%2 == 0 {
+							err = p.Submit(context.Background(), fn)
+						} else if err = p.TrySubmit(fn); errors.Is(err, ErrBacklogFull) {
+							continue
+						}
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						accepted.Add(1)
+					}
+				}()
+			}
+			wg.Wait()
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if want := accepted.Load() + spawned.Load(); ran.Load() != want {
+				t.Errorf("ran %d tasks, accepted %d + spawned %d", ran.Load(), accepted.Load(), spawned.Load())
+			}
+			if s := p.Stats(); s.Total.Ran != uint64(ran.Load()) {
+				t.Errorf("Stats.Total.Ran = %d, want %d", s.Total.Ran, ran.Load())
+			}
+			if q := p.queued.Load(); q != 0 {
+				t.Errorf("backlog count %d after Close, want 0", q)
+			}
+		})
+	}
+}
+
+// TestBacklogBlockedSubmitDoesNotSpin: a Submit waiting for backlog room
+// must wait, not poll: the process's CPU time stays flat while it waits.
+func TestBacklogBlockedSubmitDoesNotSpin(t *testing.T) {
+	p, release := gatedPool(t, 1)
+	defer p.Close()
+	defer release()
+	p.Go(func() {})
+	returned := make(chan error, 1)
+	go func() { returned <- p.Go(func() {}) }()
+	time.Sleep(20 * time.Millisecond)
+	before := processCPU(t)
+	time.Sleep(300 * time.Millisecond)
+	used := processCPU(t) - before
+	release()
+	if err := <-returned; err != nil {
+		t.Fatal(err)
+	}
+	if used > 100*time.Millisecond {
+		t.Errorf("one Submit blocked on a full backlog burned %v of CPU in 300ms: it polls instead of waiting", used)
+	}
+}
+
+//go:noinline
+func panickingTaskForTest(*Worker) { panic("boom from panickingTaskForTest") }
+
+func TestPanicDoesNotKillWorker(t *testing.T) {
+	p := New(WithWorkers(1))
+	var after atomic.Int64
+	for i := 0; i < 3; i++ {
+		p.Submit(context.Background(), panickingTaskForTest)
+		p.Go(func() { after.Add(1) })
+	}
+	err := p.Close()
+	if after.Load() != 3 {
+		t.Errorf("%d tasks ran after panics on the only worker, want 3", after.Load())
+	}
+	var pe *PanicError
+	if !errors.As(err, &pe) {
+		t.Fatalf("Close = %v, want an error wrapping *PanicError", err)
+	}
+	if pe.Value != "boom from panickingTaskForTest" {
+		t.Errorf("PanicError.Value = %v", pe.Value)
+	}
+	if !bytes.Contains(pe.Stack, []byte("panickingTaskForTest")) {
+		t.Errorf("PanicError.Stack lacks the panicking function:\n%s", pe.Stack)
+	}
+	if pe.Worker != 0 {
+		t.Errorf("PanicError.Worker = %d", pe.Worker)
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); !ok || len(j.Unwrap()) != 3 {
+		t.Errorf("Close returned %T, want 3 joined panics", err)
+	}
+	if s := p.Stats(); s.Total.Panics != 3 || s.Total.Ran != 6 {
+		t.Errorf("Stats: Panics %d Ran %d, want 3 and 6", s.Total.Panics, s.Total.Ran)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("second Close = %v, want nil (panics already returned)", err)
+	}
+}
+
+func TestPanicErrorUnwrapsErrorValue(t *testing.T) {
+	p := New(WithWorkers(2))
+	p.Go(func() { panic(io.ErrUnexpectedEOF) })
+	if err := p.Close(); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("Close = %v, want errors.Is io.ErrUnexpectedEOF", err)
+	}
+}
+
+func TestWithPanicHandler(t *testing.T) {
+	var mu sync.Mutex
+	var got []*PanicError
+	p := New(WithWorkers(2), WithPanicHandler(func(e *PanicError) {
+		mu.Lock()
+		got = append(got, e)
+		mu.Unlock()
+	}))
+	var ran atomic.Int64
+	p.Submit(context.Background(), func(w *Worker) {
+		w.Spawn(panickingTaskForTest)
+		w.Spawn(func(*Worker) { ran.Add(1) })
+	})
+	if err := p.Close(); err != nil {
+		t.Errorf("Close with a panic handler = %v, want nil", err)
+	}
+	if len(got) != 1 || !bytes.Contains(got[0].Stack, []byte("panickingTaskForTest")) {
+		t.Fatalf("handler got %d panics: %v", len(got), got)
+	}
+	if ran.Load() != 1 {
+		t.Errorf("sibling of the panicking task did not run")
+	}
+}
+
+// TestCloseRunsQueuedAndLateSpawns: Close runs every queued task and
+// everything running tasks spawn after Close began; then Submit, TrySubmit
+// and Go return ErrClosed; Close again is fine.
+func TestCloseRunsQueuedAndLateSpawns(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
+			p := New(WithWorkers(workers))
+			gate := make(chan struct{})
+			var ran atomic.Int64
+			var tree func(depth int) func(*Worker)
+			tree = func(depth int) func(*Worker) {
+				return func(w *Worker) {
+					ran.Add(1)
+					if depth > 0 {
+						w.Spawn(tree(depth - 1))
+						w.Spawn(tree(depth - 1))
+					}
+				}
+			}
+			for i := 0; i < workers; i++ {
+				p.Go(func() { <-gate }) // hold every worker
+			}
+			for i := 0; i < 50; i++ {
+				p.Submit(context.Background(), tree(6)) // 127 tasks each, spawned after Close began
+			}
+			closed := make(chan error, 1)
+			go func() { closed <- p.Close() }()
+			if !waitUntil(5*time.Second, p.closed.Load) {
+				t.Fatal("Close did not start")
+			}
+			if err := p.Go(func() {}); !errors.Is(err, ErrClosed) {
+				t.Errorf("Go during Close = %v, want ErrClosed", err)
+			}
+			close(gate)
+			select {
+			case err := <-closed:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Close did not return")
+			}
+			if ran.Load() != 50*127 {
+				t.Errorf("ran %d tasks, want %d", ran.Load(), 50*127)
+			}
+			if err := p.Submit(context.Background(), func(*Worker) {}); !errors.Is(err, ErrClosed) {
+				t.Errorf("Submit after Close = %v", err)
+			}
+			if err := p.TrySubmit(func(*Worker) {}); !errors.Is(err, ErrClosed) {
+				t.Errorf("TrySubmit after Close = %v", err)
+			}
+			if err := p.Go(func() {}); !errors.Is(err, ErrClosed) {
+				t.Errorf("Go after Close = %v", err)
+			}
+			if err := p.Close(); err != nil {
+				t.Errorf("second Close = %v", err)
+			}
+			if err := p.Shutdown(context.Background()); err != nil {
+				t.Errorf("Shutdown after Close = %v", err)
+			}
+		})
+	}
+}
+
+// TestShutdownExpiredContext: Shutdown whose ctx ends first returns
+// ctx.Err() and cancels Worker.Context, and the queued tasks still finish.
+func TestShutdownExpiredContext(t *testing.T) {
+	p := New(WithWorkers(2))
+	gate := make(chan struct{})
+	var ran atomic.Int64
+	sawCancel := make(chan struct{})
+	p.Submit(context.Background(), func(w *Worker) {
+		<-w.Context().Done()
+		close(sawCancel)
+		<-gate
+	})
+	for i := 0; i < 100; i++ {
+		p.Go(func() { ran.Add(1) })
+	}
+	p.Go(func() { <-gate })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := p.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Shutdown = %v, want DeadlineExceeded", err)
+	}
+	waitClosed(t, sawCancel, 5*time.Second, "Worker.Context cancelled by Shutdown")
+	close(gate)
+	if !waitUntil(5*time.Second, func() bool { return ran.Load() == 100 }) {
+		t.Fatalf("after Shutdown gave up, %d of 100 queued tasks ran", ran.Load())
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close after an expired Shutdown = %v", err)
+	}
+	if err := p.Go(func() {}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Go after Shutdown = %v", err)
+	}
+}
+
+// TestStatsAddUp: after Close the counters are exact: Total.Ran is every
+// task run, Total.Spawned every Spawn, tasks stolen in equal tasks stolen
+// out, the queues are empty and the totals are the sums of the workers.
+func TestStatsAddUp(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
+			p := New(WithWorkers(workers))
+			const roots, fan = 200, 300
+			var ran atomic.Int64
+			for i := 0; i < roots; i++ {
+				p.Submit(context.Background(), func(w *Worker) {
+					ran.Add(1)
+					for j := 0; j < fan; j++ { // overflows the 256-slot ring
+						w.Spawn(func(*Worker) { ran.Add(1) })
+					}
+				})
+			}
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s := p.Stats()
+			if s.Total.Ran != uint64(ran.Load()) || ran.Load() != roots*(fan+1) {
+				t.Errorf("Total.Ran %d, tasks run %d, want %d", s.Total.Ran, ran.Load(), roots*(fan+1))
+			}
+			if s.Total.Spawned != roots*fan {
+				t.Errorf("Total.Spawned %d, want %d", s.Total.Spawned, roots*fan)
+			}
+			if s.Total.StolenIn != s.Total.StolenOut {
+				t.Errorf("StolenIn %d != StolenOut %d", s.Total.StolenIn, s.Total.StolenOut)
+			}
+			if workers == 1 && (s.Total.Steals != 0 || s.Total.StolenIn != 0) {
+				t.Errorf("one worker stole: %+v", s.Total)
+			}
+			if s.Total.Overflows == 0 {
+				t.Errorf("spawning %d tasks at once never overflowed the ring", fan)
+			}
+			if s.Inject != 0 || s.Total.RingLen != 0 || s.Total.Runnext {
+				t.Errorf("not drained: %+v", s)
+			}
+			var sum WorkerStats
+			for _, w := range s.Workers {
+				sum.add(w)
+			}
+			if sum != s.Total {
+				t.Errorf("Total %+v is not the sum of the workers %+v", s.Total, sum)
+			}
+		})
+	}
+}
+
+var schedLine = regexp.MustCompile(`^SCHED \d+ms: workers=\d+ idle=\d+ spinning=\d+ inject=\d+ local=\[[0-9 ]+\]`)
+
+// syncBuffer is a bytes.Buffer safe for the schedtrace goroutine to write
+// while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func checkSchedLines(t *testing.T, out string, workers int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("want at least 2 schedtrace lines, got %q", out)
+	}
+	for _, l := range lines {
+		if !schedLine.MatchString(l) {
+			t.Errorf("bad schedtrace line %q", l)
+		}
+		if !strings.Contains(l, fmt.Sprintf("workers=%d ", workers)) {
+			t.Errorf("line %q: want workers=%d", l, workers)
+		}
+	}
+}
+
+func TestWithSchedTrace(t *testing.T) {
+	var buf syncBuffer
+	p := New(WithWorkers(3), WithSchedTrace(2*time.Millisecond, &buf))
+	for i := 0; i < 100; i++ {
+		p.Go(func() { time.Sleep(100 * time.Microsecond) })
+	}
+	waitUntil(5*time.Second, func() bool { return strings.Count(buf.String(), "\n") >= 3 })
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkSchedLines(t, buf.String(), 3)
+	n := strings.Count(buf.String(), "\n")
+	time.Sleep(10 * time.Millisecond)
+	if m := strings.Count(buf.String(), "\n"); m != n {
+		t.Errorf("schedtrace kept writing after Close: %d lines, then %d", n, m)
+	}
+	if l := p.SchedTrace(1500 * time.Millisecond); !schedLine.MatchString(l) || !strings.HasPrefix(l, "SCHED 1500ms: ") {
+		t.Errorf("SchedTrace = %q", l)
+	}
+}
+
+func TestSchedTraceEnv(t *testing.T) {
+	t.Setenv("STEALDEBUG", "schedtrace=2")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	p := New(WithWorkers(2)) // reads os.Stderr now
+	os.Stderr = stderr
+	time.Sleep(20 * time.Millisecond)
+	err = p.Close()
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSchedLines(t, string(out), 2)
+
+	// An explicit WithSchedTrace wins over the environment.
+	var buf syncBuffer
+	p = New(WithWorkers(1), WithSchedTrace(time.Millisecond, &buf))
+	time.Sleep(10 * time.Millisecond)
+	p.Close()
+	checkSchedLines(t, buf.String(), 1)
+}
+
+// TestCloseTwiceWithSchedTrace: Close is documented idempotent, also for a
+// pool with a schedtrace.
+func TestCloseTwiceWithSchedTrace(t *testing.T) {
+	p := New(WithWorkers(1), WithSchedTrace(time.Hour, io.Discard))
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			t.Errorf("second Close of a pool with WithSchedTrace panicked: %v", r)
+		}
+	}()
+	if err := p.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+}
+
+// TestShutdownExpiredStopsSchedTrace: after Shutdown gave up waiting, the
+// workers finish the queue and exit on their own (package comment); the
+// schedtrace goroutine must stop with them rather than write forever.
+func TestShutdownExpiredStopsSchedTrace(t *testing.T) {
+	var buf syncBuffer
+	p := New(WithWorkers(1), WithSchedTrace(time.Millisecond, &buf))
+	gate := make(chan struct{})
+	p.Go(func() { <-gate })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Shutdown(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Shutdown = %v", err)
+	}
+	close(gate)
+	waitUntil(5*time.Second, func() bool {
+		select {
+		case <-p.done:
+			return p.Stats().Idle == 1
+		default:
+			return false
+		}
+	})
+	time.Sleep(5 * time.Millisecond)
+	n := strings.Count(buf.String(), "\n")
+	time.Sleep(20 * time.Millisecond)
+	m := strings.Count(buf.String(), "\n")
+	p.Close() // let goleak pass either way
+	if m != n {
+		t.Errorf("pool finished after an expired Shutdown, but its schedtrace kept writing (%d lines, then %d)", n, m)
+	}
+}

@@ -1,0 +1,236 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/worksteal/steal/cluster"
+)
+
+// Options are the knobs of one simulation besides the jobs and the policy.
+type Options struct {
+	// StealLatency is the virtual time a steal request, or a fetch from
+	// the central queue, takes to reach its target.
+	StealLatency time.Duration
+	// Horizon stops the run at this virtual time; 0 runs until every job
+	// is done. Jobs still running at the horizon are preempted: what is
+	// left of them goes back on the front of their worker's deque.
+	Horizon time.Duration
+	// Seed seeds the random victim choices and the spawn tree.
+	Seed uint64
+	// Spawn makes completing jobs create more jobs.
+	Spawn Spawn
+}
+
+// Simulate runs the jobs, queues[w] front to back on worker w, under the
+// policy and returns what happened. It does not modify queues.
+func Simulate(queues [][]Task, p Policy, o Options) Result {
+	e := newEngine(queues, p, o)
+	e.run()
+	return e.result()
+}
+
+// engine is the state of one run. Tasks are referred to by their index in
+// tasks, so deques hold int32s and stay cache-friendly.
+type engine struct {
+	policy  Policy
+	opts    Options
+	latency int64
+	tasks   []Task
+	deques  []cluster.Deque[int32]
+	central cluster.Deque[int32]
+	victims *victims
+	pending events
+	running []int32 // task index per worker, -1 when not running
+	started []int64 // when the running task started
+	target  []int32 // victim of the worker's steal request in flight
+	parked  []int32 // idle workers waiting for a spawn to give them work
+	rng     *rand.Rand
+	now     int64
+	res     Result
+}
+
+func newEngine(queues [][]Task, p Policy, o Options) *engine {
+	w := len(queues)
+	e := &engine{
+		policy: p, opts: o, latency: int64(o.StealLatency),
+		deques:  make([]cluster.Deque[int32], w),
+		victims: newVictims(w, p.Victims),
+		running: make([]int32, w), started: make([]int64, w), target: make([]int32, w),
+		rng: rand.New(rand.NewPCG(o.Seed, o.Seed^0x853c49e6748fea9b)),
+		res: Result{Policy: p, Completed: make([]int, w), Busy: make([]time.Duration, w)},
+	}
+	for i := range e.running {
+		e.running[i] = -1
+	}
+	for i, q := range queues {
+		for _, t := range q {
+			idx := e.add(t)
+			if p.Mode == Central {
+				e.central.PushBack(idx) // one queue, in worker then deque order
+			} else {
+				e.deques[i].PushBack(idx)
+			}
+		}
+		e.victims.set(int32(i), e.deques[i].Len())
+	}
+	return e
+}
+
+// add registers a task and accounts for its work in the bound.
+func (e *engine) add(t Task) int32 {
+	e.tasks = append(e.tasks, t)
+	e.res.TotalWork += t.Cost
+	e.res.LongestJob = max(e.res.LongestJob, t.Cost)
+	return int32(len(e.tasks) - 1)
+}
+
+// run starts every worker at time 0, then processes events in order until
+// none is left or the horizon is reached.
+func (e *engine) run() {
+	for w := range e.deques {
+		e.next(int32(w))
+	}
+	for len(e.pending) > 0 {
+		if h := int64(e.opts.Horizon); h > 0 && e.pending[0].at > h {
+			return
+		}
+		ev := e.pending.pop()
+		e.now = ev.at
+		switch ev.kind {
+		case finished:
+			e.complete(ev.worker)
+		case arrived:
+			e.take(ev.worker, e.target[ev.worker])
+		}
+	}
+}
+
+// next gives an idle worker something to do, by policy.
+func (e *engine) next(w int32) {
+	if e.policy.Mode != Central {
+		if i, ok := e.popFront(w); ok {
+			e.start(w, i, 0)
+			return
+		}
+	}
+	switch e.policy.Mode {
+	case NoSteal:
+		// Idle for good: nobody else ever feeds this deque.
+	case Central:
+		if i, ok := e.central.PopFront(); ok {
+			e.start(w, i, e.latency)
+		} else {
+			e.parked = append(e.parked, w)
+		}
+	default:
+		e.steal(w)
+	}
+}
+
+// steal sends a steal request to a victim; with no latency it lands at once.
+func (e *engine) steal(w int32) {
+	v := e.victims.choose(e.rng)
+	switch {
+	case v < 0:
+		e.parked = append(e.parked, w) // nothing queued anywhere
+	case e.latency == 0:
+		e.take(w, v)
+	default:
+		e.target[w] = v
+		e.pending.push(event{at: e.now + e.latency, worker: w, kind: arrived})
+	}
+}
+
+// take lands thief w's request on victim v: it moves one or half of v's
+// jobs from the back of v's deque to the front of w's, order kept, and
+// runs the first. A victim that ran dry meanwhile makes the thief retry.
+func (e *engine) take(w, v int32) {
+	n := e.deques[v].Len()
+	if n == 0 {
+		e.res.FailedSteals++
+		e.steal(w)
+		return
+	}
+	count := 1
+	if e.policy.Mode == StealHalf {
+		count = (n + 1) / 2
+	}
+	for range count {
+		i, _ := e.popBack(v)
+		e.pushFront(w, i)
+	}
+	e.res.Steals++
+	e.res.Moved += count
+	i, _ := e.popFront(w)
+	e.start(w, i, 0)
+}
+
+// start runs task i on worker w after delay (a central fetch).
+func (e *engine) start(w, i int32, delay int64) {
+	e.running[w] = i
+	e.started[w] = e.now + delay
+	e.pending.push(event{at: e.started[w] + int64(e.tasks[i].Cost), worker: w, kind: finished})
+}
+
+// complete retires w's running task, queues its children, moves w on, and
+// then wakes parked workers, one per child, to steal the rest.
+func (e *engine) complete(w int32) {
+	i := e.running[w]
+	e.running[w] = -1
+	e.res.Completed[w]++
+	e.res.Busy[w] += e.tasks[i].Cost
+	e.res.Makespan = time.Duration(e.now)
+	spawned := e.spawn(w, e.tasks[i])
+	e.next(w)
+	for ; spawned > 0 && len(e.parked) > 0; spawned-- {
+		p := e.parked[len(e.parked)-1]
+		e.parked = e.parked[:len(e.parked)-1]
+		e.next(p)
+	}
+}
+
+// spawn queues parent's children for worker w and returns how many.
+func (e *engine) spawn(w int32, parent Task) int {
+	n := e.opts.Spawn.children(parent, e.opts.Seed)
+	if len(e.tasks)+n > MaxTasks {
+		return 0
+	}
+	for k := range n {
+		c := n - 1 - k // deques: push backwards, so child 0 ends up in front
+		if e.policy.Mode == Central {
+			c = k // the central queue is FIFO: child 0 first
+		}
+		key := childKey(parent.Key, c)
+		i := e.add(Task{Key: key, Cost: e.opts.Spawn.Cost.Draw(key), Depth: parent.Depth + 1})
+		if e.policy.Mode == Central {
+			e.central.PushBack(i)
+		} else {
+			e.pushFront(w, i)
+		}
+	}
+	return n
+}
+
+// The deque operations below keep the victim index in step.
+
+func (e *engine) pushFront(w, i int32) {
+	e.deques[w].PushFront(i)
+	e.victims.set(w, e.deques[w].Len())
+}
+
+func (e *engine) popFront(w int32) (int32, bool) {
+	i, ok := e.deques[w].PopFront()
+	if ok {
+		e.victims.set(w, e.deques[w].Len())
+	}
+	return i, ok
+}
+
+func (e *engine) popBack(w int32) (int32, bool) {
+	i, ok := e.deques[w].PopBack()
+	if ok {
+		e.victims.set(w, e.deques[w].Len())
+	}
+	return i, ok
+}

@@ -1,0 +1,66 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/worksteal/steal/cluster"
+)
+
+func TestWorkloadQueuesFollowTheDistribution(t *testing.T) {
+	wl := Workload{Workers: 3, Jobs: 7, Distribution: cluster.Blocks, Cost: Cost{Model: Uniform, Mean: ms}, Seed: 4}
+	q := wl.Queues()
+	if len(q[0]) != 2 || len(q[1]) != 2 || len(q[2]) != 3 || q[2][0].Key != 4 {
+		t.Fatalf("blocks layout wrong: %v", q)
+	}
+	other := wl
+	other.Seed = 5
+	if q[0][0].Cost == other.Queues()[0][0].Cost && q[0][1].Cost == other.Queues()[0][1].Cost {
+		t.Fatal("seed does not change costs")
+	}
+}
+
+func TestWorkloadValidate(t *testing.T) {
+	good := Workload{Workers: 2, Jobs: 10, Cost: Cost{Mean: ms}}
+	if err := good.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, mutate := range map[string]func(*Workload){
+		"no workers":    func(w *Workload) { w.Workers = 0 },
+		"negative jobs": func(w *Workload) { w.Jobs = -1 },
+		"zero cost":     func(w *Workload) { w.Cost.Mean = 0 },
+		"neg latency":   func(w *Workload) { w.StealLatency = -time.Second },
+		"prob > 1":      func(w *Workload) { w.Spawn.Prob = 2 },
+	} {
+		bad := good
+		mutate(&bad)
+		if bad.Validate() == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+}
+
+// Stealing must beat not stealing on an unbalanced start, and the
+// coordinated victim choices must get close to the bound.
+func TestWorkloadCompareRanksPolicies(t *testing.T) {
+	wl := Workload{Workers: 32, Jobs: 20000, Distribution: cluster.First,
+		Cost: Cost{Model: Exponential, Mean: ms}, Seed: 1}
+	rs := wl.Compare(AllPolicies())
+	none := rs[0]
+	if none.Ratio() < 30 {
+		t.Errorf("no stealing from one worker: ratio %.2f, want about 32", none.Ratio())
+	}
+	for _, r := range rs[1:] {
+		if r.Ratio() > 1.1 {
+			t.Errorf("%v: ratio %.3f, want close to 1", r.Policy, r.Ratio())
+		}
+	}
+}
+
+func TestWorkloadJobCostMatchesQueues(t *testing.T) {
+	wl := Workload{Workers: 2, Jobs: 10, Distribution: cluster.RoundRobin, Cost: Cost{Model: Exponential, Mean: ms}, Seed: 8}
+	q := wl.Queues()
+	if q[1][2].Key != 5 || q[1][2].Cost != wl.JobCost(5) {
+		t.Fatalf("job 5 = %+v, JobCost %v", q[1][2], wl.JobCost(5))
+	}
+}
