@@ -70,19 +70,19 @@ func (w *Worker) offerSplit() bool {
 
 // joinBack finishes a task w pushed: if no thief took it, it pops it and
 // calls it here, directly, with no latch traffic, so a panic in it
-// propagates unchanged; else it helps until the thief has finished it and
-// returns the thief's panic, if any.
-func (w *Worker) joinBack(j *joinTask) *PanicError {
+// propagates unchanged, and reports inline; else it helps until the thief
+// has finished it and returns the thief's panic, if any. Only a task that
+// ran inline may be recycled.
+func (w *Worker) joinBack(j *joinTask) (pe *PanicError, inline bool) {
 	if t := w.jobs.Pop(); t == &j.task {
 		w.stats.ran.inc()
 		j.fn(w)
-		w.putJoinTask(j)
-		return nil
+		return nil, true
 	} else if t != nil {
 		w.jobs.Push(t)
 	}
 	w.waitFor(&j.latch)
-	return j.perr
+	return j.perr, false
 }
 
 // joinBackRecover is joinBack that also catches a panic of a task run
@@ -93,5 +93,9 @@ func (w *Worker) joinBackRecover(j *joinTask) (pe *PanicError) {
 			pe = newPanicError(r, w)
 		}
 	}()
-	return w.joinBack(j)
+	pe, inline := w.joinBack(j)
+	if inline {
+		w.putJoinTask(j)
+	}
+	return pe
 }

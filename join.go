@@ -13,12 +13,25 @@ import "context"
 // both are done (a's first); a panic in b on a thief is re-raised here as a
 // *PanicError carrying the thief's stack.
 //
+// Join offers b to thieves only while w's deque holds fewer than offerBelow
+// (4) tasks (lazy task creation: Tzannes et al., "Lazy Scheduling", TOPLAS
+// 2014). With that many queued, idle workers already have older, and in
+// divide-and-conquer code larger, pieces of this worker's work to steal, so
+// Join just calls a, then b: a few nanoseconds, no allocation of its own.
+// As soon as thieves drain the deque below offerBelow, Join offers splits
+// again. No grain size is involved: the cut-off adapts to whether anybody
+// is stealing.
+//
 // Cost: with no thief involved, a deque push and pop with no
 // read-modify-write atomics, and no allocation of Join's own: the record for
 // b comes from a per-worker free list. The allocations Go makes are b's
 // closure and the variables it captures by reference, since b escapes into
 // the record. See BenchmarkJoin.
 func Join(w *Worker, a, b func(w *Worker)) {
+	if w.jobs.Len() >= offerBelow {
+		joinInline(w, a, b)
+		return
+	}
 	j := w.getJoinTask(b)
 	w.jobs.Push(&j.task)
 	w.pool.wakep()
@@ -26,9 +39,31 @@ func Join(w *Worker, a, b func(w *Worker)) {
 	defer w.unwindJoin(j, &aDone)
 	a(w)
 	aDone = true // from here on b is joinBack's business, panics included
-	if pe := w.joinBack(j); pe != nil {
+	pe, inline := w.joinBack(j)
+	if inline {
+		w.putJoinTask(j)
+	}
+	if pe != nil {
 		panic(pe)
 	}
+}
+
+// offerBelow is the deque length under which Join pushes its second half
+// for thieves; at or above it, Join runs both halves itself.
+const offerBelow = 4
+
+// joinInline runs a then b on this goroutine with Join's panic rules: b
+// runs even if a panicked, and a's panic then goes on unchanged.
+func joinInline(w *Worker, a, b func(w *Worker)) {
+	aDone := false
+	defer func() {
+		if !aDone {
+			callRecover(w, b) // a's panic wins; b's, if any, is dropped
+		}
+	}()
+	a(w)
+	aDone = true
+	b(w)
 }
 
 // unwindJoin is deferred by Join. It does nothing unless a panicked, and

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -131,6 +132,19 @@ func BenchmarkJoin(b *testing.B) {
 			p.Run(func(w *Worker) { fibJoin(w, 30) })
 		}
 	})
+	b.Run("steal-fork2", func(b *testing.B) {
+		p := New()
+		defer p.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			p.Run(func(w *Worker) { fibFork(w, 30) })
+		}
+	})
+	b.Run("goroutines", func(b *testing.B) {
+		for b.Loop() {
+			fibGoroutines(30)
+		}
+	})
 	b.Run("steal-1worker", func(b *testing.B) {
 		p := New(WithWorkers(1))
 		defer p.Close()
@@ -146,4 +160,74 @@ func fibSeq(n int) int {
 		return n
 	}
 	return fibSeq(n-1) + fibSeq(n-2)
+}
+
+func fibFork(w *Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := Fork2(w, fibFork, n-1, n-2)
+	return a + b
+}
+
+func TestFork2ComputesFib(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		p := New(WithWorkers(workers))
+		var got int
+		p.Run(func(w *Worker) { got = fibFork(w, 22) })
+		p.Close()
+		if got != 17711 {
+			t.Fatalf("W=%d: fib(22) = %d, want 17711", workers, got)
+		}
+	}
+}
+
+func TestFork2PanicRunsBoth(t *testing.T) {
+	p := New(WithWorkers(1))
+	defer p.Close()
+	var ranY atomic.Bool
+	var recovered any
+	p.Run(func(w *Worker) {
+		defer func() { recovered = recover() }()
+		Fork2(w, func(w *Worker, i int) int {
+			if i == 0 {
+				panic("x")
+			}
+			ranY.Store(true)
+			return i
+		}, 0, 1)
+	})
+	if recovered != "x" || !ranY.Load() {
+		t.Fatalf("recovered %v, ranY %v", recovered, ranY.Load())
+	}
+}
+
+// TestFork2AllocatesNothing: after warm-up, a fib via Fork2 on one worker
+// makes no allocation per fork (the free list serves every record).
+func TestFork2AllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	p := New(WithWorkers(1))
+	defer p.Close()
+	p.Run(func(w *Worker) {
+		fibFork(w, 15) // warm the free list
+		allocs := testing.AllocsPerRun(20, func() { fibFork(w, 15) })
+		if allocs > 0 {
+			t.Errorf("fib(15) via Fork2 allocates %.1f objects per run, want 0", allocs)
+		}
+	})
+}
+
+func fibGoroutines(n int) int {
+	if n < 2 {
+		return n
+	}
+	var a int
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { a = fibGoroutines(n - 1); wg.Done() }()
+	b := fibGoroutines(n - 2)
+	wg.Wait()
+	return a + b
 }

@@ -36,6 +36,7 @@ type Worker struct {
 	spinning      bool
 	rnd           uint32 // xorshift state for victim order
 	freeJoins     []*joinTask
+	freeForks     []any // *forkTask[T, R] of any T, R
 
 	// running counts task starts; a thief reads it to tell whether the
 	// victim is still on the same task.

@@ -1,0 +1,88 @@
+package steal
+
+// Fork2 calls f(w, x) and f(w, y), possibly in parallel, and returns both
+// results. It is Join for the common divide-and-conquer shape, the same
+// function on two halves, and allocates nothing: f is a plain function, not
+// a closure, and the record for f(w, y) comes from a per-worker free list.
+// It must be called by the task that received w.
+//
+// Scheduling and panics are as for Join: f(w, y) is offered to thieves while
+// w's deque is short, f(w, x) runs here, then f(w, y) runs here unless a
+// thief took it, in which case Fork2 helps until it is done.
+//
+//	func fib(w *steal.Worker, n int) int {
+//		if n < 2 {
+//			return n
+//		}
+//		a, b := steal.Fork2(w, fib, n-1, n-2)
+//		return a + b
+//	}
+func Fork2[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (R, R) {
+	if w.jobs.Len() >= offerBelow {
+		return fork2Inline(w, f, x, y)
+	}
+	ft := getForkTask[T, R](w)
+	ft.f, ft.arg = f, y
+	w.jobs.Push(&ft.task)
+	w.pool.wakep()
+	aDone := false
+	defer w.unwindJoin(&ft.joinTask, &aDone)
+	rx := f(w, x)
+	aDone = true
+	pe, inline := w.joinBack(&ft.joinTask)
+	ry := ft.res
+	if inline {
+		w.putForkTask(ft)
+	}
+	if pe != nil {
+		panic(pe)
+	}
+	return rx, ry
+}
+
+// forkTask is Fork2's record for its second call: a fork-join task whose
+// fn, bound once when the record is made, calls f(arg) into res.
+type forkTask[T, R any] struct {
+	joinTask
+	f   func(*Worker, T) R
+	arg T
+	res R
+}
+
+func (ft *forkTask[T, R]) run(w *Worker) { ft.res = ft.f(w, ft.arg) }
+
+// getForkTask takes a record of this type off w's free list, or makes one.
+func getForkTask[T, R any](w *Worker) *forkTask[T, R] {
+	if n := len(w.freeForks); n > 0 {
+		if ft, ok := w.freeForks[n-1].(*forkTask[T, R]); ok {
+			w.freeForks = w.freeForks[:n-1]
+			ft.latch.pending.Store(1)
+			return ft
+		}
+	}
+	ft := &forkTask[T, R]{}
+	ft.done = &ft.latch
+	ft.fn = ft.run
+	ft.latch.pending.Store(1)
+	return ft
+}
+
+// putForkTask recycles a record that never left w.
+func (w *Worker) putForkTask(ft any) {
+	if len(w.freeForks) < maxFreeJoins {
+		w.freeForks = append(w.freeForks, ft)
+	}
+}
+
+// fork2Inline is Fork2 without offering anything to thieves.
+func fork2Inline[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (rx, ry R) {
+	xDone := false
+	defer func() {
+		if !xDone {
+			callRecover(w, func(w *Worker) { f(w, y) }) // x's panic wins
+		}
+	}()
+	rx = f(w, x)
+	xDone = true
+	return rx, f(w, y)
+}
