@@ -138,3 +138,20 @@ func ExampleDefault() {
 	fmt.Println(n)
 	// Output: 55
 }
+
+func fibFork(w *steal.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := steal.Fork2(w, fibFork, n-1, n-2) // no closure, no allocation
+	return a + b
+}
+
+func ExampleFork2() {
+	p := steal.New()
+	defer p.Close()
+	var n int
+	p.Run(func(w *steal.Worker) { n = fibFork(w, 25) })
+	fmt.Println(n)
+	// Output: 75025
+}

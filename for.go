@@ -1,5 +1,7 @@
 package steal
 
+import "time"
+
 // For calls body(w, i) for every i in [lo, hi), in parallel, and returns
 // when all calls are done. It must be called by the task that received w.
 //
@@ -23,8 +25,9 @@ func For(w *Worker, lo, hi int, body func(w *Worker, i int)) {
 
 // ForRange is For for bodies that want whole sub-ranges: body(w, lo, hi)
 // is called on disjoint sub-ranges that together cover [lo, hi). A
-// sub-range starts at one element and doubles while nobody steals, up to
-// maxChunk, so the check for thieves is amortised.
+// sub-range starts at one element and doubles while nobody steals and the
+// last one took under 25 µs, so the check for thieves is amortised over
+// cheap bodies without keeping a thief waiting behind an expensive one.
 func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 	var halves [64]*joinTask // at most one split per halving of the range
 	n := 0
@@ -42,11 +45,14 @@ func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 			continue
 		}
 		end := min(lo+chunk, hi)
+		start := time.Now()
 		if pe = callRecover(w, func(w *Worker) { body(w, lo, end) }); pe != nil {
 			break
 		}
 		lo = end
-		chunk = min(2*chunk, maxChunk)
+		if time.Since(start) < chunkTime {
+			chunk = min(2*chunk, maxChunk)
+		}
 	}
 	for n > 0 {
 		n--
@@ -59,8 +65,14 @@ func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 	}
 }
 
-// maxChunk caps ForRange's sub-ranges so a late thief still finds work.
-const maxChunk = 1024
+// ForRange grows a sub-range by doubling only while the last one took less
+// than chunkTime, so a thief that turns up waits at most about that long
+// for the owner to look for it, however slow or fast the body is; maxChunk
+// bounds the growth for trivially cheap bodies.
+const (
+	chunkTime = 25 * time.Microsecond
+	maxChunk  = 1 << 16
+)
 
 // offerSplit reports whether a thief could take a split now: there is more
 // than one worker and w's deque has nothing left for thieves to take.

@@ -532,3 +532,44 @@ func TestShutdownExpiredStopsSchedTrace(t *testing.T) {
 		t.Errorf("pool finished after an expired Shutdown, but its schedtrace kept writing (%d lines, then %d)", n, m)
 	}
 }
+
+// TestBacklogNoLostRoomWakeup replays, deterministically, an interleaving of
+// a Submit waiting for backlog room with a TrySubmit that fails at the cap.
+// The TrySubmit's two steps in submitTask (queued.Add(1) finding the cap
+// full, then queued.Add(-1) "wake nobody") are done here by hand on
+// p.queued, around a queued task starting:
+//
+//  1. cap 1, one task X queued (queued=1); Submit(Y) waits in waitRoom.
+//  2. TrySubmit: queued.Add(1) -> 2, over the cap.
+//  3. X starts: releaseQueued -> queued=1 and wakes the waiting Submit,
+//     whose retries see queued=1+1 > cap and fail, so it waits again.
+//  4. TrySubmit: queued.Add(-1) -> 0, and wakes nobody.
+//
+// Now the backlog is empty, nothing is queued that could start and wake the
+// Submit, and it waits forever (here: until its 5 s context ends).
+func TestBacklogNoLostRoomWakeup(t *testing.T) {
+	p, release := gatedPool(t, 1)
+	defer p.Close()
+	defer release()
+	if err := p.Go(func() {}); err != nil { // X
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	returned := make(chan error, 1)
+	go func() { returned <- p.Submit(ctx, func(*Worker) {}) }() // Y
+	if !waitUntil(5*time.Second, func() bool { return p.roomWaiters.Load() == 1 }) {
+		t.Fatal("Submit never waited for room")
+	}
+	time.Sleep(10 * time.Millisecond) // let it reach its select
+	p.queued.Add(1)                   // 2: a TrySubmit's Add, over the cap
+	release()                         // 3: X starts and wakes the Submit
+	if !waitUntil(5*time.Second, func() bool { return p.Stats().Idle == 1 }) {
+		t.Fatal("X did not run")
+	}
+	time.Sleep(10 * time.Millisecond) // the woken Submit retried and waits again
+	p.queued.Add(-1)                  // 4: the TrySubmit's "wake nobody"
+	if err := <-returned; err != nil {
+		t.Errorf("Submit waiting for room with an empty backlog (queued=%d): %v: wakeup lost", p.queued.Load(), err)
+	}
+}
