@@ -29,7 +29,7 @@ func groupTree(w *Worker, depth int) int {
 // children) completes with W = 1, 2 and 4.
 func TestGroupTreeDepth20(t *testing.T) {
 	depth := 20
-	if testing.Short() || raceEnabled {
+	if testing.Short() {
 		depth = 14
 	}
 	for _, workers := range []int{1, 2, 4} {

@@ -61,6 +61,8 @@ func (w *Worker) park() bool {
 	}
 	w.stats.parks.inc()
 	w.stats.flush()
+	w.traceMark(evPark)
+	defer w.traceMark(evUnpark)
 	select {
 	case <-w.wake:
 		w.spinning = true // the waker counted us in nspinning
@@ -158,4 +160,11 @@ func (p *Pool) doneIfQuiescent() bool {
 	}
 	close(p.done)
 	return true
+}
+
+// traceMark records a park or wake-up on w's timeline, if it has one.
+func (w *Worker) traceMark(kind eventKind) {
+	if w.timeline != nil {
+		w.timeline.add(kind, 0, 0)
+	}
 }

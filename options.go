@@ -17,6 +17,9 @@ type config struct {
 	panicHandler func(*PanicError)
 	traceEvery   time.Duration
 	traceOut     io.Writer
+	stallAfter   time.Duration
+	stallReport  func(Stall)
+	timeline     int // events to keep per worker; 0: no timeline
 }
 
 // WithWorkers sets the number of workers; n < 1 means 1. The default is

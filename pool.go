@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/worksteal/steal/deque"
 )
@@ -48,6 +49,8 @@ type Pool struct {
 
 	panics panicSink
 	trace  *schedTrace
+	stalls *stallDetector
+	start  time.Time // for timeline timestamps
 }
 
 // New starts a pool with the given options. Without WithWorkers it runs
@@ -75,12 +78,21 @@ func New(opts ...Option) *Pool {
 			joinWake: make(chan struct{}, 1),
 		}
 	}
+	p.start = time.Now()
+	if cfg.timeline > 0 {
+		for _, w := range p.workers {
+			w.timeline = newTimeline(p.start, cfg.timeline)
+		}
+	}
 	p.workersDone.Add(len(p.workers))
 	for _, w := range p.workers {
 		go w.loop()
 	}
 	if cfg.traceEvery > 0 {
 		p.trace = startSchedTrace(p, cfg.traceEvery, cfg.traceOut)
+	}
+	if cfg.stallAfter > 0 {
+		p.stalls = startStallDetector(p, cfg.stallAfter, cfg.stallReport)
 	}
 	return p
 }
@@ -209,6 +221,9 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 		p.workersDone.Wait()
 		if p.trace != nil {
 			p.trace.stop() // also after a Shutdown that gave up waiting
+		}
+		if p.stalls != nil {
+			p.stalls.stopOnce()
 		}
 		close(finished)
 	}()

@@ -41,6 +41,7 @@ func (w *Worker) stealWork() *task {
 // w's, else on the last pass v's runnext.
 func (w *Worker) stealFrom(v *Worker, withRunnext bool) *task {
 	if t := v.jobs.Steal(); t != nil {
+		w.traceSteal(v, 1)
 		w.stats.steals.inc()
 		w.stats.stolenIn.add(1)
 		v.stats.stolenOut.addAtomic(1)
@@ -49,6 +50,7 @@ func (w *Worker) stealFrom(v *Worker, withRunnext bool) *task {
 	before := w.ring.Len()
 	if t := v.ring.StealHalf(&w.ring); t != nil {
 		got := uint64(w.ring.Len()-before) + 1
+		w.traceSteal(v, got)
 		w.stats.steals.inc()
 		w.stats.stolenIn.add(got)
 		v.stats.stolenOut.addAtomic(got)
@@ -58,6 +60,7 @@ func (w *Worker) stealFrom(v *Worker, withRunnext bool) *task {
 		return nil
 	}
 	if t := w.stealRunnext(v); t != nil {
+		w.traceSteal(v, 1)
 		w.stats.steals.inc()
 		w.stats.stolenIn.add(1)
 		v.stats.stolenOut.addAtomic(1)
@@ -117,4 +120,11 @@ func (w *Worker) random() uint32 {
 	x ^= x << 5
 	w.rnd = x
 	return x
+}
+
+// traceSteal records a steal on w's timeline, if it has one.
+func (w *Worker) traceSteal(v *Worker, tasks uint64) {
+	if w.timeline != nil {
+		w.timeline.add(evSteal, int32(v.id), int32(tasks))
+	}
 }

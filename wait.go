@@ -63,6 +63,8 @@ func (w *Worker) sleepOn(l *latch) {
 		w.unsleep(l)
 		return
 	}
+	w.traceMark(evPark)
+	defer w.traceMark(evUnpark)
 	select {
 	case <-w.joinWake:
 		if !p.removeIdle(w) {

@@ -38,8 +38,8 @@ type Worker struct {
 	freeJoins     []*joinTask
 	freeForks     []any // *forkTask[T, R] of any T, R
 
-	// running counts task starts; a thief reads it to tell whether the
-	// victim is still on the same task.
+	// running counts task starts; a thief eyeing runnext and the stall
+	// detector read it to tell whether the worker is still on one task.
 	running atomic.Uint64
 	// wake receives a token when the worker is taken off the idle list.
 	wake chan struct{}
@@ -49,7 +49,8 @@ type Worker struct {
 	// closed when the blocked goroutine wants the worker back.
 	reclaim chan struct{}
 
-	stats workerStats
+	stats    workerStats
+	timeline *timeline // nil unless WithTimeline
 }
 
 // ID returns the worker's index in the pool, from 0 to Workers()-1.
@@ -104,13 +105,17 @@ func (w *Worker) loop() {
 			w.stats.flush()
 			return
 		}
-		w.running.Store(w.running.Load() + 1) // for thieves eyeing runnext
 		w.execute(t)
 	}
 }
 
 // execute runs one task, recovering a panic so the worker survives it.
 func (w *Worker) execute(t *task) {
+	w.running.Store(w.running.Load() + 1) // owner is the only writer
+	if w.timeline != nil {
+		w.timeline.add(evTaskStart, 0, 0)
+		defer w.timeline.add(evTaskEnd, 0, 0)
+	}
 	w.tick++
 	w.stats.ran.inc()
 	if w.tick%statsFlushEvery == 0 {

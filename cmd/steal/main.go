@@ -1,5 +1,6 @@
 // Command steal runs the work-stealing cluster node and simulator.
 //
+//	steal demo   watch the pool balance the seed's imbalanced workload
 //	steal node   serve the protocol on stdin/stdout (see package node)
 //	steal sim    compare scheduling policies in simulation (see package sim)
 //
@@ -19,6 +20,7 @@ func main() {
 const usage = `usage: steal <command> [flags]
 
 commands:
+  demo    run 1000 tasks spawned on one worker and watch the others steal (steal demo -h)
   node    run a cluster node: one JSON message per line on stdin, replies on stdout
   sim     simulate scheduling policies and print a comparison table (steal sim -h)
 `
@@ -34,7 +36,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runNode(args[1:], stdin, stdout, stderr)
 	case "sim":
 		return runSim(args[1:], stdout, stderr)
-	// Subcommands added later (e.g. "demo") go here, one case each.
+	case "demo":
+		return runDemo(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/worksteal/steal"
+)
+
+// demoFlags are steal demo's flags. The defaults are the seed's imbalanced
+// demo: 1000 tasks each summing 1,000,000 ints, all spawned on one worker.
+type demoFlags struct {
+	workers, tasks, size int
+	every                time.Duration
+	trace                string
+}
+
+func (f *demoFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "workers in the parallel run")
+	fs.IntVar(&f.tasks, "tasks", 1000, "tasks, all spawned by one task on one worker")
+	fs.IntVar(&f.size, "size", 1_000_000, "numbers each task sums")
+	fs.DurationVar(&f.every, "every", 100*time.Millisecond, "schedtrace interval")
+	fs.StringVar(&f.trace, "trace", "", "write a Chrome/Perfetto timeline of the parallel run to this file")
+}
+
+// runDemo runs the imbalanced workload on one worker, then on all, printing
+// schedtrace lines while it runs and a summary after.
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	var f demoFlags
+	fs := flag.NewFlagSet("steal demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if f.workers < 1 || f.tasks < 1 || f.size < 0 || f.every <= 0 {
+		fmt.Fprintln(stderr, "steal demo: -workers and -tasks must be at least 1, -size at least 0, -every positive")
+		return 2
+	}
+	fmt.Fprintf(stdout, "steal demo: %d tasks, each summing %d ints, all spawned by one task on one worker\n\n",
+		f.tasks, f.size)
+	one, _, err := demoRun(stdout, f, 1, "")
+	if err != nil {
+		fmt.Fprintln(stderr, "steal demo:", err)
+		return 1
+	}
+	all, stats, err := demoRun(stdout, f, f.workers, f.trace)
+	if err != nil {
+		fmt.Fprintln(stderr, "steal demo:", err)
+		return 1
+	}
+	demoSummary(stdout, f, one, all, stats)
+	return 0
+}
+
+// demoRun runs the workload on a fresh pool of the given size and returns
+// the wall time and the pool's final stats.
+func demoRun(out io.Writer, f demoFlags, workers int, tracePath string) (time.Duration, steal.Stats, error) {
+	fmt.Fprintf(out, "-- %d worker(s)\n", workers)
+	opts := []steal.Option{steal.WithWorkers(workers), steal.WithSchedTrace(f.every, out)}
+	if tracePath != "" {
+		opts = append(opts, steal.WithTimeline(1<<20))
+	}
+	p := steal.New(opts...)
+	var sink atomic.Int64
+	start := time.Now()
+	err := p.Run(func(w *steal.Worker) {
+		for range f.tasks {
+			w.Spawn(func(*steal.Worker) { sink.Add(sumTo(f.size)) })
+		}
+	})
+	if err == nil {
+		err = p.Close() // waits for every spawned task
+	}
+	elapsed := time.Since(start)
+	if err != nil {
+		return 0, steal.Stats{}, err
+	}
+	if want := int64(f.tasks) * sumTo(f.size); sink.Load() != want {
+		return 0, steal.Stats{}, fmt.Errorf("wrong result: %d, want %d", sink.Load(), want)
+	}
+	fmt.Fprintln(out, p.SchedTrace(elapsed))
+	fmt.Fprintln(out)
+	if tracePath != "" {
+		if err := writeTrace(p, tracePath); err != nil {
+			return 0, steal.Stats{}, err
+		}
+		fmt.Fprintf(out, "timeline written to %s (open it in ui.perfetto.dev or chrome://tracing)\n\n", tracePath)
+	}
+	return elapsed, p.Stats(), nil
+}
+
+func writeTrace(p *steal.Pool, path string) error {
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := p.WriteTrace(file); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}
+
+// sumTo is the seed's work(): the sum of 0..n-1, computed the slow way.
+func sumTo(n int) int64 {
+	var sum int64
+	for i := range n {
+		sum += int64(i)
+	}
+	return sum
+}
+
+func demoSummary(out io.Writer, f demoFlags, one, all time.Duration, s steal.Stats) {
+	fmt.Fprintf(out, "summary\n  1 worker:   %v\n  %d workers: %v\n", one.Round(time.Millisecond), f.workers, all.Round(time.Millisecond))
+	speedup := one.Seconds() / all.Seconds()
+	fmt.Fprintf(out, "  speedup %.2fx, parallel efficiency %.2f (on %d CPUs)\n", speedup, speedup/float64(f.workers), runtime.NumCPU())
+	fmt.Fprintf(out, "  steals %d, tasks moved by stealing %d\n", s.Total.Steals, s.Total.StolenIn)
+	for i, w := range s.Workers {
+		fmt.Fprintf(out, "  worker %d ran %d tasks (stole %d)\n", i, w.Ran, w.StolenIn)
+	}
+}
