@@ -66,25 +66,24 @@ func (q *injectQueue) getOne() *task {
 
 // getBatch takes up to min(128, len/workers + 1) tasks: it returns the first
 // to run now and puts the rest into w's ring (which is empty: the caller
-// looked), as the runtime's globrunqget does.
+// looked) with one publishing store, as the runtime's globrunqget does.
 func (q *injectQueue) getBatch(w *Worker, workers int) *task {
 	if q.len() == 0 {
 		return nil
 	}
+	var batch [128]*task
 	q.mu.Lock()
-	n := min(q.len()/workers+1, 128)
+	n := min(q.len()/workers+1, len(batch))
 	first := q.pop()
-	for i := 1; i < n; i++ {
-		t := q.pop()
-		if t == nil {
+	k := 0
+	for ; k < n-1; k++ {
+		if batch[k] = q.pop(); batch[k] == nil {
 			break
-		}
-		if spill := w.ring.Put(t); spill != nil { // cannot happen with an empty ring; stay safe
-			for _, s := range spill {
-				q.push(s)
-			}
 		}
 	}
 	q.mu.Unlock()
+	if put := w.ring.PutBatch(batch[:k]); put < k { // cannot happen with an empty ring; stay safe
+		q.pushBatch(batch[put:k])
+	}
 	return first
 }

@@ -47,6 +47,8 @@ type Pool struct {
 	blocked atomic.Int64 // goroutines inside Worker.Block; the pool is not done while > 0
 	spares  atomic.Int64 // spare goroutines running for Block, at most maxSpares
 
+	countStarts bool // workers count task starts (for the stall detector)
+
 	panics panicSink
 	trace  *schedTrace
 	stalls *stallDetector
@@ -63,9 +65,10 @@ func New(opts ...Option) *Pool {
 	}
 	cfg.fromEnv()
 	p := &Pool{
-		done:      make(chan struct{}),
-		maxQueued: int64(cfg.maxQueued),
-		room:      make(chan struct{}),
+		done:        make(chan struct{}),
+		maxQueued:   int64(cfg.maxQueued),
+		countStarts: cfg.stallAfter > 0,
+		room:        make(chan struct{}),
 	}
 	p.panics.handler = cfg.panicHandler
 	p.ctx, p.cancel = context.WithCancel(context.Background())
@@ -159,7 +162,7 @@ func (p *Pool) TrySubmit(fn func(w *Worker)) error {
 // submitTask queues t on the inject queue and wakes a worker.
 func (p *Pool) submitTask(t *task) error {
 	if p.maxQueued > 0 && p.queued.Add(1) > p.maxQueued {
-		p.queued.Add(-1) // never queued: no room was made, wake nobody
+		p.undoRefused()
 		return ErrBacklogFull
 	}
 	t.external = true
@@ -183,11 +186,18 @@ func (p *Pool) Go(fn func()) error {
 	return p.Submit(context.Background(), func(*Worker) { fn() })
 }
 
+// undoRefused takes back the count of a submit refused at the cap. Our
+// brief over-count may have failed a waiter's retry, so it is undone like a
+// task start: if that leaves room, the waiters are woken.
+func (p *Pool) undoRefused() { p.releaseQueued() }
+
 // releaseQueued marks one external task as started (or refused after it
-// was counted) and wakes the Submits blocked on a full backlog to retry.
+// was counted) and, if that leaves room, wakes the Submits blocked on a full
+// backlog to retry. A waiter that fails its retry waits again on a fresh
+// channel, so a refused submit's own release cannot make it spin: the
+// waiter only wakes when the count drops below the cap.
 func (p *Pool) releaseQueued() {
-	p.queued.Add(-1)
-	if p.roomWaiters.Load() == 0 {
+	if p.queued.Add(-1) >= p.maxQueued || p.roomWaiters.Load() == 0 {
 		return
 	}
 	p.roomMu.Lock()

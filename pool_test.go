@@ -568,7 +568,7 @@ func TestBacklogNoLostRoomWakeup(t *testing.T) {
 		t.Fatal("X did not run")
 	}
 	time.Sleep(10 * time.Millisecond) // the woken Submit retried and waits again
-	p.queued.Add(-1)                  // 4: the TrySubmit's "wake nobody"
+	p.undoRefused()                   // 4: the refused TrySubmit undoes its Add
 	if err := <-returned; err != nil {
 		t.Errorf("Submit waiting for room with an empty backlog (queued=%d): %v: wakeup lost", p.queued.Load(), err)
 	}

@@ -69,21 +69,22 @@ func (w *Worker) stealFrom(v *Worker, withRunnext bool) *task {
 	return nil
 }
 
-// stealRunnext takes v's runnext only if v stays on the same task for
-// stealRunnextAfter: if v is between tasks it is about to run runnext itself.
+// stealRunnext takes v's runnext only if it is still the same task after
+// stealRunnextAfter: a worker between tasks takes its runnext within that
+// time, so one that has not is busy with a long or blocked task (the
+// runtime's usleep(3) in runqgrab). The CAS fails if v took it meanwhile.
 func (w *Worker) stealRunnext(v *Worker) *task {
-	seen := v.running.Load()
+	t := v.runnext.Load()
+	if t == nil {
+		return nil
+	}
 	deadline := time.Now().Add(stealRunnextAfter)
 	for time.Now().Before(deadline) {
-		if v.running.Load() != seen {
+		if v.runnext.Load() != t {
 			return nil
 		}
 	}
-	if v.running.Load() != seen {
-		return nil
-	}
-	t := v.runnext.Load()
-	if t != nil && v.runnext.CompareAndSwap(t, nil) {
+	if v.runnext.CompareAndSwap(t, nil) {
 		return t
 	}
 	return nil

@@ -38,8 +38,9 @@ type Worker struct {
 	freeJoins     []*joinTask
 	freeForks     []any // *forkTask[T, R] of any T, R
 
-	// running counts task starts; a thief eyeing runnext and the stall
-	// detector read it to tell whether the worker is still on one task.
+	// running counts task starts, for the stall detector to tell whether
+	// the worker is still on one task; kept only while it runs (an atomic
+	// store per task is a locked instruction on amd64).
 	running atomic.Uint64
 	// wake receives a token when the worker is taken off the idle list.
 	wake chan struct{}
@@ -111,7 +112,9 @@ func (w *Worker) loop() {
 
 // execute runs one task, recovering a panic so the worker survives it.
 func (w *Worker) execute(t *task) {
-	w.running.Store(w.running.Load() + 1) // owner is the only writer
+	if w.pool.countStarts {
+		w.running.Store(w.running.Load() + 1) // owner is the only writer
+	}
 	if w.timeline != nil {
 		w.timeline.add(evTaskStart, 0, 0)
 		defer w.timeline.add(evTaskEnd, 0, 0)

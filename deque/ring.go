@@ -22,11 +22,18 @@ const RingSize = 256
 // (one item) and by thieves (a batch); the loser re-reads. Slots are atomics
 // because a thief may read a slot the owner is overwriting after wrap-around:
 // its CAS on head then fails and the value is discarded.
+//
+// Memory: a taken slot is not cleared at once (clearing is an atomic store
+// with a write barrier, and would double the cost of a task). Put overwrites
+// it within RingSize puts, and a Get that finds the ring empty clears every
+// slot taken since, so a busy ring keeps at most RingSize taken items
+// reachable and an empty one none.
 type Ring[T any] struct {
 	head atomic.Uint32 // oldest item; CAS by owner and thieves
 	_    [60]byte      // keep thieves' CAS traffic off the owner's tail
 	tail atomic.Uint32 // one past the newest item; stored by the owner only
-	// clean is the owner's private watermark for slots emptied by thieves.
+	// clean is the owner's private watermark: slots below it hold nothing
+	// taken.
 	clean uint32
 	slots [RingSize]atomic.Pointer[T]
 	spill [RingSize/2 + 1]*T // owner's scratch for Put's overflow batch
@@ -57,7 +64,6 @@ func (r *Ring[T]) Put(x *T) []*T {
 		h := r.head.Load()
 		t := r.tail.Load()
 		if t-h < RingSize {
-			r.sweep(h, t, 2)
 			r.slots[t%RingSize].Store(x)
 			r.tail.Store(t + 1)
 			return nil
@@ -84,6 +90,25 @@ func (r *Ring[T]) putSlow(x *T, h, t uint32) []*T {
 	return r.spill[:n+1]
 }
 
+// PutBatch adds the items of batch at the tail, in order, and publishes them
+// with one store; it is for refilling a ring from another queue. Owner only.
+// It adds as many as fit and returns how many that was; none may be nil.
+//
+// Cost: one slot store per item plus one tail store for the lot.
+func (r *Ring[T]) PutBatch(batch []*T) int {
+	h := r.head.Load()
+	t := r.tail.Load()
+	n := min(len(batch), int(RingSize-(t-h)))
+	for i, x := range batch[:n] {
+		if x == nil {
+			panic("deque: PutBatch of nil")
+		}
+		r.slots[(t+uint32(i))%RingSize].Store(x)
+	}
+	r.tail.Store(t + uint32(n))
+	return n
+}
+
 // Get removes and returns the oldest item, or nil if the ring is empty.
 // Owner only.
 //
@@ -99,9 +124,7 @@ func (r *Ring[T]) Get() *T {
 		}
 		x := r.slots[h%RingSize].Load()
 		if r.head.CompareAndSwap(h, h+1) {
-			// Only the owner writes slots, so clearing ours is safe.
-			r.slots[h%RingSize].Store(nil)
-			return x
+			return x // the slot is cleared when the ring next runs empty
 		}
 	}
 }
@@ -158,15 +181,17 @@ func (r *Ring[T]) Len() int {
 	}
 }
 
-// sweep clears up to max slots that thieves emptied, so their items can be
-// collected: a couple on each Put, all of them when Get finds the ring empty.
-// A thief still reading one holds a stale head, so its CAS fails. Owner only.
+// sweep clears up to max taken slots below head, so their items can be
+// collected; Get calls it when it finds the ring empty. A thief still reading
+// one holds a stale head, so its CAS fails. Owner only.
 func (r *Ring[T]) sweep(h, t uint32, max int) {
 	if lowest := t - RingSize; int32(lowest-r.clean) > 0 {
-		r.clean = lowest
+		r.clean = lowest // older slots were overwritten by puts since
 	}
 	for ; max > 0 && int32(h-r.clean) > 0; max-- {
-		r.slots[r.clean%RingSize].Store(nil)
+		if slot := &r.slots[r.clean%RingSize]; slot.Load() != nil {
+			slot.Store(nil)
+		}
 		r.clean++
 	}
 }

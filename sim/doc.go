@@ -27,6 +27,17 @@
 // random victim choices come from a generator seeded with Options.Seed.
 // Simultaneous events are ordered by worker index.
 //
+// # Sampling
+//
+// Options.Sample (or Workload.Sample) makes a run record its state every
+// so often in virtual time: each worker's queue length, the jobs running,
+// done and existing, and the busy worker time so far, from which
+// Result.SampleUtilisation derives the utilisation between samples. The
+// series is bounded (Sampling.Max, 2,000 by default): a longer run doubles
+// the interval and drops every other sample. Sampling is off by default
+// and then costs one comparison per event; on, it costs O(W) per sample
+// and O(Max × W) memory, and does not change the run.
+//
 // # Costs
 //
 // Each event costs O(log W) (a binary heap holding at most one pending

@@ -20,6 +20,9 @@ type Options struct {
 	Seed uint64
 	// Spawn makes completing jobs create more jobs.
 	Spawn Spawn
+	// Sample records the run's state over time in Result.Samples; off by
+	// default.
+	Sample Sampling
 }
 
 // Simulate runs the jobs, queues[w] front to back on worker w, under the
@@ -48,6 +51,11 @@ type engine struct {
 	rng     *rand.Rand
 	now     int64
 	res     Result
+
+	// Sampling state (sample.go); sampleAt is noSample when off.
+	sampleAt, sampleEvery int64
+	sampleMax             int
+	spare                 [][]int32 // Queues of dropped samples, for reuse
 }
 
 func newEngine(queues [][]Task, p Policy, o Options) *engine {
@@ -74,6 +82,7 @@ func newEngine(queues [][]Task, p Policy, o Options) *engine {
 		}
 		e.victims.set(int32(i), e.deques[i].Len())
 	}
+	e.startSampling(o.Sample)
 	return e
 }
 
@@ -86,14 +95,20 @@ func (e *engine) add(t Task) int32 {
 }
 
 // run starts every worker at time 0, then processes events in order until
-// none is left or the horizon is reached.
+// none is left or the horizon is reached, taking the samples that fall due
+// between events.
 func (e *engine) run() {
 	for w := range e.deques {
 		e.next(int32(w))
 	}
 	for len(e.pending) > 0 {
-		if h := int64(e.opts.Horizon); h > 0 && e.pending[0].at > h {
+		at := e.pending[0].at
+		if h := int64(e.opts.Horizon); h > 0 && at > h {
+			e.sampleThrough(h)
 			return
+		}
+		if at > e.sampleAt { // never true when sampling is off
+			e.sampleBefore(at)
 		}
 		ev := e.pending.pop()
 		e.now = ev.at
@@ -104,6 +119,7 @@ func (e *engine) run() {
 			e.take(ev.worker, e.target[ev.worker])
 		}
 	}
+	e.sampleFinal(e.now)
 }
 
 // next gives an idle worker something to do, by policy.

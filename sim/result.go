@@ -24,6 +24,10 @@ type Result struct {
 	// when Finished. Preempted jobs are at the front with their remaining
 	// cost; jobs left in the central queue are dealt round robin.
 	Remaining [][]Task
+	// Samples is the time series that Options.Sample asked for, SampleEvery
+	// apart from time 0; nil when sampling was off.
+	Samples     []Sample
+	SampleEvery time.Duration
 }
 
 // Workers reports the number of workers.

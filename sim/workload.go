@@ -17,6 +17,8 @@ type Workload struct {
 	Spawn        Spawn
 	StealLatency time.Duration
 	Seed         uint64
+	// Sample is passed to every run as Options.Sample.
+	Sample Sampling
 }
 
 // Validate reports the first thing that makes the workload unrunnable.
@@ -76,5 +78,5 @@ func (wl Workload) options() Options {
 	if spawn.Cost.Mean == 0 {
 		spawn.Cost = wl.Cost // children cost like their parents by default
 	}
-	return Options{StealLatency: wl.StealLatency, Seed: wl.Seed, Spawn: spawn}
+	return Options{StealLatency: wl.StealLatency, Seed: wl.Seed, Spawn: spawn, Sample: wl.Sample}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 )
 
 // simFlags are steal sim's flags. The defaults simulate 100,000 jobs on 64
-// workers, which runs every policy in well under a second.
+// workers, which runs every policy in well under a second; with -svg they
+// are a chart's (see chartDefaults).
 type simFlags struct {
 	workers, jobs             int
 	dist, cost, policies      string
@@ -22,6 +24,16 @@ type simFlags struct {
 	spawnProb                 float64
 	spawnChildren, spawnDepth int
 	json                      bool
+	svg                       string
+}
+
+// chartDefaults replace the defaults of the flags not given with -svg: a
+// small workload whose chart shows every worker, and the three policies
+// that tell the story of stealing.
+var chartDefaults = map[string]string{
+	"workers":  "8",
+	"jobs":     "2000",
+	"policies": "none,one/random,half/random",
 }
 
 func (f *simFlags) register(fs *flag.FlagSet) {
@@ -37,6 +49,26 @@ func (f *simFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.spawnChildren, "spawn-children", 2, "children per spawning job")
 	fs.IntVar(&f.spawnDepth, "spawn-depth", 3, "generations of spawning")
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
+	fs.StringVar(&f.svg, "svg", "", "also draw queue lengths and utilisation over time to this SVG `file`;\n"+
+		"the defaults become -workers 8 -jobs 2000 -policies none,one/random,half/random")
+}
+
+// applyChartDefaults sets, when -svg was given, the flags that were not
+// to chartDefaults.
+func (f *simFlags) applyChartDefaults(fs *flag.FlagSet) error {
+	if f.svg == "" {
+		return nil
+	}
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	for name, value := range chartDefaults {
+		if !given[name] {
+			if err := fs.Set(name, value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // workload turns the flags into a validated workload and policy list.
@@ -72,10 +104,21 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "steal sim: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if err := f.applyChartDefaults(fs); err != nil {
+		fmt.Fprintln(stderr, "steal sim:", err)
+		return 2
+	}
 	wl, policies, err := f.workload()
 	if err != nil {
 		fmt.Fprintln(stderr, "steal sim:", err)
 		return 2
+	}
+	if f.svg != "" {
+		wl.Sample = chartSampling(wl)
 	}
 	start := time.Now()
 	results := wl.Compare(policies)
@@ -85,11 +128,30 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	} else {
 		err = writeTable(stdout, wl, results, elapsed)
 	}
+	if err == nil && f.svg != "" {
+		err = saveChart(f.svg, results)
+		if err == nil && !f.json {
+			fmt.Fprintf(stdout, "chart written to %s\n", f.svg)
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "steal sim:", err)
 		return 1
 	}
 	return 0
+}
+
+// saveChart writes the chart of results to the named file.
+func saveChart(name string, results []sim.Result) error {
+	file, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	err = writeChart(file, results)
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func writeTable(w io.Writer, wl sim.Workload, results []sim.Result, elapsed time.Duration) error {

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -64,5 +67,81 @@ func TestSimRejectsBadFlags(t *testing.T) {
 		if code, _, _ := runWith(append([]string{"sim"}, args...), ""); code != 2 {
 			t.Errorf("%v: code %d, want 2", args, code)
 		}
+	}
+}
+
+func TestSimSVG(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "out.svg")
+	code, out, errs := runWith([]string{"sim", "-svg", name, "-workers", "3", "-jobs", "60", "-cost", "fixed"}, "")
+	if code != 0 || errs != "" {
+		t.Fatalf("code %d stderr %q", code, errs)
+	}
+	if !strings.Contains(out, "60 jobs (fixed, mean 1ms, start: first) on 3 workers") ||
+		!strings.Contains(out, "chart written to "+name) {
+		t.Errorf("output:\n%s", out)
+	}
+	svg, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(svg, []byte("<?xml")) && !bytes.HasPrefix(svg, []byte("<svg")) {
+		t.Fatalf("not an SVG file: %.40q", svg)
+	}
+	// -svg alone picks the chart's policies.
+	for _, want := range []string{"none: makespan 60ms", "one/random: makespan 20ms", "half/random: makespan 20ms", "worker 2"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+}
+
+func TestSimSVGDefaultsAndOverrides(t *testing.T) {
+	dir := t.TempDir()
+	code, out, _ := runWith([]string{"sim", "-svg", filepath.Join(dir, "a.svg")}, "")
+	if code != 0 || !strings.Contains(out, "2000 jobs (exponential, mean 1ms, start: first) on 8 workers") {
+		t.Fatalf("code %d, output:\n%s", code, out)
+	}
+	var policies []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) == 7 && f[0] != "policy" {
+			policies = append(policies, f[0])
+		}
+	}
+	if got := strings.Join(policies, ","); got != "none,one/random,half/random" {
+		t.Errorf("policies %s, want none,one/random,half/random", got)
+	}
+	// Flags given keep their values; JSON stays alone on stdout.
+	name := filepath.Join(dir, "b.svg")
+	code, out, _ = runWith([]string{"sim", "-json", "-svg", name, "-workers", "12", "-jobs", "300", "-policies", "central,half/most_loaded"}, "")
+	var got struct {
+		Workers int `json:"workers"`
+		Results []struct {
+			Policy string `json:"policy"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+		t.Fatalf("code %d, %v:\n%s", code, err, out)
+	}
+	if got.Workers != 12 || len(got.Results) != 2 || got.Results[0].Policy != "central" {
+		t.Errorf("got %+v", got)
+	}
+	svg, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"central queue", "half/most_loaded", "workers 0-7 of 12 shown", "max of all 12", "mean of all 12"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+}
+
+func TestSimSVGErrors(t *testing.T) {
+	code, _, errs := runWith([]string{"sim", "-svg", filepath.Join(t.TempDir(), "no", "such", "dir.svg"), "-jobs", "10"}, "")
+	if code != 1 || !strings.Contains(errs, "steal sim:") {
+		t.Errorf("unwritable file: code %d stderr %q", code, errs)
+	}
+	if code, _, errs := runWith([]string{"sim", "extra"}, ""); code != 2 || !strings.Contains(errs, `unexpected argument "extra"`) {
+		t.Errorf("stray argument: code %d stderr %q", code, errs)
 	}
 }
