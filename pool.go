@@ -112,7 +112,8 @@ func (p *Pool) Workers() int { return len(p.workers) }
 // From inside a task, prefer Worker.Spawn: it keeps the task on the same
 // worker and never blocks.
 //
-// Cost: a 32-byte allocation, a mutex-guarded append and a wake-up check.
+// Cost: a 64-byte allocation, a mutex-guarded append and a wake-up check;
+// about 110 ns a task all told on the machine of the package doc's # Cost.
 func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
 	return p.submitWait(ctx, &task{fn: fn})
 }

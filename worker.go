@@ -73,8 +73,9 @@ func (w *Worker) Context() context.Context { return w.ctx }
 // WithMaxQueued is set, and works on a closed pool: a pool drains everything
 // its running tasks spawn before it stops.
 //
-// Cost: one atomic swap and one 32-byte allocation; a wake-up check that is
-// two atomic loads when no worker is idle.
+// Cost: one atomic swap and one 64-byte allocation; a wake-up check that is
+// two atomic loads when no worker is idle; about 90 ns a task all told on
+// the machine of the package doc's # Cost.
 func (w *Worker) Spawn(fn func(w *Worker)) {
 	w.spawn(&task{fn: fn})
 }
