@@ -17,7 +17,7 @@ import (
 type demoFlags struct {
 	workers, tasks, size int
 	every                time.Duration
-	trace                string
+	trace, spawn         string
 }
 
 func (f *demoFlags) register(fs *flag.FlagSet) {
@@ -26,6 +26,7 @@ func (f *demoFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.size, "size", 1_000_000, "numbers each task sums")
 	fs.DurationVar(&f.every, "every", 100*time.Millisecond, "schedtrace interval")
 	fs.StringVar(&f.trace, "trace", "", "write a Chrome/Perfetto timeline of the parallel run to this file")
+	fs.StringVar(&f.spawn, "spawn", "tree", "how the one task creates the work: tree (it spawns two halves, each halving again: every other worker must steal) or flat (it spawns every task in a loop, as the seed: past the ring's 256 slots they overflow to the inject queue)")
 }
 
 // runDemo runs the imbalanced workload on one worker, then on all, printing
@@ -38,12 +39,12 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if f.workers < 1 || f.tasks < 1 || f.size < 0 || f.every <= 0 {
-		fmt.Fprintln(stderr, "steal demo: -workers and -tasks must be at least 1, -size at least 0, -every positive")
+	if f.workers < 1 || f.tasks < 1 || f.size < 0 || f.every <= 0 || (f.spawn != "tree" && f.spawn != "flat") {
+		fmt.Fprintln(stderr, "steal demo: -workers and -tasks must be at least 1, -size at least 0, -every positive, -spawn tree or flat")
 		return 2
 	}
-	fmt.Fprintf(stdout, "steal demo: %d tasks, each summing %d ints, all spawned by one task on one worker\n\n",
-		f.tasks, f.size)
+	fmt.Fprintf(stdout, "steal demo: %d tasks, each summing %d ints, all created on one worker (-spawn %s)\n\n",
+		f.tasks, f.size, f.spawn)
 	one, _, err := demoRun(stdout, f, 1, "")
 	if err != nil {
 		fmt.Fprintln(stderr, "steal demo:", err)
@@ -69,10 +70,15 @@ func demoRun(out io.Writer, f demoFlags, workers int, tracePath string) (time.Du
 	p := steal.New(opts...)
 	var sink atomic.Int64
 	start := time.Now()
+	work := func(*steal.Worker) { sink.Add(sumTo(f.size)) }
 	err := p.Run(func(w *steal.Worker) {
-		for range f.tasks {
-			w.Spawn(func(*steal.Worker) { sink.Add(sumTo(f.size)) })
+		if f.spawn == "flat" {
+			for range f.tasks {
+				w.Spawn(work)
+			}
+			return
 		}
+		spawnTree(w, f.tasks, work)
 	})
 	if err == nil {
 		err = p.Close() // waits for every spawned task
@@ -105,6 +111,18 @@ func writeTrace(p *steal.Pool, path string) error {
 		return err
 	}
 	return file.Close()
+}
+
+// spawnTree creates n tasks by halving: a range of one runs the work,
+// a larger range spawns its two halves. Everything starts on one worker, and
+// the others get work only by stealing it.
+func spawnTree(w *steal.Worker, n int, work func(*steal.Worker)) {
+	if n == 1 {
+		work(w)
+		return
+	}
+	w.Spawn(func(w *steal.Worker) { spawnTree(w, n/2, work) })
+	w.Spawn(func(w *steal.Worker) { spawnTree(w, n-n/2, work) })
 }
 
 // sumTo is the seed's work(): the sum of 0..n-1, computed the slow way.

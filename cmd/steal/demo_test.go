@@ -27,9 +27,13 @@ func TestDemoTinyRunsAndReports(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^SCHED \d+ms: workers=2 idle=\d+ spinning=\d+ inject=\d+ local=\[\d+ \d+\]`).MatchString(text) {
 		t.Fatalf("no schedtrace line for the 2-worker run:\n%s", text)
 	}
-	// Every task ran: the final schedtrace line of each run says ran=40+1.
-	if n := strings.Count(text, "ran=41 "); n != 2 {
-		t.Fatalf("final schedtrace lines with ran=41: %d, want 2:\n%s", n, text)
+	// Every task ran, and the 2-worker run moved work by stealing: a tree
+	// with 40 leaves has 79 tasks, its root being the task Run starts.
+	if n := strings.Count(text, "ran=79 "); n != 2 {
+		t.Fatalf("final schedtrace lines with ran=79: %d, want 2:\n%s", n, text)
+	}
+	if regexp.MustCompile(`steals 0,`).MatchString(text) {
+		t.Fatalf("no steals in the 2-worker tree run:\n%s", text)
 	}
 	data, err := os.ReadFile(trace)
 	if err != nil {
@@ -38,6 +42,21 @@ func TestDemoTinyRunsAndReports(t *testing.T) {
 	var tr struct{ TraceEvents []map[string]any }
 	if err := json.Unmarshal(data, &tr); err != nil || len(tr.TraceEvents) == 0 {
 		t.Fatalf("trace file not a trace: %v", err)
+	}
+}
+
+func TestDemoFlatSpawnOverflowsToInject(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"demo", "-workers", "2", "-tasks", "300", "-size", "1000", "-every", "1s", "-spawn", "flat"},
+		nil, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, errOut.String())
+	}
+	// One worker: the spawner fills runnext and the 256-slot ring and the
+	// other 43 tasks overflow to the inject queue in one batch.
+	if !regexp.MustCompile(`workers=1 .* ran=301 .* overflows=1 `).MatchString(out.String()) ||
+		strings.Count(out.String(), "ran=301 ") != 2 {
+		t.Fatalf("flat spawn of 300 should run 301 tasks and overflow the 1-worker ring once:\n%s", out.String())
 	}
 }
 
