@@ -80,21 +80,30 @@ func (w *Worker) offerSplit() bool {
 	return len(w.pool.workers) > 1 && w.jobs.Len() == 0
 }
 
-// joinBack finishes a task w pushed: if no thief took it, it pops it and
-// calls it here, directly, with no latch traffic, so a panic in it
-// propagates unchanged, and reports inline; else it helps until the thief
-// has finished it and returns the thief's panic, if any. Only a task that
-// ran inline may be recycled.
+// joinBack finishes a task w pushed: if no thief took it, it calls it here,
+// directly, with no latch traffic, so a panic in it propagates unchanged,
+// and reports inline; else it returns the thief's panic, if any. Only a
+// task that ran inline may be recycled.
 func (w *Worker) joinBack(j *joinTask) (pe *PanicError, inline bool) {
-	if t := w.jobs.Pop(); t == &j.task {
+	if w.takeBack(j) {
 		w.stats.ran.inc()
 		j.fn(w)
 		return nil, true
+	}
+	return j.perr, false
+}
+
+// takeBack pops j back off w's deque and reports true if no thief took it,
+// for the caller to run; otherwise it helps until the thief has finished j
+// and reports false.
+func (w *Worker) takeBack(j *joinTask) bool {
+	if t := w.jobs.Pop(); t == &j.task {
+		return true
 	} else if t != nil {
-		w.jobs.Push(t)
+		w.jobs.Push(t) // not ours: a task left behind (cannot happen with balanced use)
 	}
 	w.waitFor(&j.latch)
-	return j.perr, false
+	return false
 }
 
 // joinBackRecover is joinBack that also catches a panic of a task run

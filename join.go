@@ -69,16 +69,9 @@ func joinInline(w *Worker, a, b func(w *Worker)) {
 // unwindJoin is deferred by Join. It does nothing unless a panicked, and
 // then still gets b run (here or by its thief) before the panic goes on.
 func (w *Worker) unwindJoin(j *joinTask, aDone *bool) {
-	if *aDone {
-		return
-	}
-	if t := w.jobs.Pop(); t == &j.task {
+	if !*aDone && w.takeBack(j) {
 		callRecover(w, j.fn) // a's panic wins; b's, if any, is dropped
-		return
-	} else if t != nil {
-		w.jobs.Push(t)
 	}
-	w.waitFor(&j.latch)
 }
 
 // joinTask is a fork-join task with its own latch, so that Join and Spawn
