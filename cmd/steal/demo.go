@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -17,7 +18,8 @@ import (
 type demoFlags struct {
 	workers, tasks, size int
 	every                time.Duration
-	trace, spawn         string
+	trace, traceSVG      string
+	spawn                string
 }
 
 func (f *demoFlags) register(fs *flag.FlagSet) {
@@ -26,6 +28,7 @@ func (f *demoFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.size, "size", 1_000_000, "numbers each task sums")
 	fs.DurationVar(&f.every, "every", 100*time.Millisecond, "schedtrace interval")
 	fs.StringVar(&f.trace, "trace", "", "write a Chrome/Perfetto timeline of the parallel run to this file")
+	fs.StringVar(&f.traceSVG, "trace-svg", "", "draw the parallel run's timeline (a lane per worker, steals as arrows) as an SVG file")
 	fs.StringVar(&f.spawn, "spawn", "tree", "how the one task creates the work: tree (it spawns two halves, each halving again: every other worker must steal) or flat (it spawns every task in a loop, as the seed: past the ring's 256 slots they overflow to the inject queue)")
 }
 
@@ -45,12 +48,12 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "steal demo: %d tasks, each summing %d ints, all created on one worker (-spawn %s)\n\n",
 		f.tasks, f.size, f.spawn)
-	one, _, err := demoRun(stdout, f, 1, "")
+	one, _, err := demoRun(stdout, f, 1, false)
 	if err != nil {
 		fmt.Fprintln(stderr, "steal demo:", err)
 		return 1
 	}
-	all, stats, err := demoRun(stdout, f, f.workers, f.trace)
+	all, stats, err := demoRun(stdout, f, f.workers, true)
 	if err != nil {
 		fmt.Fprintln(stderr, "steal demo:", err)
 		return 1
@@ -61,10 +64,11 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 
 // demoRun runs the workload on a fresh pool of the given size and returns
 // the wall time and the pool's final stats.
-func demoRun(out io.Writer, f demoFlags, workers int, tracePath string) (time.Duration, steal.Stats, error) {
+func demoRun(out io.Writer, f demoFlags, workers int, traced bool) (time.Duration, steal.Stats, error) {
 	fmt.Fprintf(out, "-- %d worker(s)\n", workers)
 	opts := []steal.Option{steal.WithWorkers(workers), steal.WithSchedTrace(f.every, out)}
-	if tracePath != "" {
+	traced = traced && (f.trace != "" || f.traceSVG != "")
+	if traced {
 		opts = append(opts, steal.WithTimeline(1<<20))
 	}
 	p := steal.New(opts...)
@@ -92,25 +96,40 @@ func demoRun(out io.Writer, f demoFlags, workers int, tracePath string) (time.Du
 	}
 	fmt.Fprintln(out, p.SchedTrace(elapsed))
 	fmt.Fprintln(out)
-	if tracePath != "" {
-		if err := writeTrace(p, tracePath); err != nil {
+	if traced {
+		if err := writeTimelines(out, p, f, workers); err != nil {
 			return 0, steal.Stats{}, err
 		}
-		fmt.Fprintf(out, "timeline written to %s (open it in ui.perfetto.dev or chrome://tracing)\n\n", tracePath)
 	}
 	return elapsed, p.Stats(), nil
 }
 
-func writeTrace(p *steal.Pool, path string) error {
-	file, err := os.Create(path)
-	if err != nil {
+// writeTimelines writes the pool's timeline as trace JSON and/or as a
+// chart, as the flags ask.
+func writeTimelines(out io.Writer, p *steal.Pool, f demoFlags, workers int) error {
+	var trace bytes.Buffer
+	if err := p.WriteTrace(&trace); err != nil {
 		return err
 	}
-	if err := p.WriteTrace(file); err != nil {
-		file.Close()
-		return err
+	if f.trace != "" {
+		if err := os.WriteFile(f.trace, trace.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "timeline written to %s (open it in ui.perfetto.dev or chrome://tracing)\n", f.trace)
 	}
-	return file.Close()
+	if f.traceSVG != "" {
+		var svg bytes.Buffer
+		title := fmt.Sprintf("steal demo: %d tasks created on worker 0, %d workers (-spawn %s)", f.tasks, workers, f.spawn)
+		if err := writeTimelineChart(&svg, trace.Bytes(), title); err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.traceSVG, svg.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "timeline chart written to %s\n", f.traceSVG)
+	}
+	fmt.Fprintln(out)
+	return nil
 }
 
 // spawnTree creates n tasks by halving: a range of one runs the work,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"io"
@@ -90,16 +89,7 @@ func writeChart(w io.Writer, results []sim.Result) error {
 		legend.Min.Y, legend.Max.Y = c[0].Min.Y, c[0].Max.Y-24 // below the title
 		legends[i].Draw(legend)
 	}
-	var svg bytes.Buffer
-	if _, err := canvas.WriteTo(&svg); err != nil {
-		return err
-	}
-	// gonum names the font alone; Arial and Helvetica have the same
-	// metrics, so viewers without Liberation Sans still fit the labels.
-	out := bytes.ReplaceAll(svg.Bytes(), []byte("font-family:Liberation Sans;"),
-		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
-	_, err = w.Write(out)
-	return err
+	return writeSVG(w, canvas)
 }
 
 // sans is the chart's font: Liberation Sans, which gonum embeds the
