@@ -141,3 +141,14 @@ func ExampleRing_Len() {
 	// 2
 	// 1
 }
+
+func ExampleRing_PutBatch() {
+	var r deque.Ring[string]
+	batch := []*string{new(string), new(string), new(string)}
+	*batch[0], *batch[1], *batch[2] = "a", "b", "c"
+	fmt.Println(r.PutBatch(batch), r.Len()) // one publishing store for the lot
+	fmt.Println(*r.Get())
+	// Output:
+	// 3 3
+	// a
+}
