@@ -19,18 +19,23 @@ func fibJoin(w *Worker, n int) int {
 	return a + b
 }
 
-func TestJoinComputesFib(t *testing.T) {
-	for _, workers := range []int{1, 2, 4} {
-		p := New(WithWorkers(workers))
-		var got int
-		if err := p.Run(func(w *Worker) { got = fibJoin(w, 22) }); err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if got != 17711 {
-			t.Fatalf("W=%d: fib(22) = %d, want 17711", workers, got)
+func TestJoinAndFork2ComputeFib(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		fib  func(*Worker, int) int
+	}{{"Join", fibJoin}, {"Fork2", fibFork}} {
+		for _, workers := range []int{1, 2, 4} {
+			p := New(WithWorkers(workers))
+			var got int
+			if err := p.Run(func(w *Worker) { got = c.fib(w, 22) }); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got != 17711 {
+				t.Fatalf("%s, W=%d: fib(22) = %d, want 17711", c.name, workers, got)
+			}
 		}
 	}
 }
@@ -168,18 +173,6 @@ func fibFork(w *Worker, n int) int {
 	}
 	a, b := Fork2(w, fibFork, n-1, n-2)
 	return a + b
-}
-
-func TestFork2ComputesFib(t *testing.T) {
-	for _, workers := range []int{1, 2, 4} {
-		p := New(WithWorkers(workers))
-		var got int
-		p.Run(func(w *Worker) { got = fibFork(w, 22) })
-		p.Close()
-		if got != 17711 {
-			t.Fatalf("W=%d: fib(22) = %d, want 17711", workers, got)
-		}
-	}
 }
 
 func TestFork2PanicRunsBoth(t *testing.T) {

@@ -79,36 +79,6 @@ func BenchmarkRingStealHalf(b *testing.B) {
 	b.ReportMetric(float64(moved)/float64(b.N), "items/op")
 }
 
-// mutexQueue is the baseline of BenchmarkContention: one FIFO queue behind
-// one mutex, shared by the owner and the thieves.
-type mutexQueue struct {
-	mu   sync.Mutex
-	q    []*int
-	head int
-}
-
-func (m *mutexQueue) push(x *int) {
-	m.mu.Lock()
-	if m.head > 0 && m.head >= len(m.q)/2 {
-		n := copy(m.q, m.q[m.head:])
-		clear(m.q[n:])
-		m.q, m.head = m.q[:n], 0
-	}
-	m.q = append(m.q, x)
-	m.mu.Unlock()
-}
-
-func (m *mutexQueue) take() *int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.head == len(m.q) {
-		return nil
-	}
-	x := m.q[m.head]
-	m.q[m.head] = nil
-	m.head++
-	return x
-}
 
 // BenchmarkContention runs an owner doing Push, Push, Pop per op (so work
 // accumulates for the thieves) while 1 to 4 thieves steal one item at a time
@@ -150,7 +120,7 @@ func BenchmarkContention(b *testing.B) {
 			b.ReportMetric(float64(stolen.Load())/float64(b.N), "stolen/op")
 		})
 		b.Run(fmt.Sprintf("mutex/thieves=%d", thieves), func(b *testing.B) {
-			m := &mutexQueue{}
+			m := &lockedFIFO[int]{}
 			var stop atomic.Bool
 			var stolen atomic.Int64
 			var wg sync.WaitGroup
