@@ -79,7 +79,6 @@ func BenchmarkRingStealHalf(b *testing.B) {
 	b.ReportMetric(float64(moved)/float64(b.N), "items/op")
 }
 
-
 // BenchmarkContention runs an owner doing Push, Push, Pop per op (so work
 // accumulates for the thieves) while 1 to 4 thieves steal one item at a time
 // in a loop, on (a) a Deque, where the owner works at the bottom and the
