@@ -27,12 +27,15 @@ func (w *Worker) Block(fn func()) {
 	p.blocked.Add(1)
 	reclaim := make(chan struct{})
 	stopped := make(chan struct{})
+	// A task run by a spare may itself Block: keep the outer spare's
+	// channel and give it back, or the outer spare never sees its reclaim.
+	outer := w.reclaim
 	w.reclaim = reclaim
 	go w.runSpare(stopped)
 	defer func() {
 		close(reclaim)
 		<-stopped
-		w.reclaim = nil
+		w.reclaim = outer
 		p.blocked.Add(-1)
 		p.spares.Add(-1)
 	}()

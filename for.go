@@ -13,8 +13,9 @@ import "time"
 // with idle workers, 10 million cost a few thousand tasks. There is no grain
 // size to tune.
 //
-// A panic in body is re-raised in the caller after every part of the range
-// that was started has finished.
+// A panic in body stops the part of the loop that was running it; the
+// parts already split off still run (here or on their thieves), and the
+// first panic is re-raised in the caller once they have all finished.
 func For(w *Worker, lo, hi int, body func(w *Worker, i int)) {
 	ForRange(w, lo, hi, func(w *Worker, lo, hi int) {
 		for i := lo; i < hi; i++ {

@@ -32,6 +32,9 @@ func Fork2[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (R, R) {
 	pe, inline := w.joinBack(&ft.joinTask)
 	ry := ft.res
 	if inline {
+		var zx T
+		var zr R
+		ft.f, ft.arg, ft.res = nil, zx, zr // keep nothing of this call alive
 		w.putForkTask(ft)
 	}
 	if pe != nil {

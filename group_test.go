@@ -221,3 +221,30 @@ func TestBlockKeepsWorkerCountRunning(t *testing.T) {
 	})
 	<-done
 }
+
+// TestPlainTaskSeesPoolContext: a plain task that runs while a group child
+// on the same worker waits and helps sees the pool's context, not the
+// group's, so a failing sibling in that group does not cancel it.
+func TestPlainTaskSeesPoolContext(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	res := make(chan error, 1)
+	p.Run(func(w *Worker) {
+		g := NewGroup(w)
+		g.Go(func(w *Worker) error {
+			fStarted := make(chan struct{})
+			f := Spawn(w, func(*Worker) int { close(fStarted); time.Sleep(20 * time.Millisecond); return 1 })
+			<-fStarted
+			w.Spawn(func(w *Worker) { // unrelated plain task, run while helping
+				g.fail(errors.New("a sibling failed"))
+				res <- w.Context().Err()
+			})
+			f.Wait(w)
+			return nil
+		})
+		g.Wait()
+	})
+	if err := <-res; err != nil {
+		t.Fatalf("plain task saw the group's cancellation: %v", err)
+	}
+}

@@ -48,16 +48,16 @@ func (w *Worker) park() bool {
 	}
 	p.idleMu.Unlock()
 
-	if w.spinning {
-		// Stop spinning, then look once more: a producer that saw us
-		// spinning did not wake anyone.
-		w.spinning = false
-		p.nspinning.Add(-1)
-		if p.workVisible() && p.removeIdle(w) {
-			w.spinning = true
-			p.nspinning.Add(1)
-			return true
-		}
+	// Stop spinning, then look at every queue once more. A producer that
+	// saw us (or another worker) spinning did not wake anyone, and a worker
+	// that was not allowed to spin may have let the last spinner's wakep
+	// find nobody on the idle list. A park is rare next to a task, so the
+	// scan of W queues is cheap.
+	w.dropSpinning()
+	if p.workVisible() && p.removeIdle(w) {
+		w.spinning = true
+		p.nspinning.Add(1)
+		return true
 	}
 	w.stats.parks.inc()
 	w.stats.flush()
@@ -154,7 +154,7 @@ func (p *Pool) doneIfQuiescent() bool {
 		return true
 	default:
 	}
-	if !p.closed.Load() || p.inject.len() > 0 || p.blocked.Load() > 0 ||
+	if !p.closed.Load() || p.inject.len() > 0 || p.blocked.Load() > 0 || p.sleepers.Load() > 0 ||
 		int(p.nidle.Load()) < len(p.workers) {
 		return false
 	}

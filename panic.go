@@ -1,6 +1,7 @@
 package steal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -52,9 +53,11 @@ func (s *panicSink) take() error {
 	return err
 }
 
-// finishTask is deferred around every task. It recovers a panic so that
+// finishTask is deferred around every plain task. It restores the
+// context of whatever w was running before and recovers a panic, so that
 // the worker survives it.
-func (p *Pool) finishTask(w *Worker) {
+func (p *Pool) finishTask(w *Worker, ctx context.Context) {
+	w.ctx = ctx
 	if r := recover(); r != nil {
 		w.stats.panics.inc()
 		p.panics.add(newPanicError(r, w))

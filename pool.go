@@ -44,8 +44,9 @@ type Pool struct {
 	roomMu      sync.Mutex
 	room        chan struct{} // closed and replaced when a queued task starts
 
-	blocked atomic.Int64 // goroutines inside Worker.Block; the pool is not done while > 0
-	spares  atomic.Int64 // spare goroutines running for Block, at most maxSpares
+	blocked  atomic.Int64 // goroutines inside Worker.Block; the pool is not done while > 0
+	sleepers atomic.Int64 // workers asleep inside a task (wait.go); likewise
+	spares   atomic.Int64 // spare goroutines running for Block, at most maxSpares
 
 	countStarts bool // workers count task starts (for the stall detector)
 

@@ -17,6 +17,10 @@ func (w *Worker) waitFor(l *latch) {
 	empty := 0
 	for !l.open() {
 		if t := w.helpOnce(); t != nil {
+			// A worker woken as a spinner must not run a task while still
+			// counted in nspinning: every wakep would think someone is
+			// looking for work and leave parked workers asleep.
+			w.stopSpinning()
 			w.execute(t)
 			empty = 0
 			continue
@@ -55,6 +59,10 @@ func (w *Worker) sleepOn(l *latch) {
 		w.unsleep(l)
 		return
 	}
+	// A sleeper is on the idle list but inside a task: count it, so that
+	// the pool is not taken for done (doneIfQuiescent) while its task runs.
+	p.sleepers.Add(1)
+	defer p.sleepers.Add(-1)
 	p.idleMu.Lock()
 	p.pushIdle(w)
 	p.idleMu.Unlock()

@@ -133,6 +133,10 @@ func (w *Worker) execute(t *task) {
 		w.runJob(t)
 		return
 	}
-	defer p.finishTask(w)
+	// A plain task sees the pool's context, also when it runs while a group
+	// child on this worker waits and helps.
+	outer := w.ctx
+	w.ctx = p.ctx
+	defer p.finishTask(w, outer)
 	t.fn(w)
 }

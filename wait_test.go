@@ -1,0 +1,85 @@
+package steal
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestHelpingWorkerStopsSpinning: a waiting worker woken as a spinner takes
+// a long task from the inject queue while helping. It must stop counting as
+// spinning before it runs it; otherwise every wakep returns early and a task
+// spawned elsewhere (Y, below) waits forever although a worker is parked.
+func TestHelpingWorkerStopsSpinning(t *testing.T) {
+	p := New(WithWorkers(3))
+	waitAllParked(t, p)
+	gate1, gate2 := make(chan struct{}), make(chan struct{})
+	fStarted, xRunning, yRan, rootDone := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
+	p.Submit(context.Background(), func(w *Worker) {
+		f := Spawn(w, func(w *Worker) int {
+			close(fStarted)
+			<-gate1
+			c := make(chan struct{})
+			w.Spawn(func(*Worker) { close(yRan); close(c) }) // runnext: a parked worker must take it
+			select {
+			case <-c:
+			case <-time.After(5 * time.Second):
+			}
+			return 1
+		})
+		<-fStarted // a thief runs f
+		waitUntil(5*time.Second, func() bool { return p.nidle.Load() == 1 && p.nspinning.Load() == 0 })
+		f.Wait(w) // helps, finds nothing, sleeps on the idle list
+		close(rootDone)
+	})
+	<-fStarted
+	if !waitUntil(5*time.Second, func() bool { return p.nidle.Load() == 2 }) {
+		t.Fatalf("the waiting worker never slept: %s", p.SchedTrace(0))
+	}
+	// Wake the sleeper (the most recently idle worker) with X, which it
+	// takes from the inject queue while helping, and which blocks.
+	p.Submit(context.Background(), func(*Worker) { close(xRunning); <-gate2 })
+	<-xRunning
+	close(gate1)
+	select {
+	case <-yRan:
+	case <-time.After(5 * time.Second):
+		t.Errorf("Y never ran although a worker is parked: nspinning=%d nidle=%d", p.nspinning.Load(), p.nidle.Load())
+	}
+	close(gate2)
+	<-rootDone
+	p.Close()
+}
+
+// TestNotDoneWhileATaskSleeps: a worker asleep inside a task, waiting on a
+// Join latch, is on the idle list; the pool must not be taken for done
+// (p.done closed) while that task still runs, even after Close has begun.
+func TestNotDoneWhileATaskSleeps(t *testing.T) {
+	pools := 200
+	if testing.Short() {
+		pools = 40
+	}
+	for range pools {
+		p := New(WithWorkers(2))
+		started := make(chan struct{})
+		early := make(chan bool, 1)
+		p.Submit(context.Background(), func(w *Worker) {
+			close(started)
+			for range 20 {
+				Join(w, func(*Worker) {}, func(*Worker) { time.Sleep(200 * time.Microsecond) })
+				select {
+				case <-w.pool.done:
+					early <- true
+					return
+				default:
+				}
+			}
+			early <- false
+		})
+		<-started
+		p.Close()
+		if <-early {
+			t.Fatal("the pool was done while one of its tasks was still running")
+		}
+	}
+}
