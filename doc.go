@@ -34,9 +34,9 @@
 //  5. stealing: up to four passes over the other workers in a random order
 //     (a random start and a stride coprime to W), taking half of a victim's
 //     ring with one CAS. Only on the last pass may it take a victim's runnext,
-//     and only if that victim has been running the same task for
-//     stealRunnextAfter (the runtime's 3 µs): a worker that is about to run its
-//     runnext should keep it, one stuck behind a long or blocked task should
+//     and only if the same task still sits there after stealRunnextAfter (the
+//     runtime's 3 µs): a worker between tasks takes its runnext sooner than
+//     that and should keep it; one stuck in a long or blocked task should
 //     not.
 //
 // # Spinning and parking
@@ -70,8 +70,8 @@
 // # Blocking tasks
 //
 // A task that blocks (I/O, cgo, a lock) holds only its worker. Its ring stays
-// stealable, and so does its runnext once the victim has been running the
-// same task for stealRunnextAfter. Fork-join code blocks through Worker.Block,
+// stealable, and so does its runnext, which a thief takes once it has sat
+// there for stealRunnextAfter. Fork-join code blocks through Worker.Block,
 // which lets a spare worker take over.
 //
 // # Backlog, panics, shutdown

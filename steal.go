@@ -6,9 +6,9 @@ import "time"
 // workers before it gives up and parks, as the runtime's stealTries.
 const stealTries = 4
 
-// stealRunnextAfter is how long a victim must have been running the same
-// task before a thief takes its runnext: long enough that the victim would
-// have run it by now if its task were short (the runtime waits 3 µs).
+// stealRunnextAfter is how long a task must sit in a victim's runnext
+// before a thief takes it: long enough that the victim would have taken it
+// by now if its current task were short (the runtime waits 3 µs).
 const stealRunnextAfter = 3 * time.Microsecond
 
 // stealWork makes up to stealTries passes over the other workers in a random
