@@ -58,14 +58,22 @@
 //
 //   - a producer stores the task (runnext, ring or inject queue) and only
 //     then reads nspinning and nidle in wakep;
-//   - a spinning worker that found nothing first joins the idle list, then
-//     decrements nspinning, and only then looks at every queue once more; if
-//     it sees work it leaves the idle list and spins again.
+//   - a worker about to park first joins the idle list, then stops counting
+//     as spinning, and only then looks at every queue once more; if it sees
+//     work it leaves the idle list and spins again. Every parking worker
+//     does this, spinning or not: the runtime skips it for workers that were
+//     not allowed to spin, but here a task that blocks keeps its worker, so
+//     the last spinner's wakep may find nobody on the idle list yet.
 //
 // Because sync/atomic is sequentially consistent, either the producer sees the
 // worker in the idle list with nspinning == 0 and wakes it (or another idle
 // worker), or the worker's last look sees the task. TestNoLostWakeup checks
 // this under the race detector.
+//
+// A worker that waits inside a task (Join, Group.Wait, Future.Wait) and finds
+// nothing to help with sleeps by the same protocol, on the idle list, so new
+// work wakes it too. It never runs a task while still counted as spinning,
+// and while it sleeps the pool is not taken for done.
 //
 // # Blocking tasks
 //
