@@ -167,30 +167,17 @@ func measure(spec Spec) Result {
 	res.AllocsPerOp = float64(allocs) / float64(spec.Runs)
 	res.BytesPerOp = float64(bytes) / float64(spec.Runs)
 	if wl.Name == "idle" {
-		res.CPUNsPerS = medianF(cpus)
+		res.CPUNsPerS = median(cpus)
 	}
 	if wl.Name == "memory" {
-		res.BytesPerTask = medianF(perTask)
+		res.BytesPerTask = median(perTask)
 	}
 	return res
 }
 
 // median of the values (the mean of the middle two for an even count); 0
 // for none.
-func median(v []int64) int64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func medianF(v []float64) float64 {
+func median[T int64 | float64](v []T) T {
 	if len(v) == 0 {
 		return 0
 	}

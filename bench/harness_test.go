@@ -50,8 +50,8 @@ func TestMedian(t *testing.T) {
 	if in[0] != 3 {
 		t.Error("median sorted its argument in place")
 	}
-	if got := medianF([]float64{1, 2, 3, 4}); got != 2.5 {
-		t.Errorf("medianF = %v, want 2.5", got)
+	if got := median([]float64{1, 2, 3, 4}); got != 2.5 {
+		t.Errorf("median of floats = %v, want 2.5", got)
 	}
 }
 
