@@ -13,7 +13,10 @@ import (
 func TestDemoTinyRunsAndReports(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "trace.json")
 	var out, errOut bytes.Buffer
-	code := run([]string{"demo", "-workers", "2", "-tasks", "40", "-size", "20000", "-every", "5ms", "-trace", trace},
+	// 40 tasks of 2e6 ints is tens of milliseconds of work: enough that a
+	// second worker which never steals any of it means a lost wakeup, not a
+	// run too short for the wakeup to land (1 ms of work made this flaky).
+	code := run([]string{"demo", "-workers", "2", "-tasks", "40", "-size", "2000000", "-every", "5ms", "-trace", trace},
 		nil, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr: %s", code, errOut.String())
