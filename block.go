@@ -1,62 +1,33 @@
 package steal
 
-// maxSpares caps the spare goroutines running for Worker.Block at once,
-// across the pool. Past the cap, Block runs fn without a spare: the worker
-// is then simply blocked, as it would be without Block.
+// maxSpares caps the spare workers running for Worker.Block at once, across
+// the pool. Past the cap, Block runs fn without a spare: the worker is then
+// simply blocked, as it would be without Block.
 const maxSpares = 256
 
 // Block runs fn, which may block (I/O, a lock, cgo), without taking a worker
-// away from the pool: while fn runs, a spare goroutine takes over this
-// worker's queues and runs its tasks, so the pool keeps Workers() workers
-// running. When fn returns, Block takes the worker back; if the spare is in
-// the middle of a task, Block waits for that task to finish. This is the
-// user-space twin of the runtime handing off a P when a goroutine enters a
-// system call.
+// away from the pool: while fn runs, a spare worker, with queues of its own,
+// steals and runs tasks in this worker's place, so the pool keeps Workers()
+// workers running. This is the user-space twin of the runtime handing off a
+// P when a goroutine enters a system call.
 //
-// It must be called by the task that received w, and fn must not use w. At
-// most maxSpares (256) spares run at once; beyond that fn runs on the
-// blocked worker with no spare. If fn panics, the worker is taken back and
-// the panic continues.
+// Block returns as soon as fn returns: it never waits for the spare. The
+// spare finishes the task it is running and whatever that task queued on
+// it, then retires, so for a moment the pool may run one task more than it
+// has workers. Block thus adds no wait that the program without it would
+// not have.
+//
+// It must be called by the task that received w. fn may use w (its tasks
+// stay on this worker, stealable by the spare and everyone else). At most
+// maxSpares (256) spares run at once; beyond that fn runs with no spare. A
+// panic or Goexit in fn goes on unchanged after the spare is released.
 func (w *Worker) Block(fn func()) {
-	p := w.pool
-	if p.spares.Add(1) > maxSpares {
-		p.spares.Add(-1)
+	p := w.core().pool
+	s := p.spares.start(p)
+	if s == nil {
 		fn()
 		return
 	}
-	p.blocked.Add(1)
-	reclaim := make(chan struct{})
-	stopped := make(chan struct{})
-	// A task run by a spare may itself Block: keep the outer spare's
-	// channel and give it back, or the outer spare never sees its reclaim.
-	outer := w.reclaim
-	w.reclaim = reclaim
-	go w.runSpare(stopped)
-	defer func() {
-		close(reclaim)
-		<-stopped
-		w.reclaim = outer
-		p.blocked.Add(-1)
-		p.spares.Add(-1)
-	}()
+	defer close(s.quit) // the spare retires once its own queues are empty
 	fn()
-}
-
-// runSpare runs w's scheduling loop on a spare goroutine until w.reclaim is
-// closed, checking it between tasks.
-func (w *Worker) runSpare(stopped chan<- struct{}) {
-	defer close(stopped)
-	for {
-		select {
-		case <-w.reclaim:
-			w.dropSpinning()
-			return
-		default:
-		}
-		t := w.findWork()
-		if t == nil {
-			return
-		}
-		w.execute(t)
-	}
 }

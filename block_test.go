@@ -2,6 +2,7 @@ package steal
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -43,5 +44,30 @@ func TestNestedBlock(t *testing.T) {
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestBlockAddsNoWait: a task spawns a consumer, blocks in Block, then sends
+// to the consumer on an unbuffered channel. Without Block this works on two
+// workers (the idle one steals the consumer); with Block it must too: Block
+// must not wait for whatever the spare is running.
+func TestBlockAddsNoWait(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		p := New(WithWorkers(workers))
+		within(t, 10*time.Second, fmt.Sprintf("Block then send, %d workers", workers), func() {
+			p.Run(func(w *Worker) {
+				ch := make(chan int)
+				got := make(chan int, 1)
+				w.Spawn(func(*Worker) { got <- <-ch })
+				w.Block(func() {
+					// Let the spare pick up the consumer, as I/O would.
+					waitUntil(5*time.Second, func() bool { return w.c.runnext.Load() == nil })
+					time.Sleep(time.Millisecond)
+				})
+				ch <- 1
+				<-got
+			})
+		})
+		within(t, 10*time.Second, "Close", func() { p.Close() })
 	}
 }

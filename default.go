@@ -2,6 +2,7 @@ package steal
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
 
@@ -19,24 +20,45 @@ func Default() *Pool {
 	return defaultPool
 }
 
-// Run runs fn as a task on the pool and returns when it has finished, from
-// outside the pool. A panic in fn is re-raised in the caller as a
-// *PanicError. Run returns ErrClosed, without running fn, if the pool is
-// closed. It is the door from ordinary Go code into fork-join: inside fn,
-// use Join, For, Spawn and NewGroup with the worker handle.
+// Run runs fn as a task on the pool and returns when it has finished. It is
+// the door from ordinary Go code into fork-join: inside fn, use Join, For,
+// Spawn and NewGroup with the worker handle. fn sees the pool's context.
+//
+// A panic in fn is re-raised in the caller as a *PanicError. If fn calls
+// runtime.Goexit, Run returns a *PanicError whose Value is ErrGoexit. Run
+// returns ErrClosed, without running fn, if the pool is closed, and a
+// *SkippedError if the pool's context was cancelled (Shutdown gave up)
+// before fn started.
+//
+// Called from a task of the same pool, Run runs fn at once on the calling
+// worker, as part of the calling task (with its handle and context),
+// instead of queueing it and waiting: a task that waited for the pool
+// could wait for its own worker. Telling the two apart costs a stack read
+// (microseconds) per call, which is why Run is not for tiny tasks.
 func (p *Pool) Run(fn func(w *Worker)) error {
+	c := p.callerWorker()
+	if c != nil && c.cur != nil {
+		if pe := callRecover(c.cur, fn); pe != nil {
+			panic(pe)
+		}
+		return nil
+	}
 	f := &joinTask{}
 	f.done = &f.latch
 	f.latch.pending.Store(1)
-	f.fn = fn
+	f.fn, f.ctx = fn, p.ctx
 	if err := p.submitWait(context.Background(), &f.task); err != nil {
 		return err
 	}
-	f.latch.block()
-	if f.perr != nil {
-		panic(f.perr)
+	if c != nil {
+		c.waitFor(&f.latch) // a worker outside any task, e.g. in a panic handler
+	} else {
+		f.latch.block()
 	}
-	return nil
+	if pe, ok := f.latch.err.(*PanicError); ok && !errors.Is(pe, ErrGoexit) {
+		panic(pe)
+	}
+	return f.latch.err
 }
 
 // Join is Join for callers outside the pool: it runs a and b on the pool and

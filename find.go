@@ -3,10 +3,14 @@ package steal
 // findWork returns the next task for w to run, parking w while there is
 // none. It returns nil when the pool is done. The order is the package
 // comment's "Finding work".
-func (w *Worker) findWork() *task {
+func (w *worker) findWork() *task {
 	for {
 		if t := w.findLocal(); t != nil {
 			return t
+		}
+		if w.retiring() { // a spare whose own queues are empty
+			w.dropSpinning()
+			return nil
 		}
 		if t := w.pool.inject.getBatch(w, len(w.pool.workers)); t != nil {
 			w.stats.globalGrabs.inc()
@@ -30,7 +34,7 @@ func (w *Worker) findWork() *task {
 }
 
 // findLocal looks at the inject queue (1 time in 61), runnext and the ring.
-func (w *Worker) findLocal() *task {
+func (w *worker) findLocal() *task {
 	if w.tick%61 == 0 {
 		if t := w.pool.inject.getOne(); t != nil {
 			w.stats.globalGrabs.inc()
@@ -63,7 +67,7 @@ func (w *Worker) findLocal() *task {
 
 // stopSpinning is called when w has found work. If w was the last spinning
 // worker it wakes another, since there may be more work than w can run.
-func (w *Worker) stopSpinning() {
+func (w *worker) stopSpinning() {
 	if !w.spinning {
 		return
 	}

@@ -3,7 +3,8 @@ package steal
 import "time"
 
 // For calls body(w, i) for every i in [lo, hi), in parallel, and returns
-// when all calls are done. It must be called by the task that received w.
+// when all calls are done. It must be called by the task that received w;
+// every call sees that task's context.
 //
 // For splits the range lazily (lazy binary splitting, Tzannes et al., PPoPP
 // 2010): before each iteration it looks at w's fork-join deque, and only if
@@ -30,16 +31,17 @@ func For(w *Worker, lo, hi int, body func(w *Worker, i int)) {
 // last one took under 25 µs, so the check for thieves is amortised over
 // cheap bodies without keeping a thief waiting behind an expensive one.
 func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
+	c := w.core()
 	var halves [64]*joinTask // at most one split per halving of the range
 	n := 0
 	var pe *PanicError
 	for chunk := 1; lo < hi; {
-		if hi-lo > 1 && n < len(halves) && w.offerSplit() {
+		if hi-lo > 1 && n < len(halves) && c.offerSplit() {
 			mid := lo + (hi-lo)/2
 			upper := hi
-			j := w.getJoinTask(func(w *Worker) { ForRange(w, mid, upper, body) })
-			w.jobs.Push(&j.task)
-			w.pool.wakep()
+			j := c.getJoinTask(func(w *Worker) { ForRange(w, mid, upper, body) }, w)
+			c.jobs.Push(&j.task)
+			c.pool.wakep()
 			halves[n] = j
 			n++
 			hi, chunk = mid, 1
@@ -57,7 +59,7 @@ func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 	}
 	for n > 0 {
 		n--
-		if p := w.joinBackRecover(halves[n]); pe == nil {
+		if p := c.joinBackRecover(w, halves[n]); pe == nil {
 			pe = p
 		}
 	}
@@ -77,27 +79,29 @@ const (
 
 // offerSplit reports whether a thief could take a split now: there is more
 // than one worker and w's deque has nothing left for thieves to take.
-func (w *Worker) offerSplit() bool {
+func (w *worker) offerSplit() bool {
 	return len(w.pool.workers) > 1 && w.jobs.Len() == 0
 }
 
-// joinBack finishes a task w pushed: if no thief took it, it calls it here,
-// directly, with no latch traffic, so a panic in it propagates unchanged,
-// and reports inline; else it returns the thief's panic, if any. Only a
-// task that ran inline may be recycled.
-func (w *Worker) joinBack(j *joinTask) (pe *PanicError, inline bool) {
-	if w.takeBack(j) {
-		w.stats.ran.inc()
+// joinBack finishes a task c pushed for the task whose handle is w: if no
+// thief took it, it calls it here, as part of w's task, directly, with no
+// latch traffic, so a panic in it propagates unchanged, and reports inline;
+// else it returns the thief's panic (or Goexit), if any. Only a task that
+// ran inline may be recycled.
+func (c *worker) joinBack(w *Worker, j *joinTask) (pe *PanicError, inline bool) {
+	if c.takeBack(j) {
+		c.stats.ran.inc()
 		j.fn(w)
 		return nil, true
 	}
-	return j.perr, false
+	pe, _ = j.latch.err.(*PanicError) // a part is never skipped
+	return pe, false
 }
 
 // takeBack pops j back off w's deque and reports true if no thief took it,
 // for the caller to run; otherwise it helps until the thief has finished j
 // and reports false.
-func (w *Worker) takeBack(j *joinTask) bool {
+func (w *worker) takeBack(j *joinTask) bool {
 	if t := w.jobs.Pop(); t == &j.task {
 		return true
 	} else if t != nil {
@@ -109,15 +113,15 @@ func (w *Worker) takeBack(j *joinTask) bool {
 
 // joinBackRecover is joinBack that also catches a panic of a task run
 // here, so ForRange can finish every half before it re-raises.
-func (w *Worker) joinBackRecover(j *joinTask) (pe *PanicError) {
+func (c *worker) joinBackRecover(w *Worker, j *joinTask) (pe *PanicError) {
 	defer func() {
 		if r := recover(); r != nil {
-			pe = newPanicError(r, w)
+			pe = newPanicError(r, c.id)
 		}
 	}()
-	pe, inline := w.joinBack(j)
+	pe, inline := c.joinBack(w, j)
 	if inline {
-		w.putJoinTask(j)
+		c.putJoinTask(j)
 	}
 	return pe
 }

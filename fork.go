@@ -18,24 +18,26 @@ package steal
 //		return a + b
 //	}
 func Fork2[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (R, R) {
-	if w.jobs.Len() >= offerBelow {
+	c := w.core()
+	if c.jobs.Len() >= offerBelow {
 		return fork2Inline(w, f, x, y)
 	}
-	ft := getForkTask[T, R](w)
+	ft := getForkTask[T, R](c)
 	ft.f, ft.arg = f, y
-	w.jobs.Push(&ft.task)
-	w.pool.wakep()
+	ft.forkedFrom(w)
+	c.jobs.Push(&ft.task)
+	c.pool.wakep()
 	aDone := false
-	defer w.unwindJoin(&ft.joinTask, &aDone)
+	defer c.unwindJoin(w, &ft.joinTask, &aDone)
 	rx := f(w, x)
 	aDone = true
-	pe, inline := w.joinBack(&ft.joinTask)
+	pe, inline := c.joinBack(w, &ft.joinTask)
 	ry := ft.res
 	if inline {
 		var zx T
 		var zr R
-		ft.f, ft.arg, ft.res = nil, zx, zr // keep nothing of this call alive
-		w.putForkTask(ft)
+		ft.f, ft.arg, ft.res, ft.ctx, ft.latch.up = nil, zx, zr, nil, nil // keep nothing of this call alive
+		c.putForkTask(ft)
 	}
 	if pe != nil {
 		panic(pe)
@@ -55,23 +57,22 @@ type forkTask[T, R any] struct {
 func (ft *forkTask[T, R]) run(w *Worker) { ft.res = ft.f(w, ft.arg) }
 
 // getForkTask takes a record of this type off w's free list, or makes one.
-func getForkTask[T, R any](w *Worker) *forkTask[T, R] {
+func getForkTask[T, R any](w *worker) *forkTask[T, R] {
 	if n := len(w.freeForks); n > 0 {
 		if ft, ok := w.freeForks[n-1].(*forkTask[T, R]); ok {
 			w.freeForks = w.freeForks[:n-1]
-			ft.latch.pending.Store(1)
 			return ft
 		}
 	}
 	ft := &forkTask[T, R]{}
 	ft.done = &ft.latch
 	ft.fn = ft.run
-	ft.latch.pending.Store(1)
+	ft.part = true
 	return ft
 }
 
 // putForkTask recycles a record that never left w.
-func (w *Worker) putForkTask(ft any) {
+func (w *worker) putForkTask(ft any) {
 	if len(w.freeForks) < maxFreeJoins {
 		w.freeForks = append(w.freeForks, ft)
 	}

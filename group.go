@@ -11,87 +11,212 @@ import (
 // other tasks (first the group's own) until the group is done.
 //
 // Create one inside a task with NewGroup, or outside the pool with
-// Pool.Group. A group created inside a task belongs to that task: only it
-// may call Go and Wait. A group created with Pool.Group may be used from any
-// goroutine outside the pool.
+// Pool.Group. A group made with NewGroup belongs to the task that made it:
+// only that task may call Go and Wait (a child that calls its parent's Go,
+// or a goroutine the task started, is caught and panics; use Pool.Group for
+// a group shared between goroutines). A group made with Pool.Group may be
+// used from any goroutine, also concurrently: Go and Wait then behave as
+// with errgroup and sync.WaitGroup (a Go that races with Wait may or may not
+// be waited for by that Wait).
 //
-// The first child to return a non-nil error, or to panic, cancels the
-// group's context; Wait returns that error. A panic is returned as a
-// *PanicError carrying the value and the stack, never re-raised. Children
-// that have not started when the context is cancelled are skipped, not run;
-// Skipped counts them.
+// The first child to return a non-nil error, or to panic or call
+// runtime.Goexit, cancels the group's context; Wait returns that error (a
+// panic or Goexit as a *PanicError carrying the value and the stack, never
+// re-raised). Children that have not started when the context is done are
+// skipped, not run; if any child was skipped and no child failed, Wait
+// returns a *SkippedError wrapping context.Cause of the group's context, so
+// work never vanishes silently. Skipped counts them, including the skipped
+// children of groups nested in this group's children.
+//
+// A group may be reused once Wait has returned: Wait ends a round, and the
+// next Go starts a new one with a fresh context derived from the same
+// parent, no error and no skipped children.
 type Group struct {
-	w      *Worker // creator, nil for a group made outside the pool
-	p      *Pool
-	latch  latch
-	ctx    context.Context
-	cancel context.CancelFunc
+	owner *Worker // the task that made the group (NewGroup); nil for Pool.Group
+	p     *Pool
+	latch latch
+	// parent is the context each round derives from; up is the group of
+	// the child that made this group, which skipped counts flow to.
+	parent context.Context
+	up     *Group
+	// mu serialises Go and Wait on a Pool.Group, which any goroutine may
+	// call; a NewGroup is its owner's alone and never takes it.
+	mu sync.Mutex
 
-	errOnce sync.Once
+	// The round: set by newRound, read by children through their task.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	ended  bool // Wait returned; the next Go starts a round
+
+	errMu   sync.Mutex
 	err     error
 	skipped atomic.Int64
 }
 
-// NewGroup returns a group whose tasks are queued on w, for use by the task
-// that received w. Its context derives from w.Context(), so a group nested in
-// a group child is cancelled with its parent.
+// NewGroup returns a group whose children are queued on w's worker, where
+// idle workers may steal them, for use by the task that received w. Its
+// context derives from w.Context(), so a group nested in a group child is
+// cancelled with its parent.
+//
+// Cost: the group, a context.WithCancelCause per round, and one 64-byte
+// task per child.
 func NewGroup(w *Worker) *Group {
-	ctx, cancel := context.WithCancel(w.Context())
-	return &Group{w: w, p: w.pool, ctx: ctx, cancel: cancel}
+	w.core()
+	g := &Group{owner: w, p: w.c.pool, parent: w.ctx, up: w.group()}
+	g.latch.group = g
+	g.newRound()
+	return g
 }
 
-// Group returns a group to be used from outside the pool: Go queues tasks
-// through the inject queue and Wait blocks. Its context derives from ctx.
+// Group returns a group for use from any goroutine, inside or outside the
+// pool: Go queues children through the pool's inject queue, and Wait blocks
+// (or, called from a task of this pool, helps run tasks). Its context
+// derives from ctx and is also cancelled when the pool's context is.
 func (p *Pool) Group(ctx context.Context) *Group {
-	ctx, cancel := context.WithCancel(ctx)
-	return &Group{p: p, ctx: ctx, cancel: cancel}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	g := &Group{p: p, parent: ctx}
+	g.latch.group = g
+	g.newRound()
+	return g
 }
 
-// Context returns the group's context, cancelled by the first error or
-// panic, and when Wait returns.
-func (g *Group) Context() context.Context { return g.ctx }
+// newRound derives a fresh context and clears the error and skip count.
+func (g *Group) newRound() {
+	g.ctx, g.cancel = context.WithCancelCause(g.parent)
+	if g.owner == nil && g.parent != g.p.ctx {
+		// A Pool.Group's children must also stop with the pool.
+		stop := context.AfterFunc(g.p.ctx, func() { g.cancel(context.Cause(g.p.ctx)) })
+		cancel := g.cancel
+		g.cancel = func(cause error) { stop(); cancel(cause) }
+	}
+	g.errMu.Lock()
+	g.err = nil
+	g.errMu.Unlock()
+	g.skipped.Store(0)
+	g.ended = false
+}
 
-// Go queues fn as a child of the group. Inside the pool it goes on the
-// creating worker's fork-join deque, where idle workers may steal it; from
-// outside, into the pool's inject queue. If the pool is closed, fn is not
-// run and Wait returns ErrClosed.
+// Context returns the group's context for the current round, cancelled by
+// the first error, panic or Goexit of a child, and when Wait returns.
+func (g *Group) Context() context.Context {
+	if g.owner == nil {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+	}
+	return g.ctx
+}
+
+// Go queues fn as a child of the group; fn sees the group's context. From
+// NewGroup's task it goes on that worker's fork-join deque, where idle
+// workers may steal it; for a Pool.Group, into the pool's inject queue
+// (blocking like Submit if WithMaxQueued is full, unless called from a task
+// of the pool). If the pool is closed, fn is not run and Wait returns
+// ErrClosed.
 func (g *Group) Go(fn func(w *Worker) error) {
-	g.latch.pending.Add(1)
-	t := &task{efn: fn, group: g}
-	t.done = &g.latch
-	if g.w != nil {
-		g.w.jobs.Push(t)
-		g.p.wakep()
+	if g.owner != nil {
+		c := g.ownerCore()
+		t := g.addChild(fn)
+		c.jobs.Push(t)
+		c.pool.wakep()
 		return
 	}
-	if err := g.p.submitWait(g.ctx, t); err != nil {
+	g.mu.Lock()
+	t := g.addChild(fn)
+	ctx := g.ctx
+	g.mu.Unlock()
+	if err := g.p.submitWait(ctx, t); err != nil {
 		g.fail(err)
 		g.latch.countDown()
 	}
 }
 
-// Wait returns once every child has finished or been skipped, with the
-// first error or panic (as *PanicError), or nil. Inside the pool it helps
-// run tasks while it waits; outside it blocks. It cancels the group's
-// context before returning.
-func (g *Group) Wait() error {
-	if g.w != nil {
-		g.w.waitFor(&g.latch)
-	} else {
-		g.latch.block()
+// addChild counts a new child in the current round and returns its task.
+func (g *Group) addChild(fn func(*Worker) error) *task {
+	if g.ended {
+		g.newRound()
 	}
-	g.cancel()
-	return g.err
+	g.latch.pending.Add(1)
+	return &task{efn: fn, ctx: g.ctx, done: &g.latch}
 }
 
-// Skipped returns how many children were not run because the group's
-// context was cancelled before they started.
+// ownerCore returns the worker of the task that made g, and panics if
+// another task or goroutine is calling.
+func (g *Group) ownerCore() *worker {
+	c := g.owner.c
+	if c == nil || c.cur != g.owner {
+		panic("steal: Group from NewGroup used outside the task that made it " +
+			"(by a child, another goroutine, or after that task returned); use Pool.Group to share a group")
+	}
+	return c
+}
+
+// Wait returns once every child of the round has finished or been skipped,
+// with the first error, panic or Goexit (as *PanicError), else a
+// *SkippedError if any child (or a child of a group nested in one) was
+// skipped, else nil. It cancels the group's context before returning and
+// ends the round. Inside the pool it helps run tasks while it waits;
+// outside it blocks.
+func (g *Group) Wait() error {
+	if g.owner != nil {
+		g.ownerCore().waitFor(&g.latch)
+		return g.endRound()
+	}
+	for {
+		g.latch.await(g.p)
+		g.mu.Lock()
+		if g.latch.open() { // no Go slipped in since the latch opened
+			err := g.endRound()
+			g.mu.Unlock()
+			return err
+		}
+		g.mu.Unlock()
+	}
+}
+
+// endRound computes Wait's result, passes skipped counts to the enclosing
+// group, and cancels the round's context.
+func (g *Group) endRound() error {
+	g.errMu.Lock()
+	err := g.err
+	g.errMu.Unlock()
+	n := g.skipped.Load()
+	if err == nil && n > 0 {
+		err = &SkippedError{Count: int(n), Cause: context.Cause(g.ctx)}
+	}
+	if n > 0 && g.up != nil && !g.ended {
+		g.up.skipped.Add(n)
+	}
+	g.cancel(err)
+	g.ended = true
+	return err
+}
+
+// Skipped returns how many children of the current (or just ended) round
+// were not run because the group's context was done before they started,
+// plus those of groups nested in its children once those groups' Wait has
+// returned.
 func (g *Group) Skipped() int { return int(g.skipped.Load()) }
 
-// fail records the group's first error and cancels its context.
+// fail records the round's first error and cancels its context.
 func (g *Group) fail(err error) {
-	g.errOnce.Do(func() {
+	g.errMu.Lock()
+	defer g.errMu.Unlock()
+	if g.err == nil {
 		g.err = err
-		g.cancel()
-	})
+		g.cancel(err)
+	}
+}
+
+// group returns the group whose child w's task is, or belongs to (a part of
+// a child forked with Join, Fork2 or For), or nil.
+func (w *Worker) group() *Group {
+	if l := w.done; l != nil {
+		if l.group != nil {
+			return l.group
+		}
+		return l.up
+	}
+	return nil
 }

@@ -222,8 +222,8 @@ func TestBlockKeepsWorkerCountRunning(t *testing.T) {
 	<-done
 }
 
-// TestPlainTaskSeesPoolContext: a plain task that runs while a group child
-// on the same worker waits and helps sees the pool's context, not the
+// TestPlainTaskSeesPoolContext: an unrelated plain task (p.Go) that runs
+// while a group child waits and helps sees the pool's context, not the
 // group's, so a failing sibling in that group does not cancel it.
 func TestPlainTaskSeesPoolContext(t *testing.T) {
 	p := New(WithWorkers(2))
@@ -235,7 +235,7 @@ func TestPlainTaskSeesPoolContext(t *testing.T) {
 			fStarted := make(chan struct{})
 			f := Spawn(w, func(*Worker) int { close(fStarted); time.Sleep(20 * time.Millisecond); return 1 })
 			<-fStarted
-			w.Spawn(func(w *Worker) { // unrelated plain task, run while helping
+			p.Submit(context.Background(), func(w *Worker) { // unrelated plain task
 				g.fail(errors.New("a sibling failed"))
 				res <- w.Context().Err()
 			})

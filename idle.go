@@ -6,7 +6,7 @@ package steal
 // maySpin reports whether one more worker may start stealing: at most half
 // of the busy workers spin at once.
 func (p *Pool) maySpin() bool {
-	busy := int64(len(p.workers)) - p.nidle.Load()
+	busy := p.nworkers.Load() - p.nidle.Load()
 	return 2*p.nspinning.Load() < busy
 }
 
@@ -31,9 +31,9 @@ func (p *Pool) wakep() {
 }
 
 // park puts w to sleep until new work or the end of the pool. It returns
-// false when the pool is done and w should exit, or when w runs as a spare
-// (Block) and its blocked goroutine wants it back.
-func (w *Worker) park() bool {
+// false when the pool is done and w should exit, or when w is a spare
+// (Block) whose Block has returned.
+func (w *worker) park() bool {
 	p := w.pool
 	p.idleMu.Lock()
 	if p.inject.len() > 0 { // work arrived since we looked
@@ -67,7 +67,7 @@ func (w *Worker) park() bool {
 	case <-w.wake:
 		w.spinning = true // the waker counted us in nspinning
 		return true
-	case <-w.reclaim: // a spare's blocked goroutine wants w back (Block)
+	case <-w.quit: // a spare whose Block returned: retire (nil for the pool's workers)
 		if !p.removeIdle(w) {
 			<-w.wake // a producer counted us spinning: pass the wakeup on
 			p.nspinning.Add(-1)
@@ -87,7 +87,7 @@ func (w *Worker) park() bool {
 
 // dropSpinning takes w out of nspinning without waking anyone: w is
 // about to sleep (and will look at every queue first) or to exit.
-func (w *Worker) dropSpinning() {
+func (w *worker) dropSpinning() {
 	if w.spinning {
 		w.spinning = false
 		w.pool.nspinning.Add(-1)
@@ -99,7 +99,7 @@ func (p *Pool) workVisible() bool {
 	if p.inject.len() > 0 {
 		return true
 	}
-	for _, v := range p.workers {
+	for _, v := range *p.victims.Load() {
 		if v.ring.Len() > 0 || v.runnext.Load() != nil || v.jobs.Len() > 0 {
 			return true
 		}
@@ -108,13 +108,13 @@ func (p *Pool) workVisible() bool {
 }
 
 // pushIdle adds w to the idle list. Caller holds idleMu.
-func (p *Pool) pushIdle(w *Worker) {
+func (p *Pool) pushIdle(w *worker) {
 	p.idle = append(p.idle, w)
 	p.nidle.Add(1)
 }
 
 // popIdle takes the most recently parked worker, or nil. Caller holds idleMu.
-func (p *Pool) popIdle() *Worker {
+func (p *Pool) popIdle() *worker {
 	n := len(p.idle)
 	if n == 0 {
 		return nil
@@ -128,7 +128,7 @@ func (p *Pool) popIdle() *Worker {
 
 // removeIdle takes w off the idle list if it is still there. If a waker took
 // it first, it returns false and w must wait for the token already on its way.
-func (p *Pool) removeIdle(w *Worker) bool {
+func (p *Pool) removeIdle(w *worker) bool {
 	p.idleMu.Lock()
 	defer p.idleMu.Unlock()
 	for i, v := range p.idle {
@@ -155,7 +155,7 @@ func (p *Pool) doneIfQuiescent() bool {
 	default:
 	}
 	if !p.closed.Load() || p.inject.len() > 0 || p.blocked.Load() > 0 || p.sleepers.Load() > 0 ||
-		int(p.nidle.Load()) < len(p.workers) {
+		p.nidle.Load() < p.nworkers.Load() {
 		return false
 	}
 	close(p.done)
@@ -163,7 +163,7 @@ func (p *Pool) doneIfQuiescent() bool {
 }
 
 // traceMark records a park or wake-up on w's timeline, if it has one.
-func (w *Worker) traceMark(kind eventKind) {
+func (w *worker) traceMark(kind eventKind) {
 	if w.timeline != nil {
 		w.timeline.add(kind, 0, 0)
 	}

@@ -67,7 +67,7 @@ func (q *injectQueue) getOne() *task {
 // getBatch takes up to min(128, len/workers + 1) tasks: it returns the first
 // to run now and puts the rest into w's ring (which is empty: the caller
 // looked) with one publishing store, as the runtime's globrunqget does.
-func (q *injectQueue) getBatch(w *Worker, workers int) *task {
+func (q *injectQueue) getBatch(w *worker, workers int) *task {
 	if q.len() == 0 {
 		return nil
 	}

@@ -1,9 +1,8 @@
 package steal
 
-import "context"
-
 // Join runs a and b, possibly in parallel, and returns when both are done.
-// It must be called by the task that received w.
+// It must be called by the task that received w. Both see that task's
+// context, and both run even if it is done: they are part of the task.
 //
 // b is pushed on w's fork-join deque, where an idle worker may steal it; a
 // runs at once on this goroutine. Then, if no thief took b, Join pops it
@@ -28,20 +27,21 @@ import "context"
 // closure and the variables it captures by reference, since b escapes into
 // the record. See BenchmarkJoin.
 func Join(w *Worker, a, b func(w *Worker)) {
-	if w.jobs.Len() >= offerBelow {
+	c := w.core()
+	if c.jobs.Len() >= offerBelow {
 		joinInline(w, a, b)
 		return
 	}
-	j := w.getJoinTask(b)
-	w.jobs.Push(&j.task)
-	w.pool.wakep()
+	j := c.getJoinTask(b, w)
+	c.jobs.Push(&j.task)
+	c.pool.wakep()
 	aDone := false
-	defer w.unwindJoin(j, &aDone)
+	defer c.unwindJoin(w, j, &aDone)
 	a(w)
 	aDone = true // from here on b is joinBack's business, panics included
-	pe, inline := w.joinBack(j)
+	pe, inline := c.joinBack(w, j)
 	if inline {
-		w.putJoinTask(j)
+		c.putJoinTask(j)
 	}
 	if pe != nil {
 		panic(pe)
@@ -68,8 +68,8 @@ func joinInline(w *Worker, a, b func(w *Worker)) {
 
 // unwindJoin is deferred by Join. It does nothing unless a panicked, and
 // then still gets b run (here or by its thief) before the panic goes on.
-func (w *Worker) unwindJoin(j *joinTask, aDone *bool) {
-	if !*aDone && w.takeBack(j) {
+func (c *worker) unwindJoin(w *Worker, j *joinTask, aDone *bool) {
+	if !*aDone && c.takeBack(j) {
 		callRecover(w, j.fn) // a's panic wins; b's, if any, is dropped
 	}
 }
@@ -81,8 +81,9 @@ type joinTask struct {
 	latch latch
 }
 
-// getJoinTask returns a reset joinTask for fn from w's free list.
-func (w *Worker) getJoinTask(fn func(*Worker)) *joinTask {
+// getJoinTask returns a reset joinTask for fn, a part of the task whose
+// handle is from, from w's free list.
+func (w *worker) getJoinTask(fn func(*Worker), from *Worker) *joinTask {
 	var j *joinTask
 	if n := len(w.freeJoins); n > 0 {
 		j = w.freeJoins[n-1]
@@ -90,16 +91,24 @@ func (w *Worker) getJoinTask(fn func(*Worker)) *joinTask {
 	} else {
 		j = &joinTask{}
 		j.done = &j.latch
+		j.part = true
 	}
 	j.fn = fn
-	j.latch.pending.Store(1)
+	j.forkedFrom(from)
 	return j
+}
+
+// forkedFrom makes j a part of the task whose handle is w: it sees w's
+// context and reports to w's group.
+func (j *joinTask) forkedFrom(w *Worker) {
+	j.ctx, j.latch.up = w.ctx, w.group()
+	j.latch.pending.Store(1)
 }
 
 // putJoinTask recycles j. Only a task that never left w may be recycled: a
 // thief that ran one may still be touching its latch.
-func (w *Worker) putJoinTask(j *joinTask) {
-	j.fn, j.perr = nil, nil
+func (w *worker) putJoinTask(j *joinTask) {
+	j.fn, j.ctx, j.latch.err, j.latch.up = nil, nil, nil, nil
 	if len(w.freeJoins) < maxFreeJoins {
 		w.freeJoins = append(w.freeJoins, j)
 	}
@@ -113,42 +122,9 @@ const maxFreeJoins = 256
 func callRecover(w *Worker, fn func(*Worker)) (pe *PanicError) {
 	defer func() {
 		if r := recover(); r != nil {
-			pe = newPanicError(r, w)
+			pe = newPanicError(r, w.c.id)
 		}
 	}()
 	fn(w)
 	return nil
-}
-
-// runJob runs a fork-join task: its panic is kept for the waiter, then its
-// latch counts down.
-func (w *Worker) runJob(t *task) {
-	saved := w.ctx
-	defer w.finishJob(t, saved)
-	if g := t.group; g != nil {
-		w.ctx = g.ctx
-		if g.ctx.Err() != nil {
-			g.skipped.Add(1)
-			return
-		}
-		if err := t.efn(w); err != nil {
-			g.fail(err)
-		}
-		return
-	}
-	t.fn(w)
-}
-
-// finishJob is deferred by runJob: it records a panic and opens the latch.
-func (w *Worker) finishJob(t *task, ctx context.Context) {
-	w.ctx = ctx
-	if r := recover(); r != nil {
-		pe := newPanicError(r, w)
-		if t.group != nil {
-			t.group.fail(pe)
-		} else {
-			t.perr = pe
-		}
-	}
-	t.done.countDown()
 }

@@ -84,7 +84,7 @@ func TestJoinStolenPanicIsPanicError(t *testing.T) {
 		Join(w, func(*Worker) {
 			// Hold a until a thief has taken b (bounded: fail, not hang).
 			deadline := time.Now().Add(10 * time.Second)
-			for w.jobs.Len() > 0 && time.Now().Before(deadline) {
+			for w.c.jobs.Len() > 0 && time.Now().Before(deadline) {
 				runtime.Gosched()
 			}
 		}, func(*Worker) { panic("stolen") })

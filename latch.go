@@ -7,16 +7,26 @@ import (
 
 // latch counts outstanding fork-join work down to zero, and wakes whoever
 // waits for it: a worker sleeping in waitFor, or a goroutine outside the
-// pool blocked in block.
+// pool blocked in block. A latch may be counted up again after it opened
+// (a Group is reused), and countDown may race with block from another
+// goroutine: every channel it closes is closed once and then forgotten.
 type latch struct {
 	pending atomic.Int64
 	// sleeper is the worker asleep on this latch, if any.
-	sleeper atomic.Pointer[Worker]
+	sleeper atomic.Pointer[worker]
 	// outside is set before a goroutine outside the pool blocks; only then
 	// does countDown take mu, so fork-join inside the pool pays no lock.
 	outside atomic.Bool
 	mu      sync.Mutex
 	ch      chan struct{}
+
+	// err is how the task this latch waits for failed: a *PanicError or a
+	// *SkippedError. Written before countDown, read after the latch opens.
+	err error
+	// group is the group whose children this latch counts, or nil; up,
+	// for a Join, Fork2 or For part, is the group of the task that forked
+	// it, so that groups made inside the part report to it.
+	group, up *Group
 }
 
 func (l *latch) open() bool { return l.pending.Load() == 0 }
@@ -38,6 +48,7 @@ func (l *latch) countDown() {
 		l.mu.Lock()
 		if l.ch != nil {
 			close(l.ch)
+			l.ch = nil
 		}
 		l.mu.Unlock()
 	}
@@ -58,4 +69,18 @@ func (l *latch) block() {
 	ch := l.ch
 	l.mu.Unlock()
 	<-ch
+}
+
+// await waits for the latch from a goroutine that may or may not be one of
+// p's workers: a worker helps (waitFor), anyone else blocks. Checking costs
+// a stack read, so it is done only when the latch is not open yet.
+func (l *latch) await(p *Pool) {
+	if l.open() {
+		return
+	}
+	if c := p.callerWorker(); c != nil {
+		c.waitFor(l)
+		return
+	}
+	l.block()
 }

@@ -1,7 +1,6 @@
 package steal
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -53,22 +52,11 @@ func (s *panicSink) take() error {
 	return err
 }
 
-// finishTask is deferred around every plain task. It restores the
-// context of whatever w was running before and recovers a panic, so that
-// the worker survives it.
-func (p *Pool) finishTask(w *Worker, ctx context.Context) {
-	w.ctx = ctx
-	if r := recover(); r != nil {
-		w.stats.panics.inc()
-		p.panics.add(newPanicError(r, w))
-	}
-}
-
 // newPanicError captures a recovered value with the current stack. Called
 // from a deferred function, the stack still shows where the panic started.
-func newPanicError(r any, w *Worker) *PanicError {
+func newPanicError(r any, worker int) *PanicError {
 	if pe, ok := r.(*PanicError); ok {
 		return pe // re-raised by Join or Wait further down: keep the origin
 	}
-	return &PanicError{Value: r, Stack: debug.Stack(), Worker: w.id}
+	return &PanicError{Value: r, Stack: debug.Stack(), Worker: worker}
 }

@@ -3,13 +3,11 @@ package steal
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/worksteal/steal/deque"
 )
 
 // ErrClosed is returned when a task is submitted to a pool that is closing or
@@ -24,13 +22,17 @@ var ErrBacklogFull = errors.New("steal: backlog full")
 // concurrent use by any number of goroutines. A pool's workers run until
 // Close or Shutdown.
 type Pool struct {
-	workers []*Worker
+	workers []*worker
+	// victims is every worker a thief may take from: the pool's workers
+	// and the spares running for Block. Copied on write (spares.go).
+	victims atomic.Pointer[[]*worker]
 	inject  injectQueue
 
+	nworkers  atomic.Int64 // len(victims)
 	nspinning atomic.Int64 // workers looking for work to steal
 	nidle     atomic.Int64 // workers on the idle list
 	idleMu    sync.Mutex
-	idle      []*Worker
+	idle      []*worker
 
 	closed      atomic.Bool // no more Submits; set under inject.mu
 	done        chan struct{}
@@ -44,9 +46,9 @@ type Pool struct {
 	roomMu      sync.Mutex
 	room        chan struct{} // closed and replaced when a queued task starts
 
-	blocked  atomic.Int64 // goroutines inside Worker.Block; the pool is not done while > 0
+	blocked  atomic.Int64 // spares running for Block; the pool is not done while > 0
 	sleepers atomic.Int64 // workers asleep inside a task (wait.go); likewise
-	spares   atomic.Int64 // spare goroutines running for Block, at most maxSpares
+	spares   spareSet
 
 	countStarts bool // workers count task starts (for the stall detector)
 
@@ -73,15 +75,13 @@ func New(opts ...Option) *Pool {
 	}
 	p.panics.handler = cfg.panicHandler
 	p.ctx, p.cancel = context.WithCancel(context.Background())
-	p.workers = make([]*Worker, cfg.workers)
+	p.workers = make([]*worker, cfg.workers)
 	for i := range p.workers {
-		p.workers[i] = &Worker{
-			pool: p, id: i, rnd: rand.Uint32() | 1, ctx: p.ctx,
-			jobs:     deque.New[task](),
-			wake:     make(chan struct{}, 1),
-			joinWake: make(chan struct{}, 1),
-		}
+		p.workers[i] = newWorker(p, i)
 	}
+	victims := slices.Clone(p.workers)
+	p.victims.Store(&victims)
+	p.nworkers.Store(int64(len(victims)))
 	p.start = time.Now()
 	if cfg.timeline > 0 {
 		for _, w := range p.workers {
@@ -104,27 +104,49 @@ func New(opts ...Option) *Pool {
 // Workers returns the number of workers.
 func (p *Pool) Workers() int { return len(p.workers) }
 
-// Submit queues fn to run on the pool, from outside it: fn goes to the
-// pool's inject queue and a parked worker is woken if none is looking for
-// work. With WithMaxQueued, Submit blocks while the backlog is full, until
-// there is room (nil), ctx ends (ctx.Err()) or the pool closes (ErrClosed).
-// A task is never dropped once Submit returned nil.
+// Submit queues fn to run on the pool: fn goes to the pool's inject queue
+// and a parked worker is woken if none is looking for work. Submit returns
+// nil once fn is queued; a queued task is never dropped without a count.
+//
+// fn's Context carries ctx's values and deadline, and is cancelled when ctx
+// is, when the pool's context is (see Shutdown), or when fn returns. If ctx
+// or the pool's context is done by the time a worker picks fn up, fn is not
+// run: it is skipped and counted in Stats.Skipped. A nil ctx means
+// context.Background().
+//
+// With WithMaxQueued, Submit blocks while the backlog is full, until there
+// is room (nil), ctx ends (ctx.Err()) or the pool closes (ErrClosed). It
+// never waits when called from a task of the same pool, since only the
+// pool's workers can make room: the task is then queued past the cap.
+// Submit returns ErrClosed once Close or Shutdown has begun.
 //
 // From inside a task, prefer Worker.Spawn: it keeps the task on the same
 // worker and never blocks.
 //
 // Cost: a 64-byte allocation, a mutex-guarded append and a wake-up check;
 // about 110 ns a task all told on the machine of the package doc's # Cost.
+// A ctx other than context.Background() adds a derived context when the
+// task starts.
 func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
-	return p.submitWait(ctx, &task{fn: fn})
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	t := &task{fn: fn, ctx: p.ctx}
+	if ctx != context.Background() && ctx != context.TODO() {
+		t.ctx, t.own = ctx, true
+	}
+	return p.submitWait(ctx, t)
 }
 
 // submitWait is Submit for a prepared task.
 func (p *Pool) submitWait(ctx context.Context, t *task) error {
 	for {
-		err := p.submitTask(t)
+		err := p.submitTask(t, false)
 		if err != ErrBacklogFull {
 			return err
+		}
+		if p.callerWorker() != nil { // only our own workers make room
+			return p.submitTask(t, true)
 		}
 		if err := p.waitRoom(ctx, t); err != ErrBacklogFull {
 			return err
@@ -142,7 +164,7 @@ func (p *Pool) waitRoom(ctx context.Context, t *task) error {
 	p.roomMu.Lock()
 	room := p.room
 	p.roomMu.Unlock()
-	if err := p.submitTask(t); err != ErrBacklogFull {
+	if err := p.submitTask(t, false); err != ErrBacklogFull {
 		return err
 	}
 	select {
@@ -158,20 +180,23 @@ func (p *Pool) waitRoom(ctx context.Context, t *task) error {
 // TrySubmit is Submit without waiting: it returns ErrBacklogFull instead of
 // blocking when WithMaxQueued tasks are already waiting to start.
 func (p *Pool) TrySubmit(fn func(w *Worker)) error {
-	return p.submitTask(&task{fn: fn})
+	return p.submitTask(&task{fn: fn, ctx: p.ctx}, false)
 }
 
-// submitTask queues t on the inject queue and wakes a worker.
-func (p *Pool) submitTask(t *task) error {
-	if p.maxQueued > 0 && p.queued.Add(1) > p.maxQueued {
-		p.undoRefused()
-		return ErrBacklogFull
+// submitTask queues t on the inject queue and wakes a worker. Past the
+// WithMaxQueued cap it refuses t, unless force: then t is queued uncounted.
+func (p *Pool) submitTask(t *task, force bool) error {
+	if p.maxQueued > 0 && !force {
+		if p.queued.Add(1) > p.maxQueued {
+			p.undoRefused()
+			return ErrBacklogFull
+		}
+		t.external = true
 	}
-	t.external = true
 	p.inject.mu.Lock()
 	if p.closed.Load() {
 		p.inject.mu.Unlock()
-		if p.maxQueued > 0 {
+		if t.external {
 			p.releaseQueued()
 		}
 		return ErrClosed
@@ -182,10 +207,11 @@ func (p *Pool) submitTask(t *task) error {
 	return nil
 }
 
-// Go runs fn on the pool: Submit for functions that do not need the
-// *Worker handle. It blocks like Submit when the backlog is full.
+// Go runs fn on the pool: Submit with context.Background() for functions
+// that do not need the *Worker handle. It blocks like Submit when the
+// backlog is full, and returns ErrClosed once Close or Shutdown has begun.
 func (p *Pool) Go(fn func()) error {
-	return p.Submit(context.Background(), func(*Worker) { fn() })
+	return p.submitWait(context.Background(), &task{fn: func(*Worker) { fn() }, ctx: p.ctx})
 }
 
 // undoRefused takes back the count of a submit refused at the cap. Our
@@ -208,20 +234,33 @@ func (p *Pool) releaseQueued() {
 	p.roomMu.Unlock()
 }
 
+// ErrInsideTask is returned by Close and Shutdown when they are called from
+// a task of the same pool: they wait for every task to finish, the calling
+// one included, so they would wait forever. The pool is left running.
+var ErrInsideTask = errors.New("steal: Close or Shutdown called from a task of the same pool; it would wait for itself")
+
 // Close stops intake, runs every task already queued and everything those
 // tasks spawn, and returns once all worker goroutines have exited. It
 // returns the panics recovered from tasks, as *PanicError values joined with
 // errors.Join, unless WithPanicHandler took them. Close is idempotent; a
-// second call waits like the first and returns nil.
+// second call waits like the first and returns nil. Called from a task of
+// the same pool, Close returns ErrInsideTask at once and changes nothing.
 func (p *Pool) Close() error {
 	return p.Shutdown(context.Background())
 }
 
 // Shutdown is Close with a deadline: it returns ctx.Err() if ctx ends before
-// the queued tasks have run, and cancels the context tasks see through
-// Worker.Context so that they can stop early. The workers then still finish
-// the queue in the background and exit.
+// the queued tasks have run, and cancels the pool's context, which every
+// task's Context derives from, so that running tasks can stop early. Tasks
+// that have not started by then are skipped (counted in Stats.Skipped, and
+// reported by the Group.Wait, Future.Wait or Pool.Run that waits for them),
+// except the halves of Join, Fork2 and For, which their forker needs. The
+// workers then finish in the background and exit. Called from a task of the
+// same pool, Shutdown returns ErrInsideTask at once and changes nothing.
 func (p *Pool) Shutdown(ctx context.Context) error {
+	if p.callerWorker() != nil {
+		return ErrInsideTask
+	}
 	p.inject.mu.Lock()
 	p.closed.Store(true)
 	p.inject.mu.Unlock()

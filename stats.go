@@ -29,15 +29,15 @@ func (c *sharedCounter) load() uint64       { return c.v.Load() }
 const statsFlushEvery = 64
 
 type workerStats struct {
-	ran, spawned, stolenIn, stealAttempts, steals counter
-	globalGrabs, overflows, parks, panics         counter
-	stolenOut, wakeups                            sharedCounter // bumped by thieves and wakers
+	ran, spawned, stolenIn, stealAttempts, steals  counter
+	globalGrabs, overflows, parks, panics, skipped counter
+	stolenOut, wakeups                             sharedCounter // bumped by thieves and wakers
 }
 
 // flush publishes the owner's counters. Owner only.
 func (s *workerStats) flush() {
 	for _, c := range [...]*counter{&s.ran, &s.spawned, &s.stolenIn, &s.stealAttempts,
-		&s.steals, &s.globalGrabs, &s.overflows, &s.parks, &s.panics} {
+		&s.steals, &s.globalGrabs, &s.overflows, &s.parks, &s.panics, &s.skipped} {
 		c.flush()
 	}
 }
@@ -54,7 +54,8 @@ type WorkerStats struct {
 	Overflows     uint64 // times its ring was full and spilled half to the inject queue
 	Parks         uint64 // times it went to sleep
 	Wakeups       uint64 // times another goroutine woke it
-	Panics        uint64 // tasks that panicked here
+	Panics        uint64 // tasks that panicked (or called runtime.Goexit) here
+	Skipped       uint64 // tasks not run because their context was done before they started
 	RingLen       int    // tasks in its ring now
 	Runnext       bool   // whether its runnext slot holds a task now
 }
@@ -62,7 +63,7 @@ type WorkerStats struct {
 // Stats is a snapshot of the pool's counters: per worker and summed.
 type Stats struct {
 	Workers  []WorkerStats
-	Total    WorkerStats // sum over workers (RingLen summed, Runnext: any)
+	Total    WorkerStats // sum over workers and Block's spares (RingLen summed, Runnext: any)
 	Inject   int         // tasks in the inject queue now
 	Idle     int         // parked workers now
 	Spinning int         // workers looking for work now
@@ -85,16 +86,19 @@ func (p *Pool) Stats() Stats {
 		s.Workers[i] = ws
 		s.Total.add(ws)
 	}
+	for _, ws := range p.spareStats() {
+		s.Total.add(ws)
+	}
 	return s
 }
 
-func (w *Worker) snapshot() WorkerStats {
+func (w *worker) snapshot() WorkerStats {
 	c := &w.stats
 	return WorkerStats{
 		Ran: c.ran.load(), Spawned: c.spawned.load(), StolenIn: c.stolenIn.load(),
 		StolenOut: c.stolenOut.load(), StealAttempts: c.stealAttempts.load(), Steals: c.steals.load(),
 		GlobalGrabs: c.globalGrabs.load(), Overflows: c.overflows.load(),
-		Parks: c.parks.load(), Wakeups: c.wakeups.load(), Panics: c.panics.load(),
+		Parks: c.parks.load(), Wakeups: c.wakeups.load(), Panics: c.panics.load(), Skipped: c.skipped.load(),
 		RingLen: w.ring.Len(), Runnext: w.runnext.Load() != nil,
 	}
 }
@@ -111,6 +115,7 @@ func (t *WorkerStats) add(o WorkerStats) {
 	t.Parks += o.Parks
 	t.Wakeups += o.Wakeups
 	t.Panics += o.Panics
+	t.Skipped += o.Skipped
 	t.RingLen += o.RingLen
 	t.Runnext = t.Runnext || o.Runnext
 }

@@ -14,8 +14,8 @@ const stealRunnextAfter = 3 * time.Microsecond
 // stealWork makes up to stealTries passes over the other workers in a random
 // order and takes half of the first non-empty ring it finds. On the last pass
 // it may take a victim's runnext. It returns nil if it found nothing.
-func (w *Worker) stealWork() *task {
-	workers := w.pool.workers
+func (w *worker) stealWork() *task {
+	workers := *w.pool.victims.Load()
 	n := uint32(len(workers))
 	if n < 2 {
 		return nil
@@ -39,7 +39,7 @@ func (w *Worker) stealWork() *task {
 
 // stealFrom takes the oldest fork-join task of v, else half of v's ring into
 // w's, else on the last pass v's runnext.
-func (w *Worker) stealFrom(v *Worker, withRunnext bool) *task {
+func (w *worker) stealFrom(v *worker, withRunnext bool) *task {
 	if t := v.jobs.Steal(); t != nil {
 		w.traceSteal(v, 1)
 		w.stats.steals.inc()
@@ -73,7 +73,7 @@ func (w *Worker) stealFrom(v *Worker, withRunnext bool) *task {
 // stealRunnextAfter: a worker between tasks takes its runnext within that
 // time, so one that has not is busy with a long or blocked task (the
 // runtime's usleep(3) in runqgrab). The CAS fails if v took it meanwhile.
-func (w *Worker) stealRunnext(v *Worker) *task {
+func (w *worker) stealRunnext(v *worker) *task {
 	t := v.runnext.Load()
 	if t == nil {
 		return nil
@@ -93,7 +93,7 @@ func (w *Worker) stealRunnext(v *Worker) *task {
 // stealOrder returns a random start and a stride coprime to n, so that one
 // pass visits every worker exactly once in an order that differs between
 // thieves (the runtime's randomOrder).
-func (w *Worker) stealOrder(n uint32) (start, stride uint32) {
+func (w *worker) stealOrder(n uint32) (start, stride uint32) {
 	r := w.random()
 	start = r % n
 	stride = 1 + (r>>16)%(n-1)
@@ -114,7 +114,7 @@ func gcd(a, b uint32) uint32 {
 }
 
 // random is a xorshift32 step on w's private state.
-func (w *Worker) random() uint32 {
+func (w *worker) random() uint32 {
 	x := w.rnd
 	x ^= x << 13
 	x ^= x >> 17
@@ -124,7 +124,7 @@ func (w *Worker) random() uint32 {
 }
 
 // traceSteal records a steal on w's timeline, if it has one.
-func (w *Worker) traceSteal(v *Worker, tasks uint64) {
+func (w *worker) traceSteal(v *worker, tasks uint64) {
 	if w.timeline != nil {
 		w.timeline.add(evSteal, int32(v.id), int32(tasks))
 	}

@@ -1,15 +1,40 @@
 package steal
 
-// task is one unit of work. A plain task (Submit, Spawn) is allocated once
-// and linked through next while it waits in the inject queue. A fork-join
-// task (Join's second half, a Group child, a Future) also has a latch that
-// counts it done, so that whoever waits for it can tell.
-type task struct {
-	fn       func(*Worker)
-	next     *task  // inject queue link, owned by whoever holds the queue lock
-	done     *latch // fork-join: counted down when fn has run; nil for plain tasks
-	group    *Group // group child: fn's error and panic go to the group
-	efn      func(*Worker) error
-	perr     *PanicError // fork-join: fn's panic, re-raised by the waiter
-	external bool        // submitted from outside: counts against WithMaxQueued
+import "context"
+
+// Worker is the handle a task receives. A task uses it to spawn more tasks
+// onto the worker running it, to fork and join (Join, Fork2, For, Spawn,
+// NewGroup), to read its context, and to block (Block).
+//
+// Each task gets a handle of its own, valid only while that task runs: like
+// a *testing.T, it must not be kept after the task returns or used from
+// another goroutine. Misuse is caught cheaply and panics with a message that
+// says so: a handle used after its task returned, or while its task waits
+// for other work (in Join, Group.Wait, Future.Wait), always; a handle used
+// from another goroutine while its task runs cannot always be told apart
+// from its own task and may instead be reported by the race detector.
+//
+// A task record is its own handle, so a handle costs nothing extra: the
+// record (64 bytes) is allocated once per Spawn, Submit or Group.Go, and
+// Join, Fork2 and For recycle theirs.
+type Worker struct {
+	c    *worker // the worker running this task; nil unless it runs
+	fn   func(*Worker)
+	efn  func(*Worker) error // a Group child's function, instead of fn
+	next *Worker             // inject queue link, owned by whoever holds the queue lock
+	// ctx is what the task sees as Context: the context of the place that
+	// created it, whoever runs it.
+	ctx  context.Context
+	done *latch // counted down when the task finishes; nil for plain tasks
+	// external: submitted from outside the pool; counts against WithMaxQueued.
+	external bool
+	// part: a piece of the task that forked it (Join, Fork2, For). It runs
+	// even if its context is done, since its forker needs its result.
+	part bool
+	// own: ctx is a submitter's own context, not yet joined with the pool's
+	// cancellation (Submit).
+	own bool
 }
+
+// task is the scheduler's name for a Worker: the unit in every queue.
+type task = Worker

@@ -13,7 +13,11 @@ const helpSpins = 64
 // new work anywhere wakes it as it would wake a parked worker. This is what
 // makes any nesting of waits complete, even with one worker: a waiting
 // worker never holds runnable work hostage.
-func (w *Worker) waitFor(l *latch) {
+func (w *worker) waitFor(l *latch) {
+	// While it waits the task runs no code of its own: its handle is not
+	// current, so a goroutine it leaked that uses the handle is caught.
+	cur := w.cur
+	w.cur = nil
 	empty := 0
 	for !l.open() {
 		if t := w.helpOnce(); t != nil {
@@ -33,10 +37,11 @@ func (w *Worker) waitFor(l *latch) {
 		empty = 0
 	}
 	w.stopSpinning()
+	w.cur = cur
 }
 
 // helpOnce finds one task for a waiting worker, or nil.
-func (w *Worker) helpOnce() *task {
+func (w *worker) helpOnce() *task {
 	if t := w.jobs.Pop(); t != nil {
 		return t
 	}
@@ -52,7 +57,7 @@ func (w *Worker) helpOnce() *task {
 // sleepOn parks w until l opens or new work may be available. It follows
 // the parking protocol of idle.go: join the idle list, stop spinning, look
 // at every queue once more, then block.
-func (w *Worker) sleepOn(l *latch) {
+func (w *worker) sleepOn(l *latch) {
 	p := w.pool
 	l.sleeper.Store(w)
 	if l.open() {
@@ -89,7 +94,7 @@ func (w *Worker) sleepOn(l *latch) {
 }
 
 // unsleep withdraws w as l's sleeper and drops a wake token l may have sent.
-func (w *Worker) unsleep(l *latch) {
+func (w *worker) unsleep(l *latch) {
 	l.sleeper.CompareAndSwap(w, nil)
 	select {
 	case <-w.joinWake:

@@ -68,7 +68,7 @@ func TestNotDoneWhileATaskSleeps(t *testing.T) {
 			for range 20 {
 				Join(w, func(*Worker) {}, func(*Worker) { time.Sleep(200 * time.Microsecond) })
 				select {
-				case <-w.pool.done:
+				case <-w.c.pool.done:
 					early <- true
 					return
 				default:

@@ -12,23 +12,27 @@ import (
 // letting runnext inherit the time slice; we count instead.
 const maxRunnextStreak = 16
 
-// Worker is the handle a task receives: the worker goroutine running it. A
-// task uses it to spawn more tasks onto the same worker and to read its
-// context. A *Worker is valid only inside the task it was passed to, like a
-// *testing.T; do not keep it or pass it to another goroutine.
-type Worker struct {
+// worker is one worker: the queues a goroutine owns and runs tasks from.
+// The goroutine running it is its owner; only the owner touches the fields
+// marked owner-only.
+type worker struct {
 	pool *Pool
 	id   int
 
-	runnext atomic.Pointer[task]
-	ring    deque.Ring[task]
+	runnext atomic.Pointer[Worker]
+	ring    deque.Ring[Worker]
 	// jobs holds fork-join tasks (Join's second half, Group children,
 	// Futures): the owner pushes and pops at the bottom, thieves take the
 	// oldest, which in divide-and-conquer code is the largest.
-	jobs *deque.Deque[task]
-	// ctx is the context of the task running now (a group child sees its
-	// group's); owner only.
-	ctx context.Context
+	jobs *deque.Deque[Worker]
+	// cur is the handle of the task the owner is running now, nil between
+	// tasks and while that task waits (owner only). A handle is valid only
+	// while it is its worker's cur.
+	cur *Worker
+	// owner is the id of the goroutine running this worker, so that a call
+	// that would block (Run, Close, an outside Wait) can tell it comes from
+	// inside the pool.
+	owner atomic.Int64
 
 	// Owner-private scheduling state.
 	tick          uint32 // tasks run, for the 1-in-61 inject check
@@ -46,97 +50,196 @@ type Worker struct {
 	wake chan struct{}
 	// joinWake receives a token when a latch this worker sleeps on opens.
 	joinWake chan struct{}
-	// reclaim is non-nil while a spare runs this worker during Block; it is
-	// closed when the blocked goroutine wants the worker back.
-	reclaim chan struct{}
+	// quit is closed when a spare (see Block) may retire; nil for the
+	// pool's own workers.
+	quit chan struct{}
 
 	stats    workerStats
 	timeline *timeline // nil unless WithTimeline
 }
 
-// ID returns the worker's index in the pool, from 0 to Workers()-1.
-// Only the task that received w may call it.
-func (w *Worker) ID() int { return w.id }
+func newWorker(p *Pool, id int) *worker {
+	return &worker{
+		pool: p, id: id, rnd: rand32() | 1,
+		jobs:     deque.New[Worker](),
+		wake:     make(chan struct{}, 1),
+		joinWake: make(chan struct{}, 1),
+	}
+}
 
-// Pool returns the pool the worker belongs to.
-func (w *Worker) Pool() *Pool { return w.pool }
+// core returns the worker running w's task, and panics if w is not the
+// handle of the task that worker is running now.
+func (w *Worker) core() *worker {
+	c := w.c
+	if c == nil || c.cur != w {
+		w.misuse()
+	}
+	return c
+}
 
-// Context returns the context of the running task: for a Group child, the
-// group's context, cancelled on the group's first error; otherwise the
-// pool's, cancelled when Shutdown gives up waiting and after Close or
-// Shutdown has finished. Long tasks should watch it.
-func (w *Worker) Context() context.Context { return w.ctx }
+func (w *Worker) misuse() {
+	if w.c == nil {
+		panic("steal: Worker used outside its task: the task that received it has returned, " +
+			"or it was passed to another goroutine")
+	}
+	panic("steal: Worker used outside its task: from another goroutine, or while its task " +
+		"waits in Join, Wait or Block's spare; each task must use the handle it received")
+}
+
+// ID returns the index of the worker running the task, from 0 to
+// Workers()-1 for the pool's workers; spares running for Block have IDs
+// from Workers() up.
+func (w *Worker) ID() int { return w.core().id }
+
+// Pool returns the pool the task runs on.
+func (w *Worker) Pool() *Pool { return w.core().pool }
+
+// Context returns the task's context. It is the context of the place that
+// created the task, whoever runs it:
+//
+//   - Submit: the context passed to Submit, also cancelled when the pool's
+//     is (see Shutdown), and cancelled when the task returns;
+//   - Go, Pool.Run: the pool's context;
+//   - Spawn, Join, Fork2, For, Spawn of a Future: the spawning task's;
+//   - a Group child: the group's, cancelled on the group's first error.
+//
+// The pool's context is cancelled when Shutdown gives up waiting and after
+// Close or Shutdown has finished. Long tasks should watch it.
+func (w *Worker) Context() context.Context {
+	w.core()
+	return w.ctx
+}
 
 // Spawn queues fn to run on the pool, on this worker's runnext slot, so it
-// is the next task this worker runs unless another worker steals it. Only
-// the task that received w may call it. Spawn never blocks, not even when
-// WithMaxQueued is set, and works on a closed pool: a pool drains everything
-// its running tasks spawn before it stops.
+// is the next task this worker runs unless another worker steals it. fn
+// sees this task's context. Only the task that received w may call it.
+// Spawn never blocks, not even when WithMaxQueued is set, and works on a
+// closed pool: a pool drains everything its running tasks spawn before it
+// stops. If the context is done by the time fn would start, fn is skipped
+// and counted in Stats.Skipped.
 //
 // Cost: one atomic swap and one 64-byte allocation; a wake-up check that is
 // two atomic loads when no worker is idle; about 90 ns a task all told on
 // the machine of the package doc's # Cost.
 func (w *Worker) Spawn(fn func(w *Worker)) {
-	w.spawn(&task{fn: fn})
+	w.core().spawn(&task{fn: fn, ctx: w.ctx})
 }
 
-func (w *Worker) spawn(t *task) {
-	w.stats.spawned.inc()
-	if old := w.runnext.Swap(t); old != nil {
-		w.putRing(old)
+func (c *worker) spawn(t *task) {
+	c.stats.spawned.inc()
+	if old := c.runnext.Swap(t); old != nil {
+		c.putRing(old)
 	}
-	w.pool.wakep()
+	c.pool.wakep()
 }
 
 // putRing queues t at the tail of the ring, moving half of a full ring to
 // the inject queue.
-func (w *Worker) putRing(t *task) {
-	if spill := w.ring.Put(t); spill != nil {
-		w.stats.overflows.inc()
-		w.pool.inject.pushBatch(spill)
+func (c *worker) putRing(t *task) {
+	if spill := c.ring.Put(t); spill != nil {
+		c.stats.overflows.inc()
+		c.pool.inject.pushBatch(spill)
 	}
 }
 
-// loop is the worker goroutine: find a task, run it, repeat, until the pool
-// is done.
-func (w *Worker) loop() {
-	defer w.pool.workersDone.Done()
-	for {
-		t := w.findWork()
-		if t == nil {
-			w.stats.flush()
+// loop is a worker goroutine: find a task, run it, repeat, until the pool
+// is done (or, for a spare, until it may retire).
+//
+// A task that calls runtime.Goexit (t.FailNow does) ends the goroutine
+// running it; nothing can stop that. The task is reported as failed
+// (finish), and loop's deferred call starts a new goroutine for the same
+// worker, so the pool keeps its workers.
+func (c *worker) loop() {
+	c.owner.Store(goid())
+	exited := false
+	defer func() {
+		if !exited {
+			go c.loop()
 			return
 		}
-		w.execute(t)
+		c.stats.flush()
+		if c.quit != nil {
+			c.pool.retireSpare(c)
+		} else {
+			c.pool.workersDone.Done()
+		}
+	}()
+	for {
+		t := c.findWork()
+		if t == nil {
+			exited = true
+			return
+		}
+		c.execute(t)
 	}
 }
 
-// execute runs one task, recovering a panic so the worker survives it.
-func (w *Worker) execute(t *task) {
-	if w.pool.countStarts {
-		w.running.Store(w.running.Load() + 1) // owner is the only writer
+// execute runs one task, recovering a panic (and noting a Goexit) so that
+// the worker survives it.
+func (c *worker) execute(t *task) {
+	p := c.pool
+	if p.countStarts {
+		c.running.Store(c.running.Load() + 1) // owner is the only writer
 	}
-	if w.timeline != nil {
-		w.timeline.add(evTaskStart, 0, 0)
-		defer w.timeline.add(evTaskEnd, 0, 0)
+	if c.timeline != nil {
+		c.timeline.add(evTaskStart, 0, 0)
+		defer c.timeline.add(evTaskEnd, 0, 0)
 	}
-	w.tick++
-	w.stats.ran.inc()
-	if w.tick%statsFlushEvery == 0 {
-		w.stats.flush()
+	c.tick++
+	c.stats.ran.inc()
+	if c.tick%statsFlushEvery == 0 {
+		c.stats.flush()
 	}
-	p := w.pool
 	if t.external && p.maxQueued > 0 {
 		p.releaseQueued()
 	}
-	if t.done != nil {
-		w.runJob(t)
+	if t.own {
+		c.executeOwn(t)
 		return
 	}
-	// A plain task sees the pool's context, also when it runs while a group
-	// child on this worker waits and helps.
-	outer := w.ctx
-	w.ctx = p.ctx
-	defer p.finishTask(w, outer)
-	t.fn(w)
+	if !t.part && t.ctx.Err() != nil {
+		c.skip(t, t.ctx)
+		return
+	}
+	c.run(t)
+}
+
+// run calls t's function with t as the worker's current task.
+func (c *worker) run(t *task) {
+	prev := c.cur
+	t.c, c.cur = c, t
+	returned := false
+	defer c.finish(t, prev, &returned)
+	if t.efn != nil {
+		if err := t.efn(t); err != nil {
+			t.done.group.fail(err)
+		}
+	} else {
+		t.fn(t)
+	}
+	returned = true
+}
+
+// executeOwn runs a task submitted with a context of its own: it is skipped
+// if that context or the pool's is done, and otherwise runs under a context
+// that carries the submitter's values and deadline and is cancelled when
+// either is, or when the task returns.
+func (c *worker) executeOwn(t *task) {
+	p := c.pool
+	if t.ctx.Err() != nil {
+		c.skip(t, t.ctx)
+		return
+	}
+	if p.ctx.Err() != nil {
+		c.skip(t, p.ctx)
+		return
+	}
+	ctx, cancel := context.WithCancelCause(t.ctx)
+	stop := context.AfterFunc(p.ctx, func() { cancel(context.Cause(p.ctx)) })
+	defer func() {
+		stop()
+		cancel(nil)
+	}()
+	t.ctx = ctx
+	c.run(t)
 }

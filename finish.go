@@ -1,0 +1,120 @@
+package steal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+)
+
+// ErrGoexit is what a task that called runtime.Goexit (as t.FailNow and
+// t.SkipNow do) is reported with: the Value of its *PanicError. Goexit ends
+// the goroutine running the task, and every task that goroutine was running
+// beneath it (a task that waits in Join or Group.Wait runs other tasks on
+// its own goroutine); each of them is reported as failed this way. The pool
+// replaces the goroutine, so it keeps all its workers.
+var ErrGoexit = errors.New("steal: task called runtime.Goexit")
+
+// ErrSkipped is matched (errors.Is) by every *SkippedError.
+var ErrSkipped = errors.New("steal: task skipped")
+
+// SkippedError reports tasks that were never run because their context was
+// done before they started: Group.Wait, Future.Wait and Pool.Run return it.
+// It wraps ErrSkipped and the context's cause, so errors.Is(err,
+// context.Canceled) or errors.Is(err, context.DeadlineExceeded) tell why.
+type SkippedError struct {
+	Count int   // tasks not run
+	Cause error // context.Cause of the context that ended
+}
+
+func (e *SkippedError) Error() string {
+	noun := "tasks"
+	if e.Count == 1 {
+		noun = "task"
+	}
+	return fmt.Sprintf("steal: %d %s not run: %v", e.Count, noun, e.Cause)
+}
+
+// Unwrap returns ErrSkipped and the cause.
+func (e *SkippedError) Unwrap() []error { return []error{ErrSkipped, e.Cause} }
+
+// finish is deferred by run. It restores the worker's current task, turns a
+// panic or a Goexit into a *PanicError, hands it to whoever waits for the
+// task (or to the pool's panic sink), and counts the task done.
+func (c *worker) finish(t *task, prev *task, returned *bool) {
+	c.cur = prev
+	t.c = nil
+	var fail *PanicError
+	if r := recover(); r != nil {
+		fail = newPanicError(r, c.id)
+	} else if !*returned {
+		fail = newPanicError(ErrGoexit, c.id)
+	}
+	if fail != nil {
+		c.stats.panics.inc()
+	}
+	l := t.done
+	switch {
+	case l == nil:
+		if fail != nil {
+			c.pool.panics.add(fail)
+		}
+	case l.group != nil:
+		if fail != nil {
+			l.group.fail(fail)
+		}
+		l.countDown()
+	default:
+		if fail != nil {
+			l.err = fail
+		}
+		l.countDown()
+	}
+}
+
+// skip accounts for a task whose context was done before it started.
+func (c *worker) skip(t *task, ctx context.Context) {
+	c.stats.skipped.inc()
+	l := t.done
+	switch {
+	case l == nil:
+	case l.group != nil:
+		l.group.skipped.Add(1)
+		l.countDown()
+	default:
+		l.err = &SkippedError{Count: 1, Cause: context.Cause(ctx)}
+		l.countDown()
+	}
+}
+
+// goid returns the calling goroutine's id, parsed from the first line of
+// its stack trace ("goroutine 42 [running]:"). It costs microseconds, more
+// on deep stacks, so it is called only where the caller is about to block
+// anyway.
+func goid() int64 {
+	var buf [40]byte
+	n := runtime.Stack(buf[:], false)
+	var id int64
+	for _, ch := range buf[len("goroutine "):n] {
+		if ch < '0' || ch > '9' {
+			break
+		}
+		id = id*10 + int64(ch-'0')
+	}
+	return id
+}
+
+// callerWorker returns the worker of p that the calling goroutine runs, or
+// nil if the caller is not one of p's worker goroutines.
+func (p *Pool) callerWorker() *worker {
+	id := goid()
+	for _, c := range *p.victims.Load() {
+		if c.owner.Load() == id {
+			return c
+		}
+	}
+	return nil
+}
+
+func rand32() uint32 { return rand.Uint32() }

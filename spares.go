@@ -1,0 +1,87 @@
+package steal
+
+import (
+	"slices"
+	"sync"
+)
+
+// spareSet holds the spare workers of Worker.Block. A spare is a worker like
+// the pool's own, with its own runnext, ring and deque, listed among the
+// victims while it runs so that thieves and the parking protocol see its
+// queues. It retires when its quit channel is closed and its own queues are
+// empty. Spares are recycled, so their counters add up in Stats.
+type spareSet struct {
+	mu      sync.Mutex
+	free    []*worker // retired spares, ready for reuse
+	all     []*worker // every spare ever made, for Stats
+	running int
+}
+
+// start starts a spare, or returns nil at the maxSpares cap.
+func (s *spareSet) start(p *Pool) *worker {
+	s.mu.Lock()
+	if s.running >= maxSpares {
+		s.mu.Unlock()
+		return nil
+	}
+	s.running++
+	var c *worker
+	if n := len(s.free); n > 0 {
+		c, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		c = newWorker(p, len(p.workers)+len(s.all))
+		s.all = append(s.all, c)
+	}
+	c.quit = make(chan struct{})
+	p.blocked.Add(1) // the pool is not done while a spare runs
+	victims := append(slices.Clone(*p.victims.Load()), c)
+	p.victims.Store(&victims)
+	p.nworkers.Store(int64(len(victims)))
+	s.mu.Unlock()
+	go c.loop()
+	return c
+}
+
+// retireSpare is called by a spare's goroutine as it exits: it leaves the
+// victims, goes back to the free list, and, as a parking worker would,
+// ends the pool if that was the last thing keeping it from being done.
+func (p *Pool) retireSpare(c *worker) {
+	s := &p.spares
+	s.mu.Lock()
+	victims := slices.DeleteFunc(slices.Clone(*p.victims.Load()), func(v *worker) bool { return v == c })
+	p.victims.Store(&victims)
+	p.nworkers.Store(int64(len(victims)))
+	c.owner.Store(0)
+	s.free = append(s.free, c)
+	s.running--
+	s.mu.Unlock()
+	p.idleMu.Lock()
+	p.blocked.Add(-1)
+	p.doneIfQuiescent()
+	p.idleMu.Unlock()
+}
+
+// retiring reports whether c is a spare whose Block has returned.
+func (c *worker) retiring() bool {
+	if c.quit == nil {
+		return false
+	}
+	select {
+	case <-c.quit:
+		return true
+	default:
+		return false
+	}
+}
+
+// spareStats returns every spare's counters, for Stats.
+func (p *Pool) spareStats() []WorkerStats {
+	s := &p.spares
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]WorkerStats, len(s.all))
+	for i, c := range s.all {
+		out[i] = c.snapshot()
+	}
+	return out
+}
