@@ -71,7 +71,7 @@ func New(opts ...Option) *Pool {
 		countStarts: cfg.stallAfter > 0,
 		room:        make(chan struct{}),
 	}
-	p.panics.handler = cfg.panicHandler
+	p.panics.init(&cfg)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.workers = make([]*Worker, cfg.workers)
 	for i := range p.workers {
