@@ -42,8 +42,8 @@ func WithMaxQueued(n int) Option {
 // instead of keeping it for Close; Close then returns no panics. h must not
 // panic and should return quickly: the worker runs nothing else meanwhile.
 // Pool.SetPanicHandler replaces h at run time. A panic in a task that
-// someone waits for (Run, Join, For, Group, the generic Spawn) goes to that
-// waiter instead, as their docs say.
+// someone waits for (Run, Join, For, Group, a Future) goes to that waiter
+// instead, as their docs say.
 func WithPanicHandler(h func(*PanicError)) Option {
 	return func(c *config) { c.panicHandler = h }
 }

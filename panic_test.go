@@ -2,6 +2,7 @@ package steal
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"log"
@@ -241,5 +242,25 @@ func TestDefaultLogsPanics(t *testing.T) {
 	}
 	if s := Default().Stats(); s.PanicsKept != 0 || s.PanicsDropped != 0 {
 		t.Errorf("Default kept %d and dropped %d panics, want none", s.PanicsKept, s.PanicsDropped)
+	}
+}
+
+// TestShutdownTimeoutLeavesPanicsForClose: a Shutdown that gives up waiting
+// returns ctx.Err(), and the panics of the tasks still running come with
+// the Close after it.
+func TestShutdownTimeoutLeavesPanicsForClose(t *testing.T) {
+	p := New(WithWorkers(1))
+	p.Submit(t.Context(), func(w *Worker) {
+		<-w.Context().Done() // cancelled when Shutdown gives up
+		panic("late")
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+	defer cancel()
+	if err := p.Shutdown(ctx); err != context.DeadlineExceeded {
+		t.Errorf("Shutdown = %v, want context.DeadlineExceeded", err)
+	}
+	kept, _ := panicsIn(t, p.Close())
+	if len(kept) != 1 || kept[0].Value != "late" {
+		t.Errorf("Close after Shutdown returned %v, want the late panic", kept)
 	}
 }

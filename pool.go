@@ -210,8 +210,9 @@ func (p *Pool) releaseQueued() {
 
 // Close stops intake, runs every task already queued and everything those
 // tasks spawn, and returns once all worker goroutines have exited. It
-// returns the panics recovered from tasks, as *PanicError values joined with
-// errors.Join, unless WithPanicHandler took them. Close is idempotent; a
+// returns the panics kept from tasks (the first 64, see WithPanicLimit)
+// joined with errors.Join, plus a *DroppedPanicsError if more panicked, or
+// nil if a panic handler took them. Close is idempotent; a
 // second call waits like the first and returns nil.
 func (p *Pool) Close() error {
 	return p.Shutdown(context.Background())
@@ -220,7 +221,7 @@ func (p *Pool) Close() error {
 // Shutdown is Close with a deadline: it returns ctx.Err() if ctx ends before
 // the queued tasks have run, and cancels the context tasks see through
 // Worker.Context so that they can stop early. The workers then still finish
-// the queue in the background and exit.
+// the queue in the background and exit; a later Close returns their panics.
 func (p *Pool) Shutdown(ctx context.Context) error {
 	p.inject.mu.Lock()
 	p.closed.Store(true)
