@@ -3,6 +3,7 @@ package steal
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 )
 
@@ -15,9 +16,21 @@ var (
 // with runtime.GOMAXPROCS(0) workers and never closed. It is for quick use
 // and for libraries that should not own a pool; programs that care about
 // shutdown create their own with New.
+//
+// Since nobody closes it to collect them, Default keeps no panics: it logs
+// each panic recovered from a plain task (Submit, TrySubmit, Go,
+// Worker.Spawn) as one line at level Error through slog.Default(), with the
+// message "steal: task panicked" and the attributes worker, value and stack,
+// and then forgets it. Default().SetPanicHandler replaces the logging.
 func Default() *Pool {
-	defaultOnce.Do(func() { defaultPool = New() })
+	defaultOnce.Do(func() { defaultPool = New(WithPanicHandler(logPanic)) })
 	return defaultPool
+}
+
+// logPanic is Default's panic handler. It looks slog.Default() up on every
+// call, so a program's slog.SetDefault applies whenever it happens.
+func logPanic(e *PanicError) {
+	slog.Error("steal: task panicked", "worker", e.Worker, "value", e.Value, "stack", string(e.Stack))
 }
 
 // Run runs fn as a task on the pool and returns when it has finished. It is
@@ -37,8 +50,8 @@ func Default() *Pool {
 // (microseconds) per call, which is why Run is not for tiny tasks.
 func (p *Pool) Run(fn func(w *Worker)) error {
 	c := p.callerWorker()
-	if c != nil && c.cur != nil {
-		if pe := callRecover(c.cur, fn); pe != nil {
+	if cur := callerTask(c); cur != nil {
+		if pe := callRecover(cur, fn); pe != nil {
 			panic(pe)
 		}
 		return nil
@@ -77,4 +90,12 @@ func (p *Pool) For(lo, hi int, body func(w *Worker, i int)) error {
 // the pool is closed.
 func (p *Pool) ForRange(lo, hi int, body func(w *Worker, lo, hi int)) error {
 	return p.Run(func(w *Worker) { ForRange(w, lo, hi, body) })
+}
+
+// callerTask returns the task c's goroutine is running now, or nil.
+func callerTask(c *worker) *Worker {
+	if c == nil {
+		return nil
+	}
+	return c.cur.load()
 }

@@ -90,10 +90,16 @@
 // never block, since a worker that waits for room in its own queue could wait
 // forever.
 //
-// A panicking task never kills its worker. The panic value and stack are
-// passed to the handler set with WithPanicHandler; by default they are
-// collected and returned, as *PanicError values joined into one error, by
-// Close or Shutdown.
+// A panicking task never kills its worker. The panic becomes a *PanicError
+// (value, worker and stack; its Error is one line, without the stack). A
+// panic in a task someone waits for (Run, Join, For, Group, a Future) goes
+// to that waiter. Any other goes to the handler set with WithPanicHandler or
+// Pool.SetPanicHandler; without one, the pool keeps the first 64
+// (WithPanicLimit) and only counts the rest, and Close or Shutdown returns
+// the kept ones joined into one error with a *DroppedPanicsError saying how
+// many more there were. Memory held for panics is therefore bounded.
+// Default(), which nobody closes, instead logs each panic through log/slog
+// and keeps none. Stats counts panics kept and dropped.
 //
 // Close stops intake (Submit returns ErrClosed), runs every queued task and
 // everything those tasks spawn, and returns when every worker goroutine has

@@ -43,7 +43,7 @@ func (e *SkippedError) Unwrap() []error { return []error{ErrSkipped, e.Cause} }
 // panic or a Goexit into a *PanicError, hands it to whoever waits for the
 // task (or to the pool's panic sink), and counts the task done.
 func (c *worker) finish(t *task, prev *task, returned *bool) {
-	c.cur = prev
+	c.cur.store(prev)
 	t.c = nil
 	var fail *PanicError
 	if r := recover(); r != nil {

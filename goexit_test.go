@@ -45,21 +45,23 @@ func TestGoexitInRun(t *testing.T) {
 	})
 }
 
-// TestGoexitInGroupChild: Wait returns the child's Goexit as an error, and
-// its siblings still run.
+// TestGoexitInGroupChild: Wait returns the child's Goexit as an error, like
+// a panic; the group is cancelled, and the pool goes on.
 func TestGoexitInGroupChild(t *testing.T) {
 	p := New(WithWorkers(2))
 	defer p.Close()
 	g := p.Group(context.Background())
-	done := make(chan struct{})
 	g.Go(func(*Worker) error { runtime.Goexit(); return nil })
-	g.Go(func(*Worker) error { close(done); return nil })
+	g.Go(func(*Worker) error { return nil })
 	var err error
 	within(t, 10*time.Second, "Wait for a Goexit child", func() { err = g.Wait() })
 	if !errors.Is(err, ErrGoexit) {
 		t.Fatalf("Wait = %v, want ErrGoexit", err)
 	}
-	waitClosed(t, done, time.Second, "sibling")
+	if g.Context().Err() == nil {
+		t.Fatal("group not cancelled by its child's Goexit")
+	}
+	within(t, 10*time.Second, "Run after", func() { p.Run(func(*Worker) {}) })
 }
 
 // TestGoexitWhileHelping: on one worker, a group child runs on the goroutine

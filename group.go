@@ -145,7 +145,7 @@ func (g *Group) addChild(fn func(*Worker) error) *task {
 // another task or goroutine is calling.
 func (g *Group) ownerCore() *worker {
 	c := g.owner.c
-	if c == nil || c.cur != g.owner {
+	if c == nil || c.cur.load() != g.owner {
 		panic("steal: Group from NewGroup used outside the task that made it " +
 			"(by a child, another goroutine, or after that task returned); use Pool.Group to share a group")
 	}

@@ -15,6 +15,7 @@ type config struct {
 	workers      int
 	maxQueued    int
 	panicHandler func(*PanicError)
+	panicLimit   *int // panics kept for Close; nil: defaultPanicLimit
 	traceEvery   time.Duration
 	traceOut     io.Writer
 	stallAfter   time.Duration
@@ -36,11 +37,26 @@ func WithMaxQueued(n int) Option {
 	return func(c *config) { c.maxQueued = max(n, 0) }
 }
 
-// WithPanicHandler sends every panic recovered from a task to h, on the
-// worker that recovered it, instead of collecting it for Close. h must not
-// panic.
+// WithPanicHandler sends every panic recovered from a plain task (Submit,
+// TrySubmit, Go, Worker.Spawn) to h, on the worker that recovered it,
+// instead of keeping it for Close; Close then returns no panics. h must not
+// panic and should return quickly: the worker runs nothing else meanwhile.
+// Pool.SetPanicHandler replaces h at run time. A panic in a task that
+// someone waits for (Run, Join, For, Group, a Future) goes to that waiter
+// instead, as their docs say.
 func WithPanicHandler(h func(*PanicError)) Option {
 	return func(c *config) { c.panicHandler = h }
+}
+
+// WithPanicLimit sets how many panics, with no handler set, the pool keeps
+// for Close and Shutdown to return: the first n, as *PanicError values.
+// Later panics are only counted, and Close adds a *DroppedPanicsError with
+// their number, so the memory panics hold stays bounded however many tasks
+// panic. n <= 0 keeps none and only counts. The default is 64. Stats reports
+// how many were kept and dropped.
+func WithPanicLimit(n int) Option {
+	n = max(n, 0)
+	return func(c *config) { c.panicLimit = &n }
 }
 
 // WithSchedTrace writes one schedtrace line (see Pool.SchedTrace) to out

@@ -3,20 +3,46 @@ package steal
 import (
 	"errors"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // PanicError is a panic recovered from a task: the value passed to panic
-// and the stack of the goroutine that panicked.
+// and the stack of the goroutine that panicked. A task that called
+// runtime.Goexit is reported as a PanicError too, with Value ErrGoexit and
+// the stack where it called it.
 type PanicError struct {
 	Value  any
-	Stack  []byte
-	Worker int // the worker that ran the task
+	Stack  []byte // as debug.Stack prints it: Error leaves it out, %+v prints it
+	Worker int    // the worker that ran the task
 }
 
+// Error returns one line, "steal: task panicked on worker N: value" (or
+// "steal: task called runtime.Goexit on worker N"), without
+// the stack: a program that logs many panics should not log many stacks.
+// The stack is in the Stack field, and %+v prints it after that line.
 func (e *PanicError) Error() string {
-	return fmt.Sprintf("steal: task panicked on worker %d: %v\n\n%s", e.Worker, e.Value, e.Stack)
+	if e.Value == ErrGoexit {
+		return fmt.Sprintf("steal: task called runtime.Goexit on worker %d", e.Worker)
+	}
+	return fmt.Sprintf("steal: task panicked on worker %d: %v", e.Worker, e.Value)
+}
+
+// Format prints Error(), a blank line and the stack for %+v; Error() quoted
+// for %q; Error() for any other verb. An error that wraps a PanicError, such
+// as the one errors.Join builds, prints only Error() lines even with %+v.
+func (e *PanicError) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('+'):
+		io.WriteString(f, e.Error()+"\n\n")
+		f.Write(e.Stack)
+	case verb == 'q':
+		fmt.Fprintf(f, "%q", e.Error())
+	default:
+		io.WriteString(f, e.Error())
+	}
 }
 
 // Unwrap returns the panic value if it is an error, so errors.Is and
@@ -26,30 +52,99 @@ func (e *PanicError) Unwrap() error {
 	return err
 }
 
-// panicSink collects recovered panics for Close, or hands them to a handler.
+// DroppedPanicsError is joined to the panics that Close and Shutdown return
+// when more tasks panicked than the pool keeps (see WithPanicLimit): Count
+// more panics were recovered and counted, but not kept.
+type DroppedPanicsError struct {
+	Count uint64 // panics recovered but not kept
+	Limit int    // panics the pool keeps
+}
+
+func (e *DroppedPanicsError) Error() string {
+	return fmt.Sprintf("steal: %d more task panics were not kept (limit %d)", e.Count, e.Limit)
+}
+
+// defaultPanicLimit is how many panics a pool keeps for Close without
+// WithPanicLimit: enough to see what went wrong, little enough that a task
+// that panics every time cannot fill the memory.
+const defaultPanicLimit = 64
+
+// panicSink collects recovered panics for Close, up to a limit, or hands
+// them to a handler. Beyond the limit it only counts.
 type panicSink struct {
-	handler func(*PanicError)
-	mu      sync.Mutex
-	errs    []error
+	handler atomic.Pointer[func(*PanicError)] // nil: collect
+	limit   int
+
+	mu           sync.Mutex
+	errs         []error // kept, not yet taken
+	dropped      uint64  // dropped, not yet taken
+	keptTotal    uint64  // kept since the pool started
+	droppedTotal uint64  // dropped since the pool started
+}
+
+// init sets the sink up from the pool's options.
+func (s *panicSink) init(c *config) {
+	s.limit = defaultPanicLimit
+	if c.panicLimit != nil {
+		s.limit = *c.panicLimit
+	}
+	s.setHandler(c.panicHandler)
+}
+
+func (s *panicSink) setHandler(h func(*PanicError)) {
+	if h == nil {
+		s.handler.Store(nil)
+		return
+	}
+	s.handler.Store(&h)
 }
 
 func (s *panicSink) add(e *PanicError) {
-	if s.handler != nil {
-		s.handler(e)
+	if h := s.handler.Load(); h != nil {
+		(*h)(e)
 		return
 	}
 	s.mu.Lock()
-	s.errs = append(s.errs, e)
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if len(s.errs) < s.limit {
+		s.errs = append(s.errs, e)
+		s.keptTotal++
+		return
+	}
+	s.dropped++
+	s.droppedTotal++
 }
 
-// take returns the collected panics joined, and forgets them.
+// take returns the collected panics joined, with a *DroppedPanicsError if
+// any were dropped, and forgets them.
 func (s *panicSink) take() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.dropped > 0 {
+		s.errs = append(s.errs, &DroppedPanicsError{Count: s.dropped, Limit: s.limit})
+	}
 	err := errors.Join(s.errs...)
-	s.errs = nil
+	s.errs, s.dropped = nil, 0
 	return err
+}
+
+// counts returns how many panics were kept and dropped since the start.
+func (s *panicSink) counts() (kept, dropped uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keptTotal, s.droppedTotal
+}
+
+// SetPanicHandler sends every panic recovered from a plain task (Submit,
+// TrySubmit, Go, Worker.Spawn) from now on to h, on the worker that
+// recovered it, instead of keeping it for Close. h must not panic and should
+// return quickly: the worker runs nothing else meanwhile. A nil h goes back
+// to keeping panics for Close, up to the limit of WithPanicLimit; panics
+// already kept stay kept. It replaces the handler of WithPanicHandler, and on
+// Default() the logging handler. Any goroutine may call it at any time; a
+// panic recovered while it runs goes to the old handler or the new one.
+func (p *Pool) SetPanicHandler(h func(*PanicError)) {
+	p.panics.setHandler(h)
 }
 
 // newPanicError captures a recovered value with the current stack. Called

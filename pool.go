@@ -73,7 +73,7 @@ func New(opts ...Option) *Pool {
 		countStarts: cfg.stallAfter > 0,
 		room:        make(chan struct{}),
 	}
-	p.panics.handler = cfg.panicHandler
+	p.panics.init(&cfg)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.workers = make([]*worker, cfg.workers)
 	for i := range p.workers {
@@ -241,10 +241,11 @@ var ErrInsideTask = errors.New("steal: Close or Shutdown called from a task of t
 
 // Close stops intake, runs every task already queued and everything those
 // tasks spawn, and returns once all worker goroutines have exited. It
-// returns the panics recovered from tasks, as *PanicError values joined with
-// errors.Join, unless WithPanicHandler took them. Close is idempotent; a
-// second call waits like the first and returns nil. Called from a task of
-// the same pool, Close returns ErrInsideTask at once and changes nothing.
+// returns the panics kept from tasks (the first 64, see WithPanicLimit)
+// joined with errors.Join, plus a *DroppedPanicsError if more panicked, or
+// nil if a panic handler took them. Close is idempotent; a second call
+// waits like the first and returns nil. Called from a task of the same
+// pool, Close returns ErrInsideTask at once and changes nothing.
 func (p *Pool) Close() error {
 	return p.Shutdown(context.Background())
 }
@@ -255,8 +256,9 @@ func (p *Pool) Close() error {
 // that have not started by then are skipped (counted in Stats.Skipped, and
 // reported by the Group.Wait, Future.Wait or Pool.Run that waits for them),
 // except the halves of Join, Fork2 and For, which their forker needs. The
-// workers then finish in the background and exit. Called from a task of the
-// same pool, Shutdown returns ErrInsideTask at once and changes nothing.
+// workers then finish in the background and exit; a later Close returns
+// their panics. Called from a task of the same pool, Shutdown returns
+// ErrInsideTask at once and changes nothing.
 func (p *Pool) Shutdown(ctx context.Context) error {
 	if p.callerWorker() != nil {
 		return ErrInsideTask

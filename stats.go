@@ -67,6 +67,12 @@ type Stats struct {
 	Inject   int         // tasks in the inject queue now
 	Idle     int         // parked workers now
 	Spinning int         // workers looking for work now
+
+	// PanicsKept counts the panics kept for Close since the pool started,
+	// PanicsDropped those only counted because as many as WithPanicLimit
+	// allows were already kept. The rest of Total.Panics went to a panic
+	// handler. Unlike Total, both are exact at once.
+	PanicsKept, PanicsDropped uint64
 }
 
 // Stats returns a snapshot of the pool's counters. Any goroutine may call
@@ -89,6 +95,7 @@ func (p *Pool) Stats() Stats {
 	for _, ws := range p.spareStats() {
 		s.Total.add(ws)
 	}
+	s.PanicsKept, s.PanicsDropped = p.panics.counts()
 	return s
 }
 

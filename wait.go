@@ -16,8 +16,8 @@ const helpSpins = 64
 func (w *worker) waitFor(l *latch) {
 	// While it waits the task runs no code of its own: its handle is not
 	// current, so a goroutine it leaked that uses the handle is caught.
-	cur := w.cur
-	w.cur = nil
+	cur := w.cur.load()
+	w.cur.store(nil)
 	empty := 0
 	for !l.open() {
 		if t := w.helpOnce(); t != nil {
@@ -37,7 +37,7 @@ func (w *worker) waitFor(l *latch) {
 		empty = 0
 	}
 	w.stopSpinning()
-	w.cur = cur
+	w.cur.store(cur)
 }
 
 // helpOnce finds one task for a waiting worker, or nil.

@@ -28,7 +28,7 @@ type worker struct {
 	// cur is the handle of the task the owner is running now, nil between
 	// tasks and while that task waits (owner only). A handle is valid only
 	// while it is its worker's cur.
-	cur *Worker
+	cur curSlot
 	// owner is the id of the goroutine running this worker, so that a call
 	// that would block (Run, Close, an outside Wait) can tell it comes from
 	// inside the pool.
@@ -71,7 +71,7 @@ func newWorker(p *Pool, id int) *worker {
 // handle of the task that worker is running now.
 func (w *Worker) core() *worker {
 	c := w.c
-	if c == nil || c.cur != w {
+	if c == nil || c.cur.load() != w {
 		w.misuse()
 	}
 	return c
@@ -206,8 +206,9 @@ func (c *worker) execute(t *task) {
 
 // run calls t's function with t as the worker's current task.
 func (c *worker) run(t *task) {
-	prev := c.cur
-	t.c, c.cur = c, t
+	prev := c.cur.load()
+	t.c = c
+	c.cur.store(t)
 	returned := false
 	defer c.finish(t, prev, &returned)
 	if t.efn != nil {
