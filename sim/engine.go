@@ -14,7 +14,9 @@ type Options struct {
 	StealLatency time.Duration
 	// Horizon stops the run at this virtual time; 0 runs until every job
 	// is done. Jobs still running at the horizon are preempted: what is
-	// left of them goes back on the front of their worker's deque.
+	// left of them goes back on the front of their worker's deque. A run
+	// also stops, unfinished, at the last instant before the largest
+	// time.Duration (about 292 years), however long its horizon.
 	Horizon time.Duration
 	// Seed seeds the random victim choices and the spawn tree.
 	Seed uint64
@@ -89,7 +91,7 @@ func newEngine(queues [][]Task, p Policy, o Options) *engine {
 // add registers a task and accounts for its work in the bound.
 func (e *engine) add(t Task) int32 {
 	e.tasks = append(e.tasks, t)
-	e.res.TotalWork += t.Cost
+	e.res.work.add(t.Cost)
 	e.res.LongestJob = max(e.res.LongestJob, t.Cost)
 	return int32(len(e.tasks) - 1)
 }
@@ -101,10 +103,11 @@ func (e *engine) run() {
 	for w := range e.deques {
 		e.next(int32(w))
 	}
+	end := e.end()
 	for len(e.pending) > 0 {
 		at := e.pending[0].at
-		if h := int64(e.opts.Horizon); h > 0 && at > h {
-			e.sampleThrough(h)
+		if at > end {
+			e.sampleThrough(end)
 			return
 		}
 		if at > e.sampleAt { // never true when sampling is off
@@ -120,6 +123,15 @@ func (e *engine) run() {
 		}
 	}
 	e.sampleFinal(e.now)
+}
+
+// end is the last instant the run may reach: the horizon, or just before
+// endOfTime, the instant every event that would happen later saturates to.
+func (e *engine) end() int64 {
+	if h := e.opts.Horizon; h > 0 && h < endOfTime {
+		return int64(h)
+	}
+	return int64(endOfTime) - 1
 }
 
 // next gives an idle worker something to do, by policy.
@@ -154,7 +166,7 @@ func (e *engine) steal(w int32) {
 		e.take(w, v)
 	default:
 		e.target[w] = v
-		e.pending.push(event{at: e.now + e.latency, worker: w, kind: arrived})
+		e.pending.push(event{at: after(e.now, e.latency), worker: w, kind: arrived})
 	}
 }
 
@@ -185,8 +197,8 @@ func (e *engine) take(w, v int32) {
 // start runs task i on worker w after delay (a central fetch).
 func (e *engine) start(w, i int32, delay int64) {
 	e.running[w] = i
-	e.started[w] = e.now + delay
-	e.pending.push(event{at: e.started[w] + int64(e.tasks[i].Cost), worker: w, kind: finished})
+	e.started[w] = after(e.now, delay)
+	e.pending.push(event{at: after(e.started[w], int64(e.tasks[i].Cost)), worker: w, kind: finished})
 }
 
 // complete retires w's running task, queues its children, moves w on, and
