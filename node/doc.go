@@ -17,6 +17,47 @@
 // told otherwise. Victims are chosen as cluster.MostLoaded does unless init
 // asks for "random" or "best_of_two" (seeded).
 //
+// # Simulation
+//
+// run_simulation runs the queued jobs in the simulator (package sim) for
+// duration_ms of virtual time under each listed policy, then leaves the
+// cluster as the first policy's run left it:
+//
+//	{"type": "run_simulation", "msg_id": 2, "duration_ms": 1000, "policies": ["one/most_loaded", "none"]}
+//
+// The reply has one result per policy, in request order:
+//
+//	{"type": "run_simulation_ok", "in_reply_to": 2, "duration_ms": 1000,
+//	 "results": [{"policy": "one/most_loaded", "finished": true,
+//	   "makespan_ms": 20, "lower_bound_ms": 20, "makespan_ratio": 1,
+//	   "utilisation": 1, "steals": 4, "failed_steals": 0, "jobs_moved": 4,
+//	   "jobs_completed": 6, "completed": {"w1": 2, ...},
+//	   "idle_ms": {"w1": 0, ...}, "queue_sizes": {"w1": 0, ...}}, ...],
+//	 "all_idle": true}
+//
+// A result's fields:
+//
+//	finished        true when every queued job ran within duration_ms
+//	makespan_ms     when the last job completed; only when finished
+//	lower_bound_ms  the bound no schedule beats: max(total work / workers,
+//	                longest job), however much work that is
+//	makespan_ratio  makespan_ms / lower_bound_ms, 1 at best; only when finished
+//	utilisation     busy worker time / (workers × makespan_ms, or × duration_ms
+//	                when not finished)
+//	steals, failed_steals, jobs_moved
+//	                steals that took jobs, steal requests that found their
+//	                victim empty (only with a steal latency), jobs they took
+//	jobs_completed  jobs run to completion
+//	jobs_left       jobs still queued, a cut-off one among them with what
+//	                is left of its cost; only when not finished
+//	completed, idle_ms, queue_sizes
+//	                per worker: jobs completed, idle time within the
+//	                makespan (or duration_ms), deque length at the end
+//
+// Times are milliseconds, rounded to the microsecond. A run that is cut off
+// reports no makespan, since it has none: "finished": false, with
+// jobs_completed and jobs_left, says how far it got.
+//
 // # Errors
 //
 // An error reply is {"type": "error", "in_reply_to", "code", "text"}:

@@ -22,19 +22,9 @@ const maxPolicies = 16
 // Jobs in flight belong to real workers and are not simulated. The steal
 // latency and seed are init's.
 //
-// The reply, one result per policy in request order:
-//
-//	{"type": "run_simulation_ok", "in_reply_to": 2, "duration_ms": 1000,
-//	 "results": [{"policy": "one/most_loaded", "finished": true,
-//	   "makespan_ms": 20, "lower_bound_ms": 20, "makespan_ratio": 1,
-//	   "utilisation": 1, "steals": 4, "failed_steals": 0, "jobs_moved": 4,
-//	   "jobs_completed": 6, "completed": {"w1": 2, ...},
-//	   "idle_ms": {"w1": 0, ...}, "queue_sizes": {"w1": 0, ...}}],
-//	 "all_idle": true}
-//
-// makespan_ms is when the last job completed, or duration_ms when the run
-// was cut off (finished false); the lower bound is max(total work / W,
-// longest job); idle_ms is each worker's idle time within the makespan.
+// The reply and its fields are in the package documentation (Simulation):
+// one result per policy; a run cut off at duration_ms says "finished":
+// false and how many jobs are left, and reports no makespan.
 func (n *Node) runSimulation(req *request) error {
 	horizon, policies, err := n.parseSimulation(req)
 	if err != nil {
@@ -117,14 +107,22 @@ func (n *Node) writeResult(r sim.Result, snap []cluster.Snapshot) {
 	e.elem()
 	e.str("policy", r.Policy.String())
 	e.bool("finished", r.Finished)
-	e.float("makespan_ms", toMillis(r.Makespan))
-	e.float("lower_bound_ms", toMillis(r.LowerBound()))
-	e.float("makespan_ratio", r.Ratio())
+	bound := r.LowerBoundNanos() / float64(time.Millisecond) // beyond a Duration's range for long runs
+	if r.Finished {
+		e.float("makespan_ms", toMillis(r.Makespan))
+		e.float("lower_bound_ms", bound)
+		e.float("makespan_ratio", r.Ratio())
+	} else {
+		e.float("lower_bound_ms", bound) // a cut-off run has no makespan
+	}
 	e.float("utilisation", r.Utilisation())
 	e.int("steals", int64(r.Steals))
 	e.int("failed_steals", int64(r.FailedSteals))
 	e.int("jobs_moved", int64(r.Moved))
 	e.int("jobs_completed", int64(r.Jobs()))
+	if !r.Finished {
+		e.int("jobs_left", int64(r.Left()))
+	}
 	idle, sizes := r.Idle(), r.QueueSizes()
 	e.obj("completed")
 	for w, s := range snap {
