@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -18,6 +19,13 @@ type Options struct {
 	// also stops, unfinished, at the last instant before the largest
 	// time.Duration (about 292 years), however long its horizon.
 	Horizon time.Duration
+	// MaxEvents, when positive, stops the run once it has processed that
+	// many events (a job finishing, a steal request arriving), at the time
+	// of the last one, as a horizon would; Result.OutOfEvents then reports
+	// it. A horizon bounds virtual time but not the work of simulating it,
+	// which grows with the jobs and the steal requests that fit in it;
+	// MaxEvents bounds that work.
+	MaxEvents int
 	// Seed seeds the random victim choices and the spawn tree.
 	Seed uint64
 	// Spawn makes completing jobs create more jobs.
@@ -52,6 +60,8 @@ type engine struct {
 	parked  []int32 // idle workers waiting for a spawn to give them work
 	rng     *rand.Rand
 	now     int64
+	stop    int64 // when the run stopped short of its last event
+	budget  int   // Options.MaxEvents, or no limit
 	res     Result
 
 	// Sampling state (sample.go); sampleAt is noSample when off.
@@ -72,6 +82,9 @@ func newEngine(queues [][]Task, p Policy, o Options) *engine {
 	}
 	for i := range e.running {
 		e.running[i] = -1
+	}
+	if e.budget = o.MaxEvents; e.budget <= 0 {
+		e.budget = math.MaxInt
 	}
 	for i, q := range queues {
 		for _, t := range q {
@@ -107,7 +120,12 @@ func (e *engine) run() {
 	for len(e.pending) > 0 {
 		at := e.pending[0].at
 		if at > end {
-			e.sampleThrough(end)
+			e.stopAt(end)
+			return
+		}
+		if e.res.Events == e.budget {
+			e.res.OutOfEvents = true
+			e.stopAt(e.now)
 			return
 		}
 		if at > e.sampleAt { // never true when sampling is off
@@ -121,8 +139,15 @@ func (e *engine) run() {
 		case arrived:
 			e.take(ev.worker, e.target[ev.worker])
 		}
+		e.res.Events++
 	}
 	e.sampleFinal(e.now)
+}
+
+// stopAt ends the run at time t, before the pending events.
+func (e *engine) stopAt(t int64) {
+	e.stop = t
+	e.sampleThrough(t)
 }
 
 // end is the last instant the run may reach: the horizon, or just before

@@ -20,10 +20,16 @@ type Result struct {
 	TotalWork, LongestJob time.Duration
 	// Makespan is when the last job completed, or, when the run was
 	// stopped before every job was done (Finished false), the instant it
-	// stopped: the horizon, or the end of virtual time. Only a finished
+	// stopped: the horizon, the end of virtual time, or the time of the
+	// last event when it ran out of events. Only a finished
 	// run's Makespan is a makespan.
 	Makespan time.Duration
 	Finished bool
+	// Events counts the events processed: jobs finishing and steal
+	// requests arriving. OutOfEvents reports that the run stopped because
+	// it reached Options.MaxEvents with events still due.
+	Events      int
+	OutOfEvents bool
 	// Remaining holds each worker's deque, front to back, at the end: empty
 	// when Finished. Preempted jobs are at the front with their remaining
 	// cost; jobs left in the central queue are dealt round robin.
@@ -132,8 +138,8 @@ func (e *engine) result() Result {
 	r.TotalWork = r.work.duration()
 	r.Finished = r.Jobs() == len(e.tasks) // steal requests may be in flight
 	if !r.Finished {
-		r.Makespan = time.Duration(e.end())
-		e.preempt(e.end())
+		r.Makespan = time.Duration(e.stop)
+		e.preempt(e.stop)
 	}
 	r.Remaining = make([][]Task, len(e.deques))
 	for w := range e.deques {
