@@ -38,6 +38,11 @@ func (c *Cluster) Distribute(jobs []Job, d Distribution) error {
 	if err := c.admitAll(jobs); err != nil {
 		return err
 	}
+	counts := make([]int, len(c.workers))
+	d.Place(len(jobs), len(c.workers), func(_, w int) { counts[w]++ })
+	for w, n := range counts {
+		c.workers[w].deque.Grow(n)
+	}
 	d.Place(len(jobs), len(c.workers), func(k, w int) {
 		c.workers[w].deque.PushBack(jobs[k])
 	})

@@ -45,6 +45,7 @@ func (c *Cluster) ReplaceQueues(queues [][]Job) error {
 	}
 	for i, q := range queues {
 		c.workers[i].deque = Deque[Job]{}
+		c.workers[i].deque.Grow(len(q))
 		for _, j := range q {
 			c.workers[i].deque.PushBack(j)
 		}
