@@ -83,6 +83,18 @@ func newEngine(queues [][]Task, p Policy, o Options) *engine {
 	for i := range e.running {
 		e.running[i] = -1
 	}
+	total := 0
+	for _, q := range queues {
+		total += len(q)
+	}
+	e.tasks = make([]Task, 0, total) // spawned tasks may grow it later
+	if p.Mode == Central {
+		e.central.Grow(total)
+	} else {
+		for i, q := range queues {
+			e.deques[i].Grow(len(q))
+		}
+	}
 	if e.budget = o.MaxEvents; e.budget <= 0 {
 		e.budget = math.MaxInt
 	}
