@@ -63,7 +63,8 @@
 // An error reply is {"type": "error", "in_reply_to", "code", "text"}:
 //
 //	  10  unknown message type
-//	  12  malformed request: missing or mistyped field, bad value
+//	  12  malformed request: missing or mistyped field, bad value, or a
+//	      value over one of the Limits
 //	1000  unknown worker
 //	1001  duplicate worker (init)
 //	1002  nothing to steal (steal_job, pop_job)
@@ -75,6 +76,31 @@
 // on the log (stderr) and skipped, as is any line, or JSON value spread over
 // lines, longer than MaxMessageBytes (1 MiB), which is discarded in chunks
 // as it is read.
+//
+// # Limits
+//
+// So that no message can make the node take much more than a second of CPU
+// or a hundred MB of memory, requests are checked against these limits
+// before they change anything; one over a limit gets error 12 with a text
+// naming the limit and the value asked for:
+//
+//	MaxWorkers          10,000     workers in init
+//	MaxJobs          1,000,000     live jobs: init's jobs_to_distribute, and
+//	                               push_job once the cluster holds this many
+//	MaxDuration            1 year  every _ms field: duration_ms, cost_ms, ...
+//	MaxPolicies             16     policies in one run_simulation
+//	MaxSimulatedJobs 1,000,000     queued jobs × policies in one run_simulation
+//	MaxSimulatedEvents 4,000,000   events over a run_simulation's policies
+//	MaxReplyBytes       16 MiB     one reply; a run_simulation whose reply
+//	                               could be longer is refused before it runs
+//
+// A run_simulation runs one policy over a million jobs, or sixteen over
+// 62,500. Its events are jobs finishing and steal requests arriving; with a
+// steal latency, thieves that find their victim emptied retry, and a
+// request that would take more than MaxSimulatedEvents is refused once it
+// has used them (about half a second), asking for a shorter duration_ms or
+// fewer policies. Messages longer than MaxMessageBytes are skipped (see
+// Errors).
 //
 // # Input framing
 //

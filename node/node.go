@@ -57,6 +57,9 @@ func (n *Node) Handle(msg []byte) ([]byte, error) {
 	}
 	req := env.Body
 	e := &n.enc
+	if cap(e.buf) > keptReplyBytes {
+		e.buf = nil // let a rare large reply's buffer go
+	}
 	e.buf, e.comma = e.buf[:0], false
 	e.obj("")
 	e.str("src", env.Dest)

@@ -7,9 +7,6 @@ import (
 	"github.com/worksteal/steal/sim"
 )
 
-// maxPolicies bounds the policies of one run_simulation, and so its CPU.
-const maxPolicies = 16
-
 // runSimulation answers {"type": "run_simulation", "msg_id": 2,
 // "duration_ms": 1000, "policies": ["one/most_loaded", "none"]}.
 //
@@ -24,29 +21,47 @@ const maxPolicies = 16
 //
 // The reply and its fields are in the package documentation (Simulation):
 // one result per policy; a run cut off at duration_ms says "finished":
-// false and how many jobs are left, and reports no makespan.
+// false and how many jobs are left, and reports no makespan. A request over
+// MaxPolicies, MaxSimulatedJobs, MaxSimulatedEvents or MaxReplyBytes is
+// refused, and changes nothing.
 func (n *Node) runSimulation(req *request) error {
 	horizon, policies, err := n.parseSimulation(req)
 	if err != nil {
 		return err
 	}
+	if err := n.checkSimulatedJobs(len(policies)); err != nil {
+		return err // before Snapshot, which copies every job
+	}
 	snap := n.cluster.Snapshot()
-	queues, jobs := n.tasks(snap)
-	opts := sim.Options{StealLatency: n.latency, Horizon: horizon, Seed: n.seed}
-	results := make([]sim.Result, len(policies))
-	for i, p := range policies {
-		results[i] = sim.Simulate(queues, p, opts)
+	if size := len(n.enc.buf) + replyBound(snap, len(policies)); size > MaxReplyBytes {
+		return malformed("run_simulation's reply for %d workers under %d policies could take %d bytes, over the limit of %d (MaxReplyBytes); ask for fewer policies",
+			len(snap), len(policies), size, MaxReplyBytes)
 	}
-	if err := n.cluster.ReplaceQueues(requeue(results[0].Remaining, jobs)); err != nil {
-		return err // unreachable: the simulator neither invents nor copies jobs
-	}
+	queues := n.tasks(snap)
 	n.head("run_simulation_ok", req)
 	n.enc.float("duration_ms", toMillis(horizon))
 	n.enc.arr("results")
-	for _, r := range results {
-		n.writeResult(r, snap)
+	var first [][]sim.Task
+	budget := MaxSimulatedEvents
+	for i, p := range policies {
+		// With no budget left, one event is enough to tell whether the
+		// run needs any.
+		opts := sim.Options{StealLatency: n.latency, Horizon: horizon, Seed: n.seed, MaxEvents: max(budget, 1)}
+		r := sim.Simulate(queues, p, opts)
+		if budget -= r.Events; budget < 0 || r.OutOfEvents && !r.Finished {
+			return malformed("run_simulation needs more than the %d events allowed (MaxSimulatedEvents): "+
+				"policy %v ran out after %v of the %v asked for; ask for a shorter duration_ms or fewer policies",
+				MaxSimulatedEvents, p, r.Makespan, horizon)
+		}
+		if i == 0 {
+			first = r.Remaining
+		}
+		n.writeResult(r, snap) // and let r go: only the first run's queues are kept
 	}
 	n.enc.endArr()
+	if err := n.cluster.ReplaceQueues(requeue(first, snap)); err != nil {
+		return err // unreachable: the simulator neither invents nor copies jobs
+	}
 	n.enc.bool("all_idle", n.cluster.AllIdle())
 	return nil
 }
@@ -58,13 +73,13 @@ func (n *Node) parseSimulation(req *request) (time.Duration, []sim.Policy, error
 	}
 	horizon, err := millis(&ms, "duration_ms", 0)
 	if err != nil || horizon <= 0 {
-		return 0, nil, malformed("duration_ms must be a positive number of ms up to a year")
+		return 0, nil, malformed("duration_ms must be in (0, %d] ms (MaxDuration, a year), not %v", MaxDuration.Milliseconds(), ms)
 	}
 	if req.Policies == nil {
 		return horizon, []sim.Policy{{Mode: sim.StealOne, Victims: n.cluster.Victims()}}, nil
 	}
-	if len(req.Policies) == 0 || len(req.Policies) > maxPolicies {
-		return 0, nil, malformed("policies must list 1 to %d policies", maxPolicies)
+	if len(req.Policies) == 0 || len(req.Policies) > MaxPolicies {
+		return 0, nil, malformed("policies must list 1 to %d policies (MaxPolicies), not %d", MaxPolicies, len(req.Policies))
 	}
 	policies := make([]sim.Policy, len(req.Policies))
 	for i, name := range req.Policies {
@@ -75,28 +90,29 @@ func (n *Node) parseSimulation(req *request) (time.Duration, []sim.Policy, error
 	return horizon, policies, nil
 }
 
-// tasks turns the queued jobs into simulator tasks; a task's key is its
-// job's index in jobs.
-func (n *Node) tasks(snap []cluster.Snapshot) ([][]sim.Task, []cluster.Job) {
-	var jobs []cluster.Job
+// tasks turns the queued jobs into simulator tasks. A task's key locates
+// its job in the snapshot, worker in the high 32 bits and position in the
+// low, so that no second copy of the jobs is needed to map tasks back.
+func (n *Node) tasks(snap []cluster.Snapshot) [][]sim.Task {
 	queues := make([][]sim.Task, len(snap))
 	for w, s := range snap {
-		for _, j := range s.Queue {
-			queues[w] = append(queues[w], sim.Task{Key: uint64(len(jobs)), Cost: n.costOf(j)})
-			jobs = append(jobs, j)
+		queues[w] = make([]sim.Task, len(s.Queue))
+		for k, j := range s.Queue {
+			queues[w][k] = sim.Task{Key: uint64(w)<<32 | uint64(k), Cost: n.costOf(j)}
 		}
 	}
-	return queues, jobs
+	return queues
 }
 
 // requeue maps the simulator's remaining tasks back to jobs.
-func requeue(remaining [][]sim.Task, jobs []cluster.Job) [][]cluster.Job {
+func requeue(remaining [][]sim.Task, snap []cluster.Snapshot) [][]cluster.Job {
 	out := make([][]cluster.Job, len(remaining))
 	for w, q := range remaining {
-		for _, t := range q {
-			j := jobs[t.Key]
+		out[w] = make([]cluster.Job, len(q))
+		for k, t := range q {
+			j := snap[t.Key>>32].Queue[uint32(t.Key)]
 			j.Cost = t.Cost
-			out[w] = append(out[w], j)
+			out[w][k] = j
 		}
 	}
 	return out
