@@ -115,7 +115,7 @@ func TestLimitOnSimulatedEvents(t *testing.T) {
 	n := New()
 	ask(t, n, `{"type": "init", "msg_id": 1, "jobs_to_distribute": 10000, "steal_latency_ms": 0.001, "workers": `+names(MaxWorkers, "w")+`}`)
 	refused(t, n, `{"type": "run_simulation", "msg_id": 2, "duration_ms": 1000, "policies": ["half/most_loaded"]}`,
-		"run_simulation needs more than the 4000000 events allowed (MaxSimulatedEvents): policy half/most_loaded ran out after")
+		"run_simulation needs more than the 4000000 events allowed (MaxSimulatedEvents): policy half/most_loaded ran out ", " ms into the 1000 ms asked for")
 	// A shorter run fits.
 	if got := ask(t, n, `{"type": "run_simulation", "msg_id": 3, "duration_ms": 0.01, "policies": ["half/most_loaded"]}`); !strings.Contains(got, "run_simulation_ok") {
 		t.Fatalf("short run refused: %.300s", got)

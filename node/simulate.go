@@ -50,8 +50,8 @@ func (n *Node) runSimulation(req *request) error {
 		r := sim.Simulate(queues, p, opts)
 		if budget -= r.Events; budget < 0 || r.OutOfEvents && !r.Finished {
 			return malformed("run_simulation needs more than the %d events allowed (MaxSimulatedEvents): "+
-				"policy %v ran out after %v of the %v asked for; ask for a shorter duration_ms or fewer policies",
-				MaxSimulatedEvents, p, r.Makespan, horizon)
+				"policy %v ran out %v ms into the %v ms asked for; ask for a shorter duration_ms or fewer policies",
+				MaxSimulatedEvents, p, toMillis(r.Makespan), toMillis(horizon))
 		}
 		if i == 0 {
 			first = r.Remaining
