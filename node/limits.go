@@ -71,6 +71,16 @@ func (n *Node) checkSimulatedJobs(policies int) error {
 	return nil
 }
 
+// checkReplyBytes refuses a run_simulation whose reply could exceed
+// MaxReplyBytes, before it runs.
+func (n *Node) checkReplyBytes(snap []cluster.Snapshot, policies int) error {
+	if size := len(n.enc.buf) + replyBound(snap, policies); size > MaxReplyBytes {
+		return malformed("run_simulation's reply for %d workers under %d policies could take %d bytes, over the limit of %d (MaxReplyBytes); ask for fewer policies",
+			len(snap), policies, size, MaxReplyBytes)
+	}
+	return nil
+}
+
 // replyBound is an upper bound on the bytes of a run_simulation reply for
 // these workers and policies, beyond the envelope written before it.
 func replyBound(snap []cluster.Snapshot, policies int) int {

@@ -33,14 +33,30 @@ func (n *Node) runSimulation(req *request) error {
 		return err // before Snapshot, which copies every job
 	}
 	snap := n.cluster.Snapshot()
-	if size := len(n.enc.buf) + replyBound(snap, len(policies)); size > MaxReplyBytes {
-		return malformed("run_simulation's reply for %d workers under %d policies could take %d bytes, over the limit of %d (MaxReplyBytes); ask for fewer policies",
-			len(snap), len(policies), size, MaxReplyBytes)
+	if err := n.checkReplyBytes(snap, len(policies)); err != nil {
+		return err
 	}
-	queues := n.tasks(snap)
 	n.head("run_simulation_ok", req)
 	n.enc.float("duration_ms", toMillis(horizon))
 	n.enc.arr("results")
+	first, err := n.simulate(snap, policies, horizon)
+	if err != nil {
+		return err
+	}
+	n.enc.endArr()
+	if err := n.cluster.ReplaceQueues(requeue(first, snap)); err != nil {
+		return err // unreachable: the simulator neither invents nor copies jobs
+	}
+	n.enc.bool("all_idle", n.cluster.AllIdle())
+	return nil
+}
+
+// simulate runs the queued jobs under each policy in turn, within
+// MaxSimulatedEvents in all, writes each result as it comes, and returns
+// the queues the first run left. Only those are kept: a result holds a copy
+// of every job left.
+func (n *Node) simulate(snap []cluster.Snapshot, policies []sim.Policy, horizon time.Duration) ([][]sim.Task, error) {
+	queues := n.tasks(snap)
 	var first [][]sim.Task
 	budget := MaxSimulatedEvents
 	for i, p := range policies {
@@ -49,21 +65,16 @@ func (n *Node) runSimulation(req *request) error {
 		opts := sim.Options{StealLatency: n.latency, Horizon: horizon, Seed: n.seed, MaxEvents: max(budget, 1)}
 		r := sim.Simulate(queues, p, opts)
 		if budget -= r.Events; budget < 0 || r.OutOfEvents && !r.Finished {
-			return malformed("run_simulation needs more than the %d events allowed (MaxSimulatedEvents): "+
+			return nil, malformed("run_simulation needs more than the %d events allowed (MaxSimulatedEvents): "+
 				"policy %v ran out %v ms into the %v ms asked for; ask for a shorter duration_ms or fewer policies",
 				MaxSimulatedEvents, p, toMillis(r.Makespan), toMillis(horizon))
 		}
 		if i == 0 {
 			first = r.Remaining
 		}
-		n.writeResult(r, snap) // and let r go: only the first run's queues are kept
+		n.writeResult(r, snap)
 	}
-	n.enc.endArr()
-	if err := n.cluster.ReplaceQueues(requeue(first, snap)); err != nil {
-		return err // unreachable: the simulator neither invents nor copies jobs
-	}
-	n.enc.bool("all_idle", n.cluster.AllIdle())
-	return nil
+	return first, nil
 }
 
 func (n *Node) parseSimulation(req *request) (time.Duration, []sim.Policy, error) {

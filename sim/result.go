@@ -18,10 +18,11 @@ type Result struct {
 	// saturates at the largest time.Duration (about 292 years); the lower
 	// bound is computed from the exact sum.
 	TotalWork, LongestJob time.Duration
-	// Makespan is when the last job completed, or, when the run was
-	// stopped before every job was done (Finished false), the instant it
-	// stopped: the horizon, the end of virtual time, or the time of the
-	// last event when it ran out of events. Only a finished
+	// Finished reports that every job was done; a steal request still in
+	// flight then changes nothing. Makespan is when the last job
+	// completed or, when the run was stopped before that (Finished false),
+	// the instant it stopped: the horizon, the end of virtual time, or the
+	// time of its last event when it ran out of events. Only a finished
 	// run's Makespan is a makespan.
 	Makespan time.Duration
 	Finished bool
