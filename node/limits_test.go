@@ -73,6 +73,7 @@ func TestLimitOnWorkers(t *testing.T) {
 // A cluster at MaxJobs takes no more jobs, and a simulation of all of them
 // runs under one policy but not two.
 func TestLimitOnJobs(t *testing.T) {
+	t.Parallel() // seconds under the race detector; independent nodes
 	n := New()
 	refused(t, n, `{"type": "init", "msg_id": 2, "jobs_to_distribute": 1000001}`,
 		"jobs_to_distribute must be in [0, 1000000] (MaxJobs), not 1000001")
@@ -112,6 +113,7 @@ func TestLimitOnSimulatedJobs(t *testing.T) {
 // rest find it emptied and try again. Spreading ten thousand jobs so takes
 // about thirteen million steal requests, most of them failed.
 func TestLimitOnSimulatedEvents(t *testing.T) {
+	t.Parallel() // seconds under the race detector; independent nodes
 	n := New()
 	ask(t, n, `{"type": "init", "msg_id": 1, "jobs_to_distribute": 10000, "steal_latency_ms": 0.001, "workers": `+names(MaxWorkers, "w")+`}`)
 	refused(t, n, `{"type": "run_simulation", "msg_id": 2, "duration_ms": 1000, "policies": ["half/most_loaded"]}`,
@@ -126,6 +128,7 @@ func TestLimitOnSimulatedEvents(t *testing.T) {
 // names would be about 50 MB; it is refused before anything runs. With
 // short names it fits, and the real reply is within the bound checked.
 func TestLimitOnReplyBytes(t *testing.T) {
+	t.Parallel() // seconds under the race detector; independent nodes
 	n := New()
 	long := strings.Repeat("x", 86)
 	ask(t, n, `{"type": "init", "msg_id": 1, "jobs_to_distribute": 10, "workers": `+names(MaxWorkers, long)+`}`)
