@@ -64,13 +64,30 @@ func (d *Deque[T]) At(i int) T {
 	return d.buf[(d.head+i)&(len(d.buf)-1)]
 }
 
-// reserve makes room for one more element, doubling the buffer and
-// unrolling the ring so that the front lands at index 0.
-func (d *Deque[T]) reserve() {
-	if d.n < len(d.buf) {
+// Grow makes room for n more elements, so that the next n pushes do not
+// reallocate; a deque filled to a size known in advance is then allocated
+// once rather than doubled up to it.
+func (d *Deque[T]) Grow(n int) {
+	if d.n+n <= len(d.buf) {
 		return
 	}
-	size := max(8, 2*len(d.buf))
+	size := max(8, len(d.buf))
+	for size < d.n+n {
+		size *= 2
+	}
+	d.resize(size)
+}
+
+// reserve makes room for one more element, doubling the buffer.
+func (d *Deque[T]) reserve() {
+	if d.n == len(d.buf) {
+		d.resize(max(8, 2*len(d.buf)))
+	}
+}
+
+// resize moves the elements to a buffer of the given size, a power of two,
+// unrolling the ring so that the front lands at index 0.
+func (d *Deque[T]) resize(size int) {
 	buf := make([]T, size)
 	for i := range d.n {
 		buf[i] = d.buf[(d.head+i)&(len(d.buf)-1)]

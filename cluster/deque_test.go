@@ -91,3 +91,35 @@ func BenchmarkDequePushPopFront(b *testing.B) {
 		d.PopFront()
 	}
 }
+
+// Grow keeps the order of a wrapped ring and makes the next n pushes
+// allocation-free.
+func TestDequeGrow(t *testing.T) {
+	var d Deque[int]
+	for i := range 8 {
+		d.PushBack(i)
+	}
+	d.PopFront()
+	d.PopFront()
+	d.PushBack(8) // the ring wraps: the front is at index 2
+	d.Grow(100)
+	size := len(d.buf)
+	if size < 107 || size&(size-1) != 0 {
+		t.Fatalf("buffer of %d for 7 + 100 elements", size)
+	}
+	for i := range 100 {
+		d.PushFront(-i)
+	}
+	if len(d.buf) != size {
+		t.Fatalf("pushes after Grow reallocated: %d -> %d", size, len(d.buf))
+	}
+	for i := range 7 {
+		if v := d.At(100 + i); v != i+2 {
+			t.Fatalf("element %d = %d after Grow, want %d", 100+i, v, i+2)
+		}
+	}
+	d.Grow(0)
+	if len(d.buf) != size {
+		t.Fatal("Grow(0) reallocated")
+	}
+}

@@ -160,3 +160,17 @@ func ExampleParseVictimPolicy() {
 	// best_of_two <nil>
 	// true invalid argument: victim policy "nearest" (want most_loaded, random or best_of_two)
 }
+
+// Grow sizes a deque once for a known number of pushes.
+func ExampleDeque_Grow() {
+	var d cluster.Deque[string]
+	d.Grow(3)
+	for _, job := range []string{"a", "b", "c"} {
+		d.PushBack(job)
+	}
+	front, _ := d.PopFront()
+	back, _ := d.PopBack()
+	fmt.Println(d.Len(), front, back)
+	// Output:
+	// 1 a c
+}

@@ -27,7 +27,6 @@ func (c *Cluster) Inject(worker string, jobs ...Job) error {
 		return err
 	}
 	for _, j := range jobs {
-		c.live[j.ID] = struct{}{}
 		c.workers[i].deque.PushBack(j)
 	}
 	return nil
@@ -39,8 +38,12 @@ func (c *Cluster) Distribute(jobs []Job, d Distribution) error {
 	if err := c.admitAll(jobs); err != nil {
 		return err
 	}
+	counts := make([]int, len(c.workers))
+	d.Place(len(jobs), len(c.workers), func(_, w int) { counts[w]++ })
+	for w, n := range counts {
+		c.workers[w].deque.Grow(n)
+	}
 	d.Place(len(jobs), len(c.workers), func(k, w int) {
-		c.live[jobs[k].ID] = struct{}{}
 		c.workers[w].deque.PushBack(jobs[k])
 	})
 	return nil
@@ -75,17 +78,22 @@ func (c *Cluster) admit(j Job) error {
 	return nil
 }
 
-// admitAll checks a batch, including duplicates within the batch itself.
+// admitAll checks a batch, including duplicates within the batch itself,
+// and marks its ids live; on error it marks none. Marking as it checks
+// finds duplicates within the batch without a second set, which matters
+// for batches of a million jobs.
 func (c *Cluster) admitAll(jobs []Job) error {
-	seen := make(map[string]struct{}, len(jobs))
-	for _, j := range jobs {
+	if len(c.live) == 0 {
+		c.live = make(map[string]struct{}, len(jobs)) // sized once, not regrown
+	}
+	for k, j := range jobs {
 		if err := c.admit(j); err != nil {
+			for _, admitted := range jobs[:k] {
+				delete(c.live, admitted.ID)
+			}
 			return err
 		}
-		if _, dup := seen[j.ID]; dup {
-			return fail(DuplicateJob, j.ID)
-		}
-		seen[j.ID] = struct{}{}
+		c.live[j.ID] = struct{}{}
 	}
 	return nil
 }

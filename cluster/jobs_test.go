@@ -21,6 +21,10 @@ func TestPushAndInjectRejections(t *testing.T) {
 	wantErr(t, c.Inject("nope", Job{ID: "a"}), ErrUnknownWorker)
 	wantErr(t, c.Distribute([]Job{{ID: "b"}, {ID: "b"}}, Blocks), ErrDuplicateJob)
 	wantLayout(t, c, before)
+	// A rejected batch leaves none of its ids live.
+	if c.Live() != 6 || c.Push("w3", Job{ID: "a"}) != nil || c.Push("w3", Job{ID: "b"}) != nil {
+		t.Fatalf("rejected batches left ids live: %d live", c.Live())
+	}
 }
 
 func TestInjectAppendsAtTheBack(t *testing.T) {

@@ -31,26 +31,21 @@ func (c *Cluster) ReplaceQueues(queues [][]Job) error {
 	if len(queues) != len(c.workers) {
 		return fail(Invalid, "need one queue per worker")
 	}
-	queued := c.queuedIDs()
-	seen := make(map[string]struct{}, len(queued))
-	for _, q := range queues {
-		for _, j := range q {
-			if _, ok := queued[j.ID]; !ok {
-				return fail(UnknownJob, j.ID+" was not queued")
-			}
-			if _, dup := seen[j.ID]; dup {
-				return fail(DuplicateJob, j.ID)
-			}
-			seen[j.ID] = struct{}{}
-		}
+	seen, err := c.checkRequeued(queues)
+	if err != nil {
+		return err
 	}
-	for id := range queued {
-		if _, kept := seen[id]; !kept {
-			delete(c.live, id)
+	for i := range c.workers {
+		d := &c.workers[i].deque
+		for k := range d.Len() {
+			if id := d.At(k).ID; !seen[id] {
+				delete(c.live, id) // retired
+			}
 		}
 	}
 	for i, q := range queues {
 		c.workers[i].deque = Deque[Job]{}
+		c.workers[i].deque.Grow(len(q))
 		for _, j := range q {
 			c.workers[i].deque.PushBack(j)
 		}
@@ -58,13 +53,30 @@ func (c *Cluster) ReplaceQueues(queues [][]Job) error {
 	return nil
 }
 
-func (c *Cluster) queuedIDs() map[string]struct{} {
-	ids := make(map[string]struct{})
+// checkRequeued checks that every job in queues is queued now (live and
+// not in flight) and appears once, and returns the set of their ids.
+func (c *Cluster) checkRequeued(queues [][]Job) (map[string]bool, error) {
+	inFlight := make(map[string]bool)
 	for i := range c.workers {
-		d := &c.workers[i].deque
-		for k := range d.Len() {
-			ids[d.At(k).ID] = struct{}{}
+		for _, j := range c.workers[i].inFlight {
+			inFlight[j.ID] = true
 		}
 	}
-	return ids
+	n := 0
+	for _, q := range queues {
+		n += len(q)
+	}
+	seen := make(map[string]bool, n)
+	for _, q := range queues {
+		for _, j := range q {
+			if _, live := c.live[j.ID]; !live || inFlight[j.ID] {
+				return nil, fail(UnknownJob, j.ID+" was not queued")
+			}
+			if seen[j.ID] {
+				return nil, fail(DuplicateJob, j.ID)
+			}
+			seen[j.ID] = true
+		}
+	}
+	return seen, nil
 }

@@ -36,3 +36,24 @@ func ExampleNode_Serve() {
 	// {"src": "n", "dest": "c", "body": {"type": "error", "in_reply_to": 4, "code": 1003, "text": "unknown job: j1 is not in flight at a"}}
 	// {"src": "n", "dest": "c", "body": {"type": "complete_job_ok", "in_reply_to": 5, "worker": "b", "job_id": "j1", "all_idle": true}}
 }
+
+// A request over one of the limits gets error 12 naming the limit and the
+// value, and changes nothing.
+func ExampleMaxPolicies() {
+	n := node.New()
+	policies := `["none"` + strings.Repeat(`, "none"`, node.MaxPolicies) + `]`
+	reply, _ := n.Handle([]byte(`{"src": "c", "dest": "n", "body": {"type": "run_simulation", "msg_id": 1, "duration_ms": 10, "policies": ` + policies + `}}`))
+	os.Stdout.Write(reply)
+	// Output:
+	// {"src": "n", "dest": "c", "body": {"type": "error", "in_reply_to": 1, "code": 12, "text": "policies must list 1 to 16 policies (MaxPolicies), not 17"}}
+}
+
+// A run cut off before every job is done says so: no makespan, and the
+// jobs completed and left.
+func ExampleNode_Handle_cutOff() {
+	n := node.New()
+	reply, _ := n.Handle([]byte(`{"src": "c", "dest": "n", "body": {"type": "run_simulation", "msg_id": 1, "duration_ms": 15, "policies": ["none"]}}`))
+	os.Stdout.Write(reply)
+	// Output:
+	// {"src": "n", "dest": "c", "body": {"type": "run_simulation_ok", "in_reply_to": 1, "duration_ms": 15, "results": [{"policy": "none", "finished": false, "lower_bound_ms": 20, "utilisation": 0.667, "steals": 0, "failed_steals": 0, "jobs_moved": 0, "jobs_completed": 2, "jobs_left": 4, "completed": {"w1": 1, "w2": 1, "w3": 0}, "idle_ms": {"w1": 0, "w2": 0, "w3": 15}, "queue_sizes": {"w1": 2, "w2": 2, "w3": 0}}], "all_idle": false}}
+}

@@ -1,16 +1,12 @@
 package node
 
 import (
-	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/worksteal/steal/cluster"
 	"github.com/worksteal/steal/sim"
 )
-
-// MaxInitJobs caps jobs_to_distribute, so one message cannot make the node
-// allocate without bound.
-const MaxInitJobs = 1_000_000
 
 // defaultWorkers are init's workers when it names none (a plain Maelstrom
 // init carries node_id and node_ids instead, which the node ignores).
@@ -55,8 +51,8 @@ func (n *Node) parseInit(req *request) (*cluster.Cluster, sim.Cost, time.Duratio
 		}
 	}
 	jobs := deref(req.JobsToDistribute)
-	if jobs < 0 || jobs > MaxInitJobs {
-		return nil, sim.Cost{}, 0, malformed("jobs_to_distribute must be in [0, %d], not %d", MaxInitJobs, jobs)
+	if jobs < 0 || jobs > MaxJobs {
+		return nil, sim.Cost{}, 0, malformed("jobs_to_distribute must be in [0, %d] (MaxJobs), not %d", MaxJobs, jobs)
 	}
 	cost, err := parseCost(req.Cost)
 	if err != nil {
@@ -70,6 +66,9 @@ func (n *Node) parseInit(req *request) (*cluster.Cluster, sim.Cost, time.Duratio
 	if workers == nil {
 		workers = defaultWorkers
 	}
+	if len(workers) > MaxWorkers {
+		return nil, sim.Cost{}, 0, malformed("workers lists %d workers, over the limit of %d (MaxWorkers)", len(workers), MaxWorkers)
+	}
 	c, err := cluster.New(workers, opts)
 	if err != nil {
 		return nil, sim.Cost{}, 0, err
@@ -77,7 +76,7 @@ func (n *Node) parseInit(req *request) (*cluster.Cluster, sim.Cost, time.Duratio
 	wl := sim.Workload{Cost: cost, Seed: opts.Seed}
 	all := make([]cluster.Job, jobs)
 	for k := range all {
-		all[k] = cluster.Job{ID: fmt.Sprintf("job%d", k), Cost: wl.JobCost(k)}
+		all[k] = cluster.Job{ID: "job" + strconv.Itoa(k), Cost: wl.JobCost(k)}
 	}
 	return c, cost, latency, c.Distribute(all, dist)
 }

@@ -29,6 +29,9 @@ func (n *Node) pushJob(req *request) error {
 	if err != nil {
 		return err
 	}
+	if live := n.cluster.Live(); live >= MaxJobs {
+		return malformed("the cluster holds %d live jobs, the limit (MaxJobs); complete some first", live)
+	}
 	if err := n.cluster.Push(worker, job); err != nil {
 		return err
 	}

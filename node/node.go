@@ -57,6 +57,9 @@ func (n *Node) Handle(msg []byte) ([]byte, error) {
 	}
 	req := env.Body
 	e := &n.enc
+	if cap(e.buf) > keptReplyBytes {
+		e.buf = nil // let a rare large reply's buffer go
+	}
 	e.buf, e.comma = e.buf[:0], false
 	e.obj("")
 	e.str("src", env.Dest)
@@ -126,19 +129,17 @@ func (n *Node) writeError(req *request, w *wireError) {
 }
 
 // Serve reads messages from in until it ends, writes each reply to out in
-// request order, and reports skipped input on log. Output is flushed
-// whenever no more input is buffered, so a pipeline gets batched writes and
-// an interactive peer gets its reply before the node waits again. It
-// returns nil at the end of input, or the first read or write error.
+// request order, and reports skipped input on log. Replies are buffered and
+// flushed before every read of in, since any such read may block: an
+// interactive peer gets every reply before the node waits for more input,
+// whatever it sent after its message (blank lines, part of the next one),
+// and a pipeline, whose reads return many messages at once, still gets
+// batched writes. It returns nil at the end of input, or the first read or
+// write error.
 func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
-	r := newValueReader(in, MaxMessageBytes)
 	w := bufio.NewWriterSize(out, 64<<10)
+	r := newValueReader(&flushingReader{in: in, out: w}, MaxMessageBytes)
 	for {
-		if !r.buffered() {
-			if err := w.Flush(); err != nil {
-				return err
-			}
-		}
 		msg, err := r.next()
 		var skip *skipped
 		switch {
@@ -160,4 +161,25 @@ func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
 			return err
 		}
 	}
+}
+
+// flushingReader flushes the pending replies before every read of the
+// input. The value reader's bufio.Reader reads its source only when it
+// needs bytes it does not hold, which is exactly when the node could block
+// waiting for a peer that is itself waiting for a reply; so the flush sits
+// here, under every way the reader can come to need input, rather than in
+// Serve's loop, which cannot tell whether the buffered input holds a whole
+// message or only blank lines or part of one.
+type flushingReader struct {
+	in  io.Reader
+	out *bufio.Writer
+}
+
+// Read flushes, then reads; a failed flush is returned as the read's error,
+// which ends Serve.
+func (f *flushingReader) Read(p []byte) (int, error) {
+	if err := f.out.Flush(); err != nil {
+		return 0, err
+	}
+	return f.in.Read(p)
 }

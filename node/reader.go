@@ -48,11 +48,6 @@ func newValueReader(r io.Reader, limit int) *valueReader {
 	return &valueReader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
 }
 
-// buffered reports whether input is waiting; the node flushes its output
-// only when none is, so that pipelines get batched writes and interactive
-// users prompt replies.
-func (v *valueReader) buffered() bool { return v.r.Buffered() > 0 }
-
 // next returns the next value, a *skipped error for input to report and
 // skip, or io.EOF at the end. The value is valid until the next call.
 func (v *valueReader) next() ([]byte, error) {

@@ -92,8 +92,8 @@ func millis(p *float64, field string, fallback time.Duration) (time.Duration, er
 	if p == nil {
 		return fallback, nil
 	}
-	if *p < 0 || *p > float64(365*24*time.Hour/time.Millisecond) {
-		return 0, malformed("%s must be in [0, 1 year] ms, not %v", field, *p)
+	if *p < 0 || *p > float64(MaxDuration.Milliseconds()) {
+		return 0, malformed("%s must be in [0, %d] ms (MaxDuration, a year), not %v", field, MaxDuration.Milliseconds(), *p)
 	}
 	return time.Duration(*p * float64(time.Millisecond)), nil
 }

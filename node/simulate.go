@@ -7,9 +7,6 @@ import (
 	"github.com/worksteal/steal/sim"
 )
 
-// maxPolicies bounds the policies of one run_simulation, and so its CPU.
-const maxPolicies = 16
-
 // runSimulation answers {"type": "run_simulation", "msg_id": 2,
 // "duration_ms": 1000, "policies": ["one/most_loaded", "none"]}.
 //
@@ -22,43 +19,62 @@ const maxPolicies = 16
 // Jobs in flight belong to real workers and are not simulated. The steal
 // latency and seed are init's.
 //
-// The reply, one result per policy in request order:
-//
-//	{"type": "run_simulation_ok", "in_reply_to": 2, "duration_ms": 1000,
-//	 "results": [{"policy": "one/most_loaded", "finished": true,
-//	   "makespan_ms": 20, "lower_bound_ms": 20, "makespan_ratio": 1,
-//	   "utilisation": 1, "steals": 4, "failed_steals": 0, "jobs_moved": 4,
-//	   "jobs_completed": 6, "completed": {"w1": 2, ...},
-//	   "idle_ms": {"w1": 0, ...}, "queue_sizes": {"w1": 0, ...}}],
-//	 "all_idle": true}
-//
-// makespan_ms is when the last job completed, or duration_ms when the run
-// was cut off (finished false); the lower bound is max(total work / W,
-// longest job); idle_ms is each worker's idle time within the makespan.
+// The reply and its fields are in the package documentation (Simulation):
+// one result per policy; a run cut off at duration_ms says "finished":
+// false and how many jobs are left, and reports no makespan. A request over
+// MaxPolicies, MaxSimulatedJobs, MaxSimulatedEvents or MaxReplyBytes is
+// refused, and changes nothing.
 func (n *Node) runSimulation(req *request) error {
 	horizon, policies, err := n.parseSimulation(req)
 	if err != nil {
 		return err
 	}
-	snap := n.cluster.Snapshot()
-	queues, jobs := n.tasks(snap)
-	opts := sim.Options{StealLatency: n.latency, Horizon: horizon, Seed: n.seed}
-	results := make([]sim.Result, len(policies))
-	for i, p := range policies {
-		results[i] = sim.Simulate(queues, p, opts)
+	if err := n.checkSimulatedJobs(len(policies)); err != nil {
+		return err // before Snapshot, which copies every job
 	}
-	if err := n.cluster.ReplaceQueues(requeue(results[0].Remaining, jobs)); err != nil {
-		return err // unreachable: the simulator neither invents nor copies jobs
+	snap := n.cluster.Snapshot()
+	if err := n.checkReplyBytes(snap, len(policies)); err != nil {
+		return err
 	}
 	n.head("run_simulation_ok", req)
 	n.enc.float("duration_ms", toMillis(horizon))
 	n.enc.arr("results")
-	for _, r := range results {
-		n.writeResult(r, snap)
+	first, err := n.simulate(snap, policies, horizon)
+	if err != nil {
+		return err
 	}
 	n.enc.endArr()
+	if err := n.cluster.ReplaceQueues(requeue(first, snap)); err != nil {
+		return err // unreachable: the simulator neither invents nor copies jobs
+	}
 	n.enc.bool("all_idle", n.cluster.AllIdle())
 	return nil
+}
+
+// simulate runs the queued jobs under each policy in turn, within
+// MaxSimulatedEvents in all, writes each result as it comes, and returns
+// the queues the first run left. Only those are kept: a result holds a copy
+// of every job left.
+func (n *Node) simulate(snap []cluster.Snapshot, policies []sim.Policy, horizon time.Duration) ([][]sim.Task, error) {
+	queues := n.tasks(snap)
+	var first [][]sim.Task
+	budget := MaxSimulatedEvents
+	for i, p := range policies {
+		// With no budget left, one event is enough to tell whether the
+		// run needs any.
+		opts := sim.Options{StealLatency: n.latency, Horizon: horizon, Seed: n.seed, MaxEvents: max(budget, 1)}
+		r := sim.Simulate(queues, p, opts)
+		if budget -= r.Events; budget < 0 || r.OutOfEvents && !r.Finished {
+			return nil, malformed("run_simulation needs more than the %d events allowed (MaxSimulatedEvents): "+
+				"policy %v ran out %v ms into the %v ms asked for; ask for a shorter duration_ms or fewer policies",
+				MaxSimulatedEvents, p, toMillis(r.Makespan), toMillis(horizon))
+		}
+		if i == 0 {
+			first = r.Remaining
+		}
+		n.writeResult(r, snap)
+	}
+	return first, nil
 }
 
 func (n *Node) parseSimulation(req *request) (time.Duration, []sim.Policy, error) {
@@ -68,13 +84,13 @@ func (n *Node) parseSimulation(req *request) (time.Duration, []sim.Policy, error
 	}
 	horizon, err := millis(&ms, "duration_ms", 0)
 	if err != nil || horizon <= 0 {
-		return 0, nil, malformed("duration_ms must be a positive number of ms up to a year")
+		return 0, nil, malformed("duration_ms must be in (0, %d] ms (MaxDuration, a year), not %v", MaxDuration.Milliseconds(), ms)
 	}
 	if req.Policies == nil {
 		return horizon, []sim.Policy{{Mode: sim.StealOne, Victims: n.cluster.Victims()}}, nil
 	}
-	if len(req.Policies) == 0 || len(req.Policies) > maxPolicies {
-		return 0, nil, malformed("policies must list 1 to %d policies", maxPolicies)
+	if len(req.Policies) == 0 || len(req.Policies) > MaxPolicies {
+		return 0, nil, malformed("policies must list 1 to %d policies (MaxPolicies), not %d", MaxPolicies, len(req.Policies))
 	}
 	policies := make([]sim.Policy, len(req.Policies))
 	for i, name := range req.Policies {
@@ -85,28 +101,29 @@ func (n *Node) parseSimulation(req *request) (time.Duration, []sim.Policy, error
 	return horizon, policies, nil
 }
 
-// tasks turns the queued jobs into simulator tasks; a task's key is its
-// job's index in jobs.
-func (n *Node) tasks(snap []cluster.Snapshot) ([][]sim.Task, []cluster.Job) {
-	var jobs []cluster.Job
+// tasks turns the queued jobs into simulator tasks. A task's key locates
+// its job in the snapshot, worker in the high 32 bits and position in the
+// low, so that no second copy of the jobs is needed to map tasks back.
+func (n *Node) tasks(snap []cluster.Snapshot) [][]sim.Task {
 	queues := make([][]sim.Task, len(snap))
 	for w, s := range snap {
-		for _, j := range s.Queue {
-			queues[w] = append(queues[w], sim.Task{Key: uint64(len(jobs)), Cost: n.costOf(j)})
-			jobs = append(jobs, j)
+		queues[w] = make([]sim.Task, len(s.Queue))
+		for k, j := range s.Queue {
+			queues[w][k] = sim.Task{Key: uint64(w)<<32 | uint64(k), Cost: n.costOf(j)}
 		}
 	}
-	return queues, jobs
+	return queues
 }
 
 // requeue maps the simulator's remaining tasks back to jobs.
-func requeue(remaining [][]sim.Task, jobs []cluster.Job) [][]cluster.Job {
+func requeue(remaining [][]sim.Task, snap []cluster.Snapshot) [][]cluster.Job {
 	out := make([][]cluster.Job, len(remaining))
 	for w, q := range remaining {
-		for _, t := range q {
-			j := jobs[t.Key]
+		out[w] = make([]cluster.Job, len(q))
+		for k, t := range q {
+			j := snap[t.Key>>32].Queue[uint32(t.Key)]
 			j.Cost = t.Cost
-			out[w] = append(out[w], j)
+			out[w][k] = j
 		}
 	}
 	return out
@@ -117,14 +134,22 @@ func (n *Node) writeResult(r sim.Result, snap []cluster.Snapshot) {
 	e.elem()
 	e.str("policy", r.Policy.String())
 	e.bool("finished", r.Finished)
-	e.float("makespan_ms", toMillis(r.Makespan))
-	e.float("lower_bound_ms", toMillis(r.LowerBound()))
-	e.float("makespan_ratio", r.Ratio())
+	bound := r.LowerBoundNanos() / float64(time.Millisecond) // beyond a Duration's range for long runs
+	if r.Finished {
+		e.float("makespan_ms", toMillis(r.Makespan))
+		e.float("lower_bound_ms", bound)
+		e.float("makespan_ratio", r.Ratio())
+	} else {
+		e.float("lower_bound_ms", bound) // a cut-off run has no makespan
+	}
 	e.float("utilisation", r.Utilisation())
 	e.int("steals", int64(r.Steals))
 	e.int("failed_steals", int64(r.FailedSteals))
 	e.int("jobs_moved", int64(r.Moved))
 	e.int("jobs_completed", int64(r.Jobs()))
+	if !r.Finished {
+		e.int("jobs_left", int64(r.Left()))
+	}
 	idle, sizes := r.Idle(), r.QueueSizes()
 	e.obj("completed")
 	for w, s := range snap {

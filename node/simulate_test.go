@@ -11,11 +11,11 @@ func TestRunSimulationCutOffLeavesTheRest(t *testing.T) {
 	// Under "none" (applied: listed first) w1 and w2 each finish one job
 	// and are halfway through the next; w3 idles.
 	want := `{"type": "run_simulation_ok", "in_reply_to": 4, "duration_ms": 15, "results": [` +
-		`{"policy": "none", "finished": false, "makespan_ms": 15, "lower_bound_ms": 20, "makespan_ratio": 0.75, "utilisation": 0.667, ` +
-		`"steals": 0, "failed_steals": 0, "jobs_moved": 0, "jobs_completed": 2, "completed": {"w1": 1, "w2": 1, "w3": 0}, ` +
+		`{"policy": "none", "finished": false, "lower_bound_ms": 20, "utilisation": 0.667, ` +
+		`"steals": 0, "failed_steals": 0, "jobs_moved": 0, "jobs_completed": 2, "jobs_left": 4, "completed": {"w1": 1, "w2": 1, "w3": 0}, ` +
 		`"idle_ms": {"w1": 0, "w2": 0, "w3": 15}, "queue_sizes": {"w1": 2, "w2": 2, "w3": 0}}, ` +
-		`{"policy": "one/most_loaded", "finished": false, "makespan_ms": 15, "lower_bound_ms": 20, "makespan_ratio": 0.75, "utilisation": 1, ` +
-		`"steals": 2, "failed_steals": 0, "jobs_moved": 2, "jobs_completed": 3, "completed": {"w1": 1, "w2": 1, "w3": 1}, ` +
+		`{"policy": "one/most_loaded", "finished": false, "lower_bound_ms": 20, "utilisation": 1, ` +
+		`"steals": 2, "failed_steals": 0, "jobs_moved": 2, "jobs_completed": 3, "jobs_left": 3, "completed": {"w1": 1, "w2": 1, "w3": 1}, ` +
 		`"idle_ms": {"w1": 0, "w2": 0, "w3": 0}, "queue_sizes": {"w1": 1, "w2": 1, "w3": 1}}], "all_idle": false}`
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)

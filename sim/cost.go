@@ -56,7 +56,9 @@ type Cost struct {
 
 // Draw returns the cost of the job identified by key. It is a pure function
 // of (c, key): the same job costs the same under every policy. Costs are at
-// least one nanosecond, so every job takes time.
+// least one nanosecond, so every job takes time, and at most the largest
+// time.Duration (about 292 years), where a draw from the model would be
+// longer.
 func (c Cost) Draw(key uint64) time.Duration {
 	mean := float64(c.Mean)
 	u := unit(key) // in (0, 1]
@@ -71,6 +73,9 @@ func (c Cost) Draw(key uint64) time.Duration {
 		x = min(xm/math.Pow(u, 1/paretoShape), 1000*mean)
 	default:
 		x = mean
+	}
+	if x >= float64(endOfTime) { // 2^63: converting it would wrap
+		return endOfTime
 	}
 	return max(time.Duration(x), 1)
 }

@@ -38,6 +38,15 @@
 // and then costs one comparison per event; on, it costs O(W) per sample
 // and O(Max × W) memory, and does not change the run.
 //
+// # Limits of virtual time
+//
+// Instants and costs are time.Durations, which reach about 292 years. A
+// cost drawn beyond that is the largest Duration, and a run stops,
+// unfinished, at the last instant before it, however long its horizon.
+// Sums that can go further are not wrapped: the lower bound comes from an
+// exact 128-bit total (Result.LowerBoundNanos where it exceeds a
+// Duration), and busy time summed over workers is a float64.
+//
 // # Costs
 //
 // Each event costs O(log W) (a binary heap holding at most one pending

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -14,8 +15,17 @@ type Options struct {
 	StealLatency time.Duration
 	// Horizon stops the run at this virtual time; 0 runs until every job
 	// is done. Jobs still running at the horizon are preempted: what is
-	// left of them goes back on the front of their worker's deque.
+	// left of them goes back on the front of their worker's deque. A run
+	// also stops, unfinished, at the last instant before the largest
+	// time.Duration (about 292 years), however long its horizon.
 	Horizon time.Duration
+	// MaxEvents, when positive, stops the run once it has processed that
+	// many events (a job finishing, a steal request arriving), at the time
+	// of the last one, as a horizon would; Result.OutOfEvents then reports
+	// it. A horizon bounds virtual time but not the work of simulating it,
+	// which grows with the jobs and the steal requests that fit in it;
+	// MaxEvents bounds that work.
+	MaxEvents int
 	// Seed seeds the random victim choices and the spawn tree.
 	Seed uint64
 	// Spawn makes completing jobs create more jobs.
@@ -50,6 +60,8 @@ type engine struct {
 	parked  []int32 // idle workers waiting for a spawn to give them work
 	rng     *rand.Rand
 	now     int64
+	stop    int64 // when the run stopped short of its last event
+	budget  int   // Options.MaxEvents, or no limit
 	res     Result
 
 	// Sampling state (sample.go); sampleAt is noSample when off.
@@ -71,6 +83,21 @@ func newEngine(queues [][]Task, p Policy, o Options) *engine {
 	for i := range e.running {
 		e.running[i] = -1
 	}
+	total := 0
+	for _, q := range queues {
+		total += len(q)
+	}
+	e.tasks = make([]Task, 0, total) // spawned tasks may grow it later
+	if p.Mode == Central {
+		e.central.Grow(total)
+	} else {
+		for i, q := range queues {
+			e.deques[i].Grow(len(q))
+		}
+	}
+	if e.budget = o.MaxEvents; e.budget <= 0 {
+		e.budget = math.MaxInt
+	}
 	for i, q := range queues {
 		for _, t := range q {
 			idx := e.add(t)
@@ -89,7 +116,7 @@ func newEngine(queues [][]Task, p Policy, o Options) *engine {
 // add registers a task and accounts for its work in the bound.
 func (e *engine) add(t Task) int32 {
 	e.tasks = append(e.tasks, t)
-	e.res.TotalWork += t.Cost
+	e.res.work.add(t.Cost)
 	e.res.LongestJob = max(e.res.LongestJob, t.Cost)
 	return int32(len(e.tasks) - 1)
 }
@@ -101,10 +128,16 @@ func (e *engine) run() {
 	for w := range e.deques {
 		e.next(int32(w))
 	}
+	end := e.end()
 	for len(e.pending) > 0 {
 		at := e.pending[0].at
-		if h := int64(e.opts.Horizon); h > 0 && at > h {
-			e.sampleThrough(h)
+		if at > end {
+			e.stopAt(end)
+			return
+		}
+		if e.res.Events == e.budget {
+			e.res.OutOfEvents = true
+			e.stopAt(e.now)
 			return
 		}
 		if at > e.sampleAt { // never true when sampling is off
@@ -118,8 +151,24 @@ func (e *engine) run() {
 		case arrived:
 			e.take(ev.worker, e.target[ev.worker])
 		}
+		e.res.Events++
 	}
 	e.sampleFinal(e.now)
+}
+
+// stopAt ends the run at time t, before the pending events.
+func (e *engine) stopAt(t int64) {
+	e.stop = t
+	e.sampleThrough(t)
+}
+
+// end is the last instant the run may reach: the horizon, or just before
+// endOfTime, the instant every event that would happen later saturates to.
+func (e *engine) end() int64 {
+	if h := e.opts.Horizon; h > 0 && h < endOfTime {
+		return int64(h)
+	}
+	return int64(endOfTime) - 1
 }
 
 // next gives an idle worker something to do, by policy.
@@ -154,7 +203,7 @@ func (e *engine) steal(w int32) {
 		e.take(w, v)
 	default:
 		e.target[w] = v
-		e.pending.push(event{at: e.now + e.latency, worker: w, kind: arrived})
+		e.pending.push(event{at: after(e.now, e.latency), worker: w, kind: arrived})
 	}
 }
 
@@ -185,8 +234,8 @@ func (e *engine) take(w, v int32) {
 // start runs task i on worker w after delay (a central fetch).
 func (e *engine) start(w, i int32, delay int64) {
 	e.running[w] = i
-	e.started[w] = e.now + delay
-	e.pending.push(event{at: e.started[w] + int64(e.tasks[i].Cost), worker: w, kind: finished})
+	e.started[w] = after(e.now, delay)
+	e.pending.push(event{at: after(e.started[w], int64(e.tasks[i].Cost)), worker: w, kind: finished})
 }
 
 // complete retires w's running task, queues its children, moves w on, and

@@ -14,12 +14,23 @@ type Result struct {
 	// (possible only with a steal latency).
 	Steals, Moved, FailedSteals int
 	// TotalWork and LongestJob cover every job that existed in the run,
-	// spawned ones included; they define the lower bound.
+	// spawned ones included; they define the lower bound. TotalWork
+	// saturates at the largest time.Duration (about 292 years); the lower
+	// bound is computed from the exact sum.
 	TotalWork, LongestJob time.Duration
-	// Makespan is when the last job completed, or the horizon when the run
-	// was stopped before every job was done (Finished false).
+	// Finished reports that every job was done; a steal request still in
+	// flight then changes nothing. Makespan is when the last job
+	// completed or, when the run was stopped before that (Finished false),
+	// the instant it stopped: the horizon, the end of virtual time, or the
+	// time of its last event when it ran out of events. Only a finished
+	// run's Makespan is a makespan.
 	Makespan time.Duration
 	Finished bool
+	// Events counts the events processed: jobs finishing and steal
+	// requests arriving. OutOfEvents reports that the run stopped because
+	// it reached Options.MaxEvents with events still due.
+	Events      int
+	OutOfEvents bool
 	// Remaining holds each worker's deque, front to back, at the end: empty
 	// when Finished. Preempted jobs are at the front with their remaining
 	// cost; jobs left in the central queue are dealt round robin.
@@ -28,6 +39,8 @@ type Result struct {
 	// apart from time 0; nil when sampling was off.
 	Samples     []Sample
 	SampleEvery time.Duration
+
+	work work // the exact TotalWork; zero in a Result built by hand
 }
 
 // Workers reports the number of workers.
@@ -42,32 +55,63 @@ func (r Result) Jobs() int {
 	return n
 }
 
-// LowerBound is no schedule's makespan can beat: max(total work / W,
-// longest job).
-func (r Result) LowerBound() time.Duration {
-	w := time.Duration(max(1, r.Workers()))
-	return max((r.TotalWork+w-1)/w, r.LongestJob)
+// Left reports the jobs not completed: those in Remaining.
+func (r Result) Left() int {
+	n := 0
+	for _, q := range r.Remaining {
+		n += len(q)
+	}
+	return n
 }
 
-// Ratio is Makespan / LowerBound: 1 is a perfect schedule.
+// LowerBound is what no schedule's makespan can beat: max(total work / W,
+// longest job), rounded up to the nanosecond. It saturates at the largest
+// time.Duration, about 292 years, which no run reaches; LowerBoundNanos
+// goes beyond.
+func (r Result) LowerBound() time.Duration {
+	return max(r.exactWork().ceilDiv(uint64(max(1, r.Workers()))), r.LongestJob)
+}
+
+// LowerBoundNanos is LowerBound in nanoseconds, as a float64 that does not
+// saturate: many long jobs on few workers can have a bound beyond what a
+// time.Duration holds.
+func (r Result) LowerBoundNanos() float64 {
+	if lb := r.LowerBound(); lb < endOfTime {
+		return float64(lb)
+	}
+	return r.exactWork().nanos() / float64(max(1, r.Workers()))
+}
+
+// exactWork is the total work without saturation.
+func (r Result) exactWork() work {
+	if r.work == (work{}) {
+		return work{lo: uint64(max(r.TotalWork, 0))}
+	}
+	return r.work
+}
+
+// Ratio is Makespan / LowerBound: 1 is a perfect schedule. It compares
+// schedules only when Finished; for a run that stopped early it is the
+// time run over the bound.
 func (r Result) Ratio() float64 {
-	if lb := r.LowerBound(); lb > 0 {
-		return float64(r.Makespan) / float64(lb)
+	if lb := r.LowerBoundNanos(); lb > 0 {
+		return float64(r.Makespan) / lb
 	}
 	return 0
 }
 
 // Utilisation is the fraction of worker time spent running jobs over the
-// makespan: total busy / (W * Makespan).
+// makespan: total busy / (W * Makespan). The total is summed in float64,
+// since it can exceed what a time.Duration holds.
 func (r Result) Utilisation() float64 {
 	if r.Makespan <= 0 || r.Workers() == 0 {
 		return 0
 	}
-	var busy time.Duration
+	var busy float64
 	for _, b := range r.Busy {
-		busy += b
+		busy += float64(b)
 	}
-	return float64(busy) / (float64(r.Makespan) * float64(r.Workers()))
+	return busy / (float64(r.Makespan) * float64(r.Workers()))
 }
 
 // Idle returns each worker's idle time within the makespan.
@@ -92,10 +136,11 @@ func (r Result) QueueSizes() []int {
 // collects what is left in the deques.
 func (e *engine) result() Result {
 	r := &e.res
-	r.Finished = len(e.pending) == 0
+	r.TotalWork = r.work.duration()
+	r.Finished = r.Jobs() == len(e.tasks) // steal requests may be in flight
 	if !r.Finished {
-		r.Makespan = e.opts.Horizon
-		e.preempt(int64(e.opts.Horizon))
+		r.Makespan = time.Duration(e.stop)
+		e.preempt(e.stop)
 	}
 	r.Remaining = make([][]Task, len(e.deques))
 	for w := range e.deques {

@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // Sampling asks a run to record its state as a time series in
 // Result.Samples, for plotting. It is off (and costs nothing) when Every is
@@ -44,8 +41,10 @@ type Sample struct {
 	// initial ones and the ones spawned up to At.
 	Done, Jobs int
 	// BusyTime is the worker time spent running jobs from time 0 to At,
-	// summed over the workers; see Result.SampleUtilisation.
-	BusyTime time.Duration
+	// summed over the workers, in nanoseconds; see
+	// Result.SampleUtilisation. It is a float64 because the time of many
+	// workers can exceed what a time.Duration holds (about 292 years).
+	BusyTime float64
 }
 
 // Queued reports the jobs waiting in deques and the central queue.
@@ -74,12 +73,12 @@ func (r Result) SampleUtilisation(i int) float64 {
 	if span <= 0 {
 		return 0
 	}
-	return float64(s.BusyTime-prev.BusyTime) / span
+	return (s.BusyTime - prev.BusyTime) / span
 }
 
 // noSample is sampleAt when sampling is off: no event comes after it, so
 // the run loop's one comparison never fires.
-const noSample = math.MaxInt64
+const noSample = int64(endOfTime)
 
 // startSampling sets the engine up to record samples, or not.
 func (e *engine) startSampling(s Sampling) {
@@ -139,22 +138,20 @@ func (e *engine) sample() {
 	} else {
 		s.Queues = make([]int32, len(e.deques))
 	}
-	busy := int64(0)
 	for w := range e.deques {
 		s.Queues[w] = int32(e.deques[w].Len())
 		s.Done += e.res.Completed[w]
-		busy += int64(e.res.Busy[w])
+		s.BusyTime += float64(e.res.Busy[w])
 		if e.running[w] < 0 {
 			continue
 		}
 		if e.started[w] <= t {
 			s.Running++
-			busy += t - e.started[w]
+			s.BusyTime += float64(t - e.started[w])
 		} else {
 			s.Fetching++
 		}
 	}
-	s.BusyTime = time.Duration(busy)
 	e.res.Samples = append(e.res.Samples, s)
 	e.res.SampleEvery = time.Duration(e.sampleEvery)
 	e.sampleAt = after(t, e.sampleEvery)
@@ -173,13 +170,4 @@ func (e *engine) halve() {
 	clear(e.res.Samples[len(kept):])
 	e.res.Samples = kept
 	e.sampleEvery = after(e.sampleEvery, e.sampleEvery)
-}
-
-// after returns t + d, or noSample, which stops sampling, where that would
-// overflow (a run some 292 years of virtual time long).
-func after(t, d int64) int64 {
-	if d >= noSample-t {
-		return noSample
-	}
-	return t + d
 }

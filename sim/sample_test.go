@@ -23,7 +23,7 @@ func TestSamplesOfSixJobsOnThreeWorkers(t *testing.T) {
 		if s.At != time.Duration(i)*10*ms || !slices.Equal(s.Queues, []int32{int32(want), 0, 0}) {
 			t.Errorf("sample %d: at %v queues %v, want %v [%d 0 0]", i, s.At, s.Queues, time.Duration(i)*10*ms, want)
 		}
-		if running := min(1, 6-i); s.Running != running || s.Done != i || s.Jobs != 6 || s.BusyTime != time.Duration(i)*10*ms {
+		if running := min(1, 6-i); s.Running != running || s.Done != i || s.Jobs != 6 || s.BusyTime != float64(time.Duration(i)*10*ms) {
 			t.Errorf("sample %d: %+v", i, s)
 		}
 		if u := r.SampleUtilisation(i); i > 0 && i < 7 && u != 1.0/3 {
@@ -121,7 +121,7 @@ func TestSamplesAccountForEveryJob(t *testing.T) {
 					t.Fatalf("%s, %v: sample %d: utilisation %v", tc.name, r.Policy, i, u)
 				}
 			}
-			if last := r.Samples[len(r.Samples)-1]; last.Done != r.Jobs() || last.BusyTime != r.TotalWork {
+			if last := r.Samples[len(r.Samples)-1]; last.Done != r.Jobs() || last.BusyTime != float64(r.TotalWork) {
 				t.Errorf("%s, %v: last sample %d done, busy %v; result %d jobs, work %v",
 					tc.name, r.Policy, last.Done, last.BusyTime, r.Jobs(), r.TotalWork)
 			}
@@ -139,7 +139,7 @@ func TestSamplesStopAtTheHorizon(t *testing.T) {
 	if want := []time.Duration{0, 4 * ms, 8 * ms, 12 * ms}; !slices.Equal(at, want) {
 		t.Fatalf("samples at %v, want %v", at, want)
 	}
-	if s := r.Samples[3]; s.Done != 1 || s.Running != 1 || s.BusyTime != 12*ms {
+	if s := r.Samples[3]; s.Done != 1 || s.Running != 1 || s.BusyTime != float64(12*ms) {
 		t.Errorf("sample at 12ms: %+v", s)
 	}
 }

@@ -1,6 +1,14 @@
 package main
 
-import "testing"
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
 
 func TestNodeCommandAnswersAndExitsZero(t *testing.T) {
 	in := `{"src":"client","dest":"cluster","body":{"type":"init","msg_id":1,"workers":["w1","w2","w3"],"jobs_to_distribute":6}}` + "\nnot json\n"
@@ -13,5 +21,68 @@ func TestNodeCommandAnswersAndExitsZero(t *testing.T) {
 	}
 	if code, _, _ := runWith([]string{"node", "-bogus"}, ""); code != 2 {
 		t.Fatalf("bad flag: code %d", code)
+	}
+}
+
+// childEnv makes the test binary, run again as a child process, act as
+// "steal node" on its real stdin and stdout.
+const childEnv = "STEAL_TEST_NODE_CHILD"
+
+// The node as a process on OS pipes, driven like an interactive peer
+// (Python's print(msg + "\n") sends a blank line after each message): each
+// reply must arrive while the input stays open.
+func TestNodeProcessRepliesWhileInputStaysOpen(t *testing.T) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(run([]string{"node"}, os.Stdin, os.Stdout, os.Stderr))
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNodeProcessRepliesWhileInputStaysOpen$")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	finish := func() error { // Wait only once the output is read
+		stdin.Close()
+		for range lines {
+		}
+		return cmd.Wait()
+	}
+	for _, id := range []string{"1", "2"} {
+		msg := `{"src": "c", "dest": "n", "body": {"type": "check_cluster_state", "msg_id": ` + id + "}}\n\n"
+		if _, err := io.WriteString(stdin, msg); err != nil {
+			cmd.Process.Kill()
+			finish()
+			t.Fatal(err)
+		}
+		select {
+		case line := <-lines:
+			if !strings.Contains(line, `"in_reply_to": `+id) {
+				cmd.Process.Kill()
+				finish()
+				t.Fatalf("reply %s: %s", id, line)
+			}
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			finish()
+			t.Fatalf("no reply to message %s within 5 s while stdin stays open", id)
+		}
+	}
+	if err := finish(); err != nil {
+		t.Fatalf("node exited with %v", err)
 	}
 }
