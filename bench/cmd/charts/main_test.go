@@ -68,6 +68,7 @@ func TestStealOutputDraws(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("charts sim: code %d: %s", code, errs)
 	}
+	checkLabels(t, []byte(svg))
 	for _, want := range []string{"60 jobs (exponential, mean 1 ms, start: first) on 3 workers", ">none: makespan ",
 		">central: makespan ", ">half/best_of_two: makespan ", ">worker 2<"} {
 		if !strings.Contains(svg, want) {
@@ -83,6 +84,7 @@ func TestStealOutputDraws(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("charts timeline: code %d: %s", code, errs)
 	}
+	checkLabels(t, []byte(svg))
 	if !strings.Contains(svg, ">steal demo: 20 tasks created on worker 0, 2 workers (-spawn tree)<") {
 		t.Error("timeline chart lacks the demo's title")
 	}

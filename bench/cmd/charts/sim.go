@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/worksteal/steal/bench/internal/svgplot"
 )
 
 // The sim chart's geometry, in points.
@@ -28,7 +30,7 @@ func drawSim(w io.Writer, doc *simDoc) error {
 		return err
 	}
 	svg, area := newCanvas(vg.Length(headerHeight + panelHeight*len(plots)))
-	header := textStyle(12)
+	header := svgplot.TextStyle(12)
 	header.YAlign = draw.YTop
 	area.FillText(header, vg.Point{X: area.Min.X, Y: area.Max.Y}, describe(doc)) // left: room to grow right
 	panels := draw.Crop(area, 0, -legendWidth, 0, -headerHeight)
@@ -39,7 +41,7 @@ func drawSim(w io.Writer, doc *simDoc) error {
 		side.Min.Y, side.Max.Y = c[0].Min.Y, c[0].Max.Y-24 // below the panel's title
 		legends[i].Draw(side)
 	}
-	return writeSVG(w, svg)
+	return svgplot.WriteSVG(w, svg)
 }
 
 // simPanels makes, for each policy, a panel of the queue length of the
@@ -91,10 +93,10 @@ func sharedEnd(ends []float64) float64 {
 // unless the run's own end is later; the queue axis ends at ymax.
 func queuePanel(r simResult, workers int, end, shared, ymax float64) (*plot.Plot, plot.Legend, error) {
 	title := fmt.Sprintf("%s: makespan %s ms (%.2f× bound), utilisation %.1f%%",
-		r.Policy, formatTick(r.MakespanMS, 1), r.Ratio, 100*r.Utilisation)
+		r.Policy, svgplot.FormatTick(r.MakespanMS, 1), r.Ratio, 100*r.Utilisation)
 	xlabel := "virtual time (ms)"
 	if end > shared {
-		title += fmt.Sprintf("; own time axis, %s× longer", formatTick(end/shared, 1))
+		title += fmt.Sprintf("; own time axis, %s× longer", svgplot.FormatTick(end/shared, 1))
 		xlabel = "virtual time (ms): this panel's own scale"
 	}
 	if workers > chartWorkers && r.Policy != "central" {
@@ -204,7 +206,7 @@ func utilisationPanel(results []simResult, ends []float64, shared float64) (*plo
 		lines[i] = l
 		name := r.Policy
 		if ends[i] > shared {
-			name += fmt.Sprintf(" (to %s ms)", formatTick(r.MakespanMS, 0))
+			name += fmt.Sprintf(" (to %s ms)", svgplot.FormatTick(r.MakespanMS, 0))
 		}
 		legend.Add(name, l)
 	}

@@ -70,8 +70,7 @@ func TestSimChart(t *testing.T) {
 			t.Fatal(err)
 		}
 		svg := out.Bytes()
-		checkTextFits(t, svg)
-		checkTickLabels(t, svg)
+		checkLabels(t, svg)
 		want := []string{
 			fmt.Sprintf(">steal sim: 4 jobs (fixed, mean 1 ms, start: first) on %d workers, steal latency 0.25 ms, seed 7<", workers),
 			">none: makespan 4 ms (2.00× bound), utilisation 50.0%", ">half/random: makespan 2 ms (1.00× bound)",

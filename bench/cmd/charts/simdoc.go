@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/worksteal/steal/bench/internal/svgplot"
 )
 
 // simDoc is the document steal sim -json -samples writes (its simJSON, in
@@ -61,6 +63,6 @@ func readSim(data []byte) (*simDoc, error) {
 // describe is the chart's header: the workload, as steal sim's table says it.
 func describe(doc *simDoc) string {
 	return fmt.Sprintf("steal sim: %d jobs (%s, mean %v ms, start: %s) on %d workers, steal latency %v ms, seed %d",
-		doc.Jobs, doc.Cost, formatTick(doc.MeanMS, 3), doc.Distribution, doc.Workers,
-		formatTick(doc.StealLatencyMS, 3), doc.Seed)
+		doc.Jobs, doc.Cost, svgplot.FormatTick(doc.MeanMS, 3), doc.Distribution, doc.Workers,
+		svgplot.FormatTick(doc.StealLatencyMS, 3), doc.Seed)
 }

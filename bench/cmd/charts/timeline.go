@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/worksteal/steal/bench/internal/svgplot"
 )
 
 // timeline is what the timeline chart draws, read back from the Chrome
@@ -135,7 +137,7 @@ func (l lanes) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 	}
 	label := l.labelSteals()
-	count := textStyle(7)
+	count := svgplot.TextStyle(7)
 	count.YAlign = draw.YCenter
 	for _, s := range l.tl.steals {
 		from, to := vg.Point{X: x(s.at), Y: y(float64(s.victim))}, vg.Point{X: x(s.at), Y: y(float64(s.thief))}
@@ -194,7 +196,7 @@ func (arrowThumb) Thumbnail(c *draw.Canvas) {
 type numberThumb string
 
 func (n numberThumb) Thumbnail(c *draw.Canvas) {
-	sty := textStyle(7)
+	sty := svgplot.TextStyle(7)
 	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
 	c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}, string(n))
 }
@@ -235,5 +237,5 @@ func drawTimeline(w io.Writer, tl *timeline, title string) error {
 	p.Draw(draw.Crop(area, 0, -legendWidth, 0, 0))
 	side := draw.Crop(area, chartWidth-2*margin-legendWidth+10, 0, 0, -30) // below the title
 	legend.Draw(side)
-	return writeSVG(w, svg)
+	return svgplot.WriteSVG(w, svg)
 }
