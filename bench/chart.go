@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"os"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -12,6 +13,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/worksteal/steal/bench/internal/svgplot"
 )
 
 // palette has a distinct color per implementation in implOrder.
@@ -39,63 +42,34 @@ func implColor(impl string) int {
 	return len(implOrder)
 }
 
-// timeChart draws one panel per workload: a bar per implementation, its
-// figure (ms, CPU ms per idle second, bytes per queued task).
+// The time chart's geometry, in points: a grid of panels, three a row.
+const (
+	timeCols        = 3
+	timePanelWidth  = 330
+	timePanelHeight = 210
+)
+
+// timeChart draws one panel per workload: a horizontal bar per
+// implementation, labelled with its figure (median time, CPU ms per idle
+// second, bytes per queued task), so that a bar too short to see still
+// says its value.
 func timeChart(results []Result, path string) error {
 	wls := workloadsIn(results)
-	const cols = 3
-	rows := (len(wls) + cols - 1) / cols
+	rows := (len(wls) + timeCols - 1) / timeCols
 	plots := make([][]*plot.Plot, rows)
 	for i := range plots {
-		plots[i] = make([]*plot.Plot, cols)
+		plots[i] = make([]*plot.Plot, timeCols)
 	}
 	for k, wl := range wls {
-		p := plot.New()
-		unit, scale := "ms", 1e6
-		switch wl {
-		case "idle":
-			unit = "CPU ms per idle s"
-		case "memory":
-			unit, scale = "bytes per queued task", 1
+		p, err := timePanel(results, wl)
+		if err != nil {
+			return err
 		}
-		p.Title.Text = wl
-		p.Y.Label.Text = unit
-		var names []string
-		for _, im := range implOrder {
-			r, ok := find(results, wl, im)
-			if !ok {
-				continue
-			}
-			idx := len(names)
-			name := im
-			v := 0.0
-			if r.OK {
-				v = figure(r) / scale
-			} else {
-				name += "\n(" + r.Error + ")"
-			}
-			names = append(names, name)
-			bar, err := plotter.NewBarChart(plotter.Values{v}, vg.Points(14))
-			if err != nil {
-				return err
-			}
-			bar.XMin = float64(idx)
-			bar.Color = implRGB(im)
-			bar.LineStyle.Width = 0
-			p.Add(bar)
-		}
-		p.NominalX(names...)
-		p.X.Tick.Label.Rotation = math.Pi / 4
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
-		p.Y.Min = 0
-		plots[k/cols][k%cols] = p
+		plots[k/timeCols][k%timeCols] = p
 	}
-	img := vgsvg.New(vg.Points(330*cols), vg.Points(270*float64(rows)))
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(12), PadY: vg.Points(12),
-		PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(6)}
-	canvases := plot.Align(plots, tiles, dc)
+	img, area := svgplot.NewCanvas(timePanelWidth*timeCols+2*svgplot.Margin, timePanelHeight*vg.Length(rows)+svgplot.Margin)
+	tiles := draw.Tiles{Rows: rows, Cols: timeCols, PadX: 24, PadY: 16}
+	canvases := plot.Align(plots, tiles, area)
 	for j := range plots {
 		for i := range plots[j] {
 			if plots[j][i] != nil {
@@ -103,37 +77,104 @@ func timeChart(results []Result, path string) error {
 			}
 		}
 	}
-	return writeSVG(img, path)
+	return saveSVG(img, path)
+}
+
+// timePanel is one workload's bars, the first implementation on top.
+func timePanel(results []Result, wl string) (*plot.Plot, error) {
+	p := plot.New()
+	svgplot.Style(p)
+	unit, scale := "median time (ms)", 1e6
+	switch wl {
+	case "idle":
+		unit = "CPU ms per idle second"
+	case "memory":
+		unit, scale = "bytes per queued task", 1
+	}
+	p.Title.Text = wl
+	p.X.Label.Text = unit
+	var impls []string
+	for _, im := range implOrder {
+		if _, ok := find(results, wl, im); ok {
+			impls = append(impls, im)
+		}
+	}
+	names := make([]string, len(impls))
+	labels := barLabels{}
+	var top float64
+	for i, im := range impls {
+		r, _ := find(results, wl, im)
+		y := float64(len(impls) - 1 - i)
+		names[len(impls)-1-i] = im
+		if !r.OK {
+			text := r.Error
+			if w := lookupWorkload(wl); w != nil && r.Error == errTimeout.Error() && slices.Contains(w.Deadlocks, im) {
+				text = "timed out: deadlocks by design"
+			}
+			labels = append(labels, barLabel{0, y, text})
+			continue
+		}
+		v := figure(r) / scale
+		top = max(top, v)
+		bar, err := plotter.NewBarChart(plotter.Values{v}, 11)
+		if err != nil {
+			return nil, err
+		}
+		bar.Horizontal, bar.XMin = true, y
+		bar.Color, bar.LineStyle.Width = implRGB(im), 0
+		p.Add(bar)
+		labels = append(labels, barLabel{v, y, fmtFigure(r)})
+	}
+	p.Add(labels)
+	p.NominalY(names...)
+	p.Y.Tick.Label.Font = svgplot.Sans(9)
+	p.X.Min, p.X.Max = 0, max(top, 1e-9)*1.5 // room for the labels
+	return p, nil
+}
+
+// barLabel is the text after a bar's end.
+type barLabel struct {
+	x, y float64
+	text string
+}
+
+// barLabels draws each label just right of (x, y).
+type barLabels []barLabel
+
+func (b barLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	x, y := p.Transforms(&c)
+	sty := svgplot.TextStyle(8)
+	sty.YAlign = draw.YCenter
+	for _, l := range b {
+		c.FillText(sty, vg.Point{X: x(l.x) + 3, Y: y(l.y)}, l.text)
+	}
 }
 
 // ratioChart draws each implementation's figure over goroutines', per
-// workload, on a log scale: below 1 is better than goroutines.
+// workload, on a log scale: below 1 is better than goroutines. The legend
+// has a column of its own on the right, clear of the points.
 func ratioChart(results []Result, path string) error {
 	wls := workloadsIn(results)
 	p := plot.New()
-	p.Title.Text = "ratio to goroutines (log scale; below 1 is better)"
+	svgplot.Style(p)
+	p.Title.Text = "figure / goroutines' figure, per workload (log scale; below 1 is better)"
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Label.Text = "figure / goroutines' figure"
+	p.Y.Label.Text = "ratio to goroutines"
+	legend := plot.NewLegend()
+	legend.TextStyle.Font = svgplot.Sans(9)
+	legend.Top, legend.Left = true, true
 	lo, hi := 1.0, 1.0
 	impls := implsIn(results)
 	for n, im := range impls {
 		if im == "goroutines" {
 			continue
 		}
-		var pts plotter.XYs
-		for k, wl := range wls {
-			r, ok := find(results, wl, im)
-			if !ok {
-				continue
-			}
-			if x, ok := ratio(results, r); ok && x > 0 {
-				off := (float64(n) - float64(len(impls)-1)/2) * 0.08
-				pts = append(pts, plotter.XY{X: float64(k) + off, Y: x})
-				lo, hi = math.Min(lo, x), math.Max(hi, x)
-			}
-		}
+		pts := ratioPoints(results, wls, im, (float64(n)-float64(len(impls)-1)/2)*0.08)
 		if len(pts) == 0 {
 			continue
+		}
+		for _, pt := range pts {
+			lo, hi = math.Min(lo, pt.Y), math.Max(hi, pt.Y)
 		}
 		s, err := plotter.NewScatter(pts)
 		if err != nil {
@@ -143,41 +184,71 @@ func ratioChart(results []Result, path string) error {
 		s.GlyphStyle.Shape = plotutil.Shape(implColor(im))
 		s.GlyphStyle.Radius = vg.Points(4)
 		p.Add(s)
-		p.Legend.Add(im, s)
+		legend.Add(im, s)
 	}
 	one := plotter.NewFunction(func(float64) float64 { return 1 })
 	one.Color = implRGB("goroutines")
 	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(one)
-	p.Legend.Add("goroutines = 1", one)
-	p.Legend.Top = true
+	legend.Add("goroutines = 1", one)
 	p.NominalX(wls...)
-	p.X.Min, p.X.Max = -0.6, float64(len(wls))+0.9 // room on the right for the legend
+	p.X.Min, p.X.Max = -0.6, float64(len(wls))-0.4
 	p.Y.Min, p.Y.Max = lo/1.5, hi*1.5
-	var ticks []plot.Tick
-	for e := -4; e <= 3; e++ {
-		for _, m := range []float64{1, 3} {
-			v := m * math.Pow(10, float64(e))
-			if v >= p.Y.Min && v <= p.Y.Max {
-				ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprintf("%.3g", v)})
-			}
-		}
-	}
-	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	p.Y.Tick.Marker = plot.ConstantTicks(logTicks(p.Y.Min, p.Y.Max))
 	p.Add(plotter.NewGrid())
-	img := vgsvg.New(vg.Points(900), vg.Points(420))
-	p.Draw(draw.New(img))
-	return writeSVG(img, path)
+
+	const width, legendWidth = 900, 110
+	img, area := svgplot.NewCanvas(width, 420)
+	p.Draw(draw.Crop(area, 0, -legendWidth, 0, 0))
+	side := draw.Crop(area, width-2*svgplot.Margin-legendWidth+12, 0, 0, -24)
+	legend.Draw(side)
+	return saveSVG(img, path)
 }
 
-func writeSVG(img *vgsvg.Canvas, path string) error {
+// ratioPoints are im's ratios to goroutines, one per workload that has
+// one, shifted by off so that implementations do not hide each other.
+func ratioPoints(results []Result, wls []string, im string, off float64) plotter.XYs {
+	var pts plotter.XYs
+	for k, wl := range wls {
+		r, ok := find(results, wl, im)
+		if !ok {
+			continue
+		}
+		if x, ok := ratio(results, r); ok && x > 0 {
+			pts = append(pts, plotter.XY{X: float64(k) + off, Y: x})
+		}
+	}
+	return pts
+}
+
+// logTicks marks 1 and 3 × 10^k between lo and hi, and the other integer
+// multiples unlabelled.
+func logTicks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for m := 1.0; m < 10; m++ {
+			v := m * math.Pow(10, e)
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if slices.Contains([]float64{1, 3}, m) {
+				t.Label = svgplot.FormatTick(v, max(0, int(-e)))
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+func saveSVG(img *vgsvg.Canvas, path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if _, err := img.WriteTo(f); err != nil {
+	if err := svgplot.WriteSVG(f, img); err != nil {
 		f.Close()
-		return err
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Close()
 }

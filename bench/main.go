@@ -27,6 +27,7 @@ type options struct {
 	timeout time.Duration
 	publish bool
 	docs    string
+	brief   bool
 }
 
 func main() {
@@ -39,6 +40,8 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 5, "measured runs per (workload, impl), after one warm-up")
 	flag.StringVar(&o.param, "param", "", "workload size: a number, or \"tiny\" (default: each workload's own)")
 	flag.BoolVar(&o.json, "json", false, "print one JSON object per (workload, impl) per line")
+	flag.BoolVar(&o.brief, "brief", false, "print one line per workload, saying which implementations passed,\n"+
+		"which timed out as expected (deadlocked by design) and which failed, instead of the table")
 	flag.DurationVar(&o.timeout, "timeout", 0, "per-run timeout (default: 5s for nested, 60s otherwise)")
 	flag.BoolVar(&o.publish, "publish", false, "run every workload with defaults and write docs/benchmarks.{md,json} and the charts")
 	flag.StringVar(&o.docs, "docs", "../docs", "where -publish writes")
@@ -77,13 +80,21 @@ func main() {
 		}
 	}
 	specs, err := plan(names, o)
+	if err == nil && o.brief && o.json {
+		err = fmt.Errorf("-brief and -json: choose one")
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		flag.Usage()
 		os.Exit(2)
 	}
-	results := runAll(specs, o.json)
-	if !o.json {
+	var results []Result
+	if o.brief {
+		results = runBrief(os.Stdout, specs)
+	} else {
+		results = runAll(specs, o.json)
+	}
+	if !o.json && !o.brief {
 		printTable(os.Stdout, results)
 	}
 	if bad := failures(results); len(bad) > 0 {

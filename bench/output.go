@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -106,4 +108,49 @@ func printTable(w io.Writer, results []Result) {
 			fmtNs(r.MedianNs), fmtNs(r.MinNs), fmtNs(r.MaxNs), rs, r.AllocsPerOp, r.BytesPerOp, extra(r))
 	}
 	tw.Flush()
+}
+
+// runBrief runs the specs like runAll, in child processes one after the
+// other, and prints one line per workload when its last run is done.
+func runBrief(w io.Writer, specs []Spec) []Result {
+	var results []Result
+	first := 0 // the first result of the current workload
+	for i, s := range specs {
+		results = append(results, runChild(s))
+		if i == len(specs)-1 || specs[i+1].Workload != s.Workload {
+			fmt.Fprintln(w, briefLine(s.Workload, results[first:]))
+			first = len(results)
+		}
+	}
+	return results
+}
+
+// briefLine sums up one workload's results: the implementations that
+// passed, those whose timeout is the expected deadlock, and every other
+// outcome with its error.
+func briefLine(workload string, results []Result) string {
+	var deadlocks []string
+	if wl := lookupWorkload(workload); wl != nil {
+		deadlocks = wl.Deadlocks
+	}
+	var ok, expected, other []string
+	for _, r := range results {
+		switch {
+		case r.OK:
+			ok = append(ok, r.Impl)
+		case r.Error == errTimeout.Error() && slices.Contains(deadlocks, r.Impl):
+			expected = append(expected, r.Impl)
+		default:
+			other = append(other, fmt.Sprintf("%s FAILED: %s", r.Impl, r.Error))
+		}
+	}
+	parts := []string{"ok: " + strings.Join(ok, " ")}
+	if len(ok) == 0 {
+		parts[0] = "ok: none"
+	}
+	if len(expected) > 0 {
+		parts = append(parts, "timed out as expected (deadlock by design): "+strings.Join(expected, " "))
+	}
+	parts = append(parts, other...)
+	return fmt.Sprintf("%-12s %s", workload, strings.Join(parts, "; "))
 }

@@ -25,8 +25,9 @@ var nestedWorkload = &Workload{
 		}
 		return n
 	},
-	Want:  func(d int) int64 { return pow(fanOut, d) },
-	Impls: nestedImpls(),
+	Want:      func(d int) int64 { return pow(fanOut, d) },
+	Impls:     nestedImpls(),
+	Deadlocks: []string{"ants", "pond", "conc", "channel"},
 }
 
 func nestedImpls() []Impl {

@@ -27,6 +27,9 @@ type Workload struct {
 	Check   func(r *Run, got int64) error
 	Setup   func(r *Run) // before each run, untimed
 	Impls   []Impl
+	// Deadlocks names the implementations that deadlock on this workload
+	// by design: their timeout is the expected result.
+	Deadlocks []string
 }
 
 // implOrder is the order of implementations in tables and charts.

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -13,13 +11,12 @@ import (
 	"github.com/worksteal/steal"
 )
 
-// demoFlags are steal demo's flags. The defaults are the seed's imbalanced
-// demo: 1000 tasks each summing 1,000,000 ints, all spawned on one worker.
+// demoFlags are steal demo's flags. The defaults are an imbalanced
+// workload: 1000 tasks each summing 1,000,000 ints, all spawned on one worker.
 type demoFlags struct {
 	workers, tasks, size int
 	every                time.Duration
-	trace, traceSVG      string
-	spawn                string
+	trace, spawn         string
 }
 
 func (f *demoFlags) register(fs *flag.FlagSet) {
@@ -27,9 +24,9 @@ func (f *demoFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.tasks, "tasks", 1000, "tasks, all spawned by one task on one worker")
 	fs.IntVar(&f.size, "size", 1_000_000, "numbers each task sums")
 	fs.DurationVar(&f.every, "every", 100*time.Millisecond, "schedtrace interval")
-	fs.StringVar(&f.trace, "trace", "", "write a Chrome/Perfetto timeline of the parallel run to this file")
-	fs.StringVar(&f.traceSVG, "trace-svg", "", "draw the parallel run's timeline (a lane per worker, steals as arrows) as an SVG file")
-	fs.StringVar(&f.spawn, "spawn", "tree", "how the one task creates the work: tree (it spawns two halves, each halving again: every other worker must steal) or flat (it spawns every task in a loop, as the seed: past the ring's 256 slots they overflow to the inject queue)")
+	fs.StringVar(&f.trace, "trace", "", "write a Chrome/Perfetto timeline of the parallel run to this file\n"+
+		"(bench/cmd/charts draws it as an SVG)")
+	fs.StringVar(&f.spawn, "spawn", "tree", "how the one task creates the work: tree (it spawns two halves, each halving again: every other worker must steal) or flat (it spawns every task in a loop: past the ring's 256 slots they overflow to the inject queue)")
 }
 
 // runDemo runs the imbalanced workload on one worker, then on all, printing
@@ -67,7 +64,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 func demoRun(out io.Writer, f demoFlags, workers int, traced bool) (time.Duration, steal.Stats, error) {
 	fmt.Fprintf(out, "-- %d worker(s)\n", workers)
 	opts := []steal.Option{steal.WithWorkers(workers), steal.WithSchedTrace(f.every, out)}
-	traced = traced && (f.trace != "" || f.traceSVG != "")
+	traced = traced && f.trace != ""
 	if traced {
 		opts = append(opts, steal.WithTimeline(1<<20))
 	}
@@ -97,39 +94,11 @@ func demoRun(out io.Writer, f demoFlags, workers int, traced bool) (time.Duratio
 	fmt.Fprintln(out, p.SchedTrace(elapsed))
 	fmt.Fprintln(out)
 	if traced {
-		if err := writeTimelines(out, p, f, workers); err != nil {
+		if err := writeTrace(out, p, f, workers); err != nil {
 			return 0, steal.Stats{}, err
 		}
 	}
 	return elapsed, p.Stats(), nil
-}
-
-// writeTimelines writes the pool's timeline as trace JSON and/or as a
-// chart, as the flags ask.
-func writeTimelines(out io.Writer, p *steal.Pool, f demoFlags, workers int) error {
-	var trace bytes.Buffer
-	if err := p.WriteTrace(&trace); err != nil {
-		return err
-	}
-	if f.trace != "" {
-		if err := os.WriteFile(f.trace, trace.Bytes(), 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "timeline written to %s (open it in ui.perfetto.dev or chrome://tracing)\n", f.trace)
-	}
-	if f.traceSVG != "" {
-		var svg bytes.Buffer
-		title := fmt.Sprintf("steal demo: %d tasks created on worker 0, %d workers (-spawn %s)", f.tasks, workers, f.spawn)
-		if err := writeTimelineChart(&svg, trace.Bytes(), title); err != nil {
-			return err
-		}
-		if err := os.WriteFile(f.traceSVG, svg.Bytes(), 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "timeline chart written to %s\n", f.traceSVG)
-	}
-	fmt.Fprintln(out)
-	return nil
 }
 
 // spawnTree creates n tasks by halving: a range of one runs the work,
@@ -144,7 +113,7 @@ func spawnTree(w *steal.Worker, n int, work func(*steal.Worker)) {
 	w.Spawn(func(w *steal.Worker) { spawnTree(w, n-n/2, work) })
 }
 
-// sumTo is the seed's work(): the sum of 0..n-1, computed the slow way.
+// sumTo is each task's work: the sum of 0..n-1, computed the slow way.
 func sumTo(n int) int64 {
 	var sum int64
 	for i := range n {

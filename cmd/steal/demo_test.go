@@ -42,9 +42,31 @@ func TestDemoTinyRunsAndReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tr struct{ TraceEvents []map[string]any }
+	var tr struct {
+		OtherData   map[string]string
+		TraceEvents []map[string]any
+	}
 	if err := json.Unmarshal(data, &tr); err != nil || len(tr.TraceEvents) == 0 {
 		t.Fatalf("trace file not a trace: %v", err)
+	}
+	if want := "steal demo: 40 tasks created on worker 0, 2 workers (-spawn tree)"; tr.OtherData["title"] != want {
+		t.Fatalf("trace metadata %v, want title %q", tr.OtherData, want)
+	}
+}
+
+func TestWithOtherData(t *testing.T) {
+	meta := map[string]string{"title": `a "quoted" title`}
+	for _, trace := range []string{`{"traceEvents":[]}`, "{}\n", `{ }`} {
+		data, err := withOtherData([]byte(trace), meta)
+		var got struct {
+			OtherData map[string]string
+		}
+		if err != nil || json.Unmarshal(data, &got) != nil || got.OtherData["title"] != meta["title"] {
+			t.Errorf("%q: got %s, %v", trace, data, err)
+		}
+	}
+	if _, err := withOtherData([]byte(`[]`), meta); err == nil {
+		t.Error("a trace that is not an object was accepted")
 	}
 }
 

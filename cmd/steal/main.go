@@ -1,6 +1,6 @@
 // Command steal runs the work-stealing cluster node and simulator.
 //
-//	steal demo   watch the pool balance the seed's imbalanced workload
+//	steal demo   watch the pool balance an imbalanced workload
 //	steal node   serve the protocol on stdin/stdout (see package node)
 //	steal sim    compare scheduling policies in simulation (see package sim)
 //

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,22 @@ func TestDispatch(t *testing.T) {
 		code, out, errs := runWith(tc.args, "")
 		if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errs, tc.err) {
 			t.Errorf("%v: code %d out %q err %q", tc.args, code, out, errs)
+		}
+	}
+}
+
+// TestImportsOnlyStandardLibrary keeps the program free of dependencies
+// outside this module: go run ./cmd/steal then downloads nothing, and a
+// first run from an empty module cache takes only the compile. Charts,
+// which need a plotting library, are drawn by bench/cmd/charts instead.
+func TestImportsOnlyStandardLibrary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if pkg != "github.com/worksteal/steal" && !strings.HasPrefix(pkg, "github.com/worksteal/steal/") {
+			t.Errorf("steal imports %s", pkg)
 		}
 	}
 }

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 	"time"
 
@@ -14,8 +13,8 @@ import (
 )
 
 // simFlags are steal sim's flags. The defaults simulate 100,000 jobs on 64
-// workers, which runs every policy in well under a second; with -svg they
-// are a chart's (see chartDefaults).
+// workers, which runs every policy in well under a second; with -samples
+// they are a chart's (see sampleDefaults).
 type simFlags struct {
 	workers, jobs             int
 	dist, cost, policies      string
@@ -23,17 +22,7 @@ type simFlags struct {
 	seed                      uint64
 	spawnProb                 float64
 	spawnChildren, spawnDepth int
-	json                      bool
-	svg                       string
-}
-
-// chartDefaults replace the defaults of the flags not given with -svg: a
-// small workload whose chart shows every worker, and the three policies
-// that tell the story of stealing.
-var chartDefaults = map[string]string{
-	"workers":  "8",
-	"jobs":     "2000",
-	"policies": "none,one/random,half/random",
+	json, samples             bool
 }
 
 func (f *simFlags) register(fs *flag.FlagSet) {
@@ -49,19 +38,23 @@ func (f *simFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.spawnChildren, "spawn-children", 2, "children per spawning job")
 	fs.IntVar(&f.spawnDepth, "spawn-depth", 3, "generations of spawning")
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
-	fs.StringVar(&f.svg, "svg", "", "also draw queue lengths and utilisation over time to this SVG `file`;\n"+
-		"the defaults become -workers 8 -jobs 2000 -policies none,one/random,half/random")
+	fs.BoolVar(&f.samples, "samples", false, "with -json, add each policy's queue lengths and utilisation over\n"+
+		"virtual time, which bench/cmd/charts draws; the defaults become\n"+
+		"-workers 8 -jobs 2000 -policies none,one/random,half/random")
 }
 
-// applyChartDefaults sets, when -svg was given, the flags that were not
-// to chartDefaults.
-func (f *simFlags) applyChartDefaults(fs *flag.FlagSet) error {
-	if f.svg == "" {
+// applySampleDefaults sets, when -samples was given, the flags that were
+// not to sampleDefaults. -samples without -json is an error.
+func (f *simFlags) applySampleDefaults(fs *flag.FlagSet) error {
+	if !f.samples {
 		return nil
+	}
+	if !f.json {
+		return errors.New("-samples needs -json: samples are written only as JSON")
 	}
 	given := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
-	for name, value := range chartDefaults {
+	for name, value := range sampleDefaults {
 		if !given[name] {
 			if err := fs.Set(name, value); err != nil {
 				return err
@@ -108,7 +101,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "steal sim: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if err := f.applyChartDefaults(fs); err != nil {
+	if err := f.applySampleDefaults(fs); err != nil {
 		fmt.Fprintln(stderr, "steal sim:", err)
 		return 2
 	}
@@ -117,7 +110,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "steal sim:", err)
 		return 2
 	}
-	if f.svg != "" {
+	if f.samples {
 		wl.Sample = chartSampling(wl)
 	}
 	start := time.Now()
@@ -128,30 +121,11 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	} else {
 		err = writeTable(stdout, wl, results, elapsed)
 	}
-	if err == nil && f.svg != "" {
-		err = saveChart(f.svg, results)
-		if err == nil && !f.json {
-			fmt.Fprintf(stdout, "chart written to %s\n", f.svg)
-		}
-	}
 	if err != nil {
 		fmt.Fprintln(stderr, "steal sim:", err)
 		return 1
 	}
 	return 0
-}
-
-// saveChart writes the chart of results to the named file.
-func saveChart(name string, results []sim.Result) error {
-	file, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	err = writeChart(file, results)
-	if cerr := file.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 func writeTable(w io.Writer, wl sim.Workload, results []sim.Result, elapsed time.Duration) error {
@@ -172,40 +146,3 @@ func writeTable(w io.Writer, wl sim.Workload, results []sim.Result, elapsed time
 	}
 	return nil
 }
-
-// jsonResult is one policy's line of -json output; times are in ms.
-type jsonResult struct {
-	Policy        string  `json:"policy"`
-	MakespanMS    float64 `json:"makespan_ms"`
-	LowerBoundMS  float64 `json:"lower_bound_ms"`
-	Ratio         float64 `json:"makespan_ratio"`
-	Utilisation   float64 `json:"utilisation"`
-	Steals        int     `json:"steals"`
-	FailedSteals  int     `json:"failed_steals"`
-	JobsMoved     int     `json:"jobs_moved"`
-	JobsCompleted int     `json:"jobs_completed"`
-}
-
-func writeJSON(w io.Writer, wl sim.Workload, results []sim.Result) error {
-	out := struct {
-		Workers        int          `json:"workers"`
-		Jobs           int          `json:"jobs"`
-		Distribution   string       `json:"distribution"`
-		Cost           string       `json:"cost"`
-		MeanMS         float64      `json:"mean_ms"`
-		StealLatencyMS float64      `json:"steal_latency_ms"`
-		Seed           uint64       `json:"seed"`
-		Results        []jsonResult `json:"results"`
-	}{wl.Workers, wl.Jobs, wl.Distribution.String(), wl.Cost.Model.String(), ms(wl.Cost.Mean), ms(wl.StealLatency), wl.Seed, nil}
-	for _, r := range results {
-		out.Results = append(out.Results, jsonResult{
-			r.Policy.String(), ms(r.Makespan), ms(r.LowerBound()), r.Ratio(), r.Utilisation(),
-			r.Steals, r.FailedSteals, r.Moved, r.Jobs(),
-		})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

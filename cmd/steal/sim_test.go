@@ -1,12 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/sim"
 )
 
 func TestSimTable(t *testing.T) {
@@ -70,78 +72,104 @@ func TestSimRejectsBadFlags(t *testing.T) {
 	}
 }
 
-func TestSimSVG(t *testing.T) {
-	name := filepath.Join(t.TempDir(), "out.svg")
-	code, out, errs := runWith([]string{"sim", "-svg", name, "-workers", "3", "-jobs", "60", "-cost", "fixed"}, "")
+func TestSimSamples(t *testing.T) {
+	code, out, errs := runWith([]string{"sim", "-json", "-samples", "-workers", "3", "-jobs", "60", "-cost", "fixed"}, "")
 	if code != 0 || errs != "" {
 		t.Fatalf("code %d stderr %q", code, errs)
 	}
-	if !strings.Contains(out, "60 jobs (fixed, mean 1ms, start: first) on 3 workers") ||
-		!strings.Contains(out, "chart written to "+name) {
-		t.Errorf("output:\n%s", out)
-	}
-	svg, err := os.ReadFile(name)
-	if err != nil {
+	var got simJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(svg, []byte("<?xml")) && !bytes.HasPrefix(svg, []byte("<svg")) {
-		t.Fatalf("not an SVG file: %.40q", svg)
+	// -samples alone picks the chart's policies.
+	var policies []string
+	for _, r := range got.Results {
+		policies = append(policies, r.Policy)
 	}
-	// -svg alone picks the chart's policies.
-	for _, want := range []string{"none: makespan 60ms", "one/random: makespan 20ms", "half/random: makespan 20ms", "worker 2"} {
-		if !bytes.Contains(svg, []byte(want)) {
-			t.Errorf("SVG lacks %q", want)
+	if strings.Join(policies, ",") != "none,one/random,half/random" || got.Workers != 3 || got.Jobs != 60 {
+		t.Fatalf("workers %d jobs %d policies %v", got.Workers, got.Jobs, policies)
+	}
+	for _, r := range got.Results {
+		n := len(r.Samples)
+		if n < 2 || n > 1000 {
+			t.Fatalf("%s: %d samples", r.Policy, n)
+		}
+		first, last := r.Samples[0], r.Samples[n-1]
+		// Every job starts on worker 0: at time 0 the three workers run
+		// one each (none: worker 0 alone) and all are done by the end.
+		queued := 0
+		for _, q := range first.Queues {
+			queued += int(q)
+		}
+		if r.Policy == "none" && (first.Queues[0] != 59 || queued != 59) || queued != 57 && r.Policy != "none" {
+			t.Errorf("%s: first sample %+v", r.Policy, first)
+		}
+		if first.AtMS != 0 || last.AtMS < r.MakespanMS || slices.Max(last.Queues) != 0 {
+			t.Errorf("%s: first sample at %v ms, last %+v, makespan %v ms", r.Policy, first.AtMS, last, r.MakespanMS)
+		}
+		for _, s := range r.Samples {
+			if len(s.Queues) != 3 || s.Utilisation < 0 || s.Utilisation > 1 {
+				t.Fatalf("%s: sample %+v", r.Policy, s)
+			}
 		}
 	}
 }
 
-func TestSimSVGDefaultsAndOverrides(t *testing.T) {
-	dir := t.TempDir()
-	code, out, _ := runWith([]string{"sim", "-svg", filepath.Join(dir, "a.svg")}, "")
-	if code != 0 || !strings.Contains(out, "2000 jobs (exponential, mean 1ms, start: first) on 8 workers") {
-		t.Fatalf("code %d, output:\n%s", code, out)
+func TestSimSampleDefaultsAndOverrides(t *testing.T) {
+	code, out, _ := runWith([]string{"sim", "-json", "-samples"}, "")
+	var got simJSON
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+		t.Fatalf("code %d, %v", code, err)
 	}
-	var policies []string
-	for _, line := range strings.Split(out, "\n") {
-		if f := strings.Fields(line); len(f) == 7 && f[0] != "policy" {
-			policies = append(policies, f[0])
-		}
+	if got.Workers != 8 || got.Jobs != 2000 || len(got.Results) != 3 || got.Results[2].Policy != "half/random" {
+		t.Fatalf("workers %d jobs %d, %d results", got.Workers, got.Jobs, len(got.Results))
 	}
-	if got := strings.Join(policies, ","); got != "none,one/random,half/random" {
-		t.Errorf("policies %s, want none,one/random,half/random", got)
-	}
-	// Flags given keep their values; JSON stays alone on stdout.
-	name := filepath.Join(dir, "b.svg")
-	code, out, _ = runWith([]string{"sim", "-json", "-svg", name, "-workers", "12", "-jobs", "300", "-policies", "central,half/most_loaded"}, "")
-	var got struct {
-		Workers int `json:"workers"`
-		Results []struct {
-			Policy string `json:"policy"`
-		} `json:"results"`
-	}
+	// Flags given keep their values.
+	code, out, _ = runWith([]string{"sim", "-json", "-samples", "-workers", "12", "-jobs", "300", "-policies", "central,half/most_loaded"}, "")
+	got = simJSON{}
 	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
 		t.Fatalf("code %d, %v:\n%s", code, err, out)
 	}
 	if got.Workers != 12 || len(got.Results) != 2 || got.Results[0].Policy != "central" {
-		t.Errorf("got %+v", got)
+		t.Fatalf("got %+v", got)
 	}
-	svg, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
+	// At time 0 each of the 12 workers has taken one of the 300 jobs.
+	if s := got.Results[0].Samples[0]; s.Central != 288 || len(s.Queues) != 12 {
+		t.Errorf("central run's first sample %+v, want 288 jobs in the central queue", s)
 	}
-	for _, want := range []string{"central queue", "half/most_loaded", "workers 0-7 of 12 shown", "max of all 12", "mean of all 12"} {
-		if !bytes.Contains(svg, []byte(want)) {
-			t.Errorf("SVG lacks %q", want)
-		}
+	// Without -samples, no samples.
+	code, out, _ = runWith([]string{"sim", "-json", "-workers", "2", "-jobs", "10"}, "")
+	if code != 0 || strings.Contains(out, "samples") {
+		t.Errorf("code %d, output with samples:\n%s", code, out)
 	}
 }
 
-func TestSimSVGErrors(t *testing.T) {
-	code, _, errs := runWith([]string{"sim", "-svg", filepath.Join(t.TempDir(), "no", "such", "dir.svg"), "-jobs", "10"}, "")
-	if code != 1 || !strings.Contains(errs, "steal sim:") {
-		t.Errorf("unwritable file: code %d stderr %q", code, errs)
+func TestSimSamplesErrors(t *testing.T) {
+	code, out, errs := runWith([]string{"sim", "-samples", "-jobs", "10"}, "")
+	if code != 2 || out != "" || !strings.Contains(errs, "steal sim: -samples needs -json") {
+		t.Errorf("-samples without -json: code %d stdout %q stderr %q", code, out, errs)
 	}
 	if code, _, errs := runWith([]string{"sim", "extra"}, ""); code != 2 || !strings.Contains(errs, `unexpected argument "extra"`) {
 		t.Errorf("stray argument: code %d stderr %q", code, errs)
+	}
+}
+
+func TestChartSamplingIsBounded(t *testing.T) {
+	for _, workers := range []int{1, 8, 64, 10_000} {
+		wl := sim.Workload{Workers: workers, Jobs: 5000, Distribution: cluster.First,
+			Cost: sim.Cost{Model: sim.Exponential, Mean: time.Millisecond}, Seed: 1}
+		wl.Sample = chartSampling(wl)
+		if wl.Sample.Every <= 0 || wl.Sample.Max > 1000 || wl.Sample.Max*workers > max(4<<20, 2*workers) {
+			t.Fatalf("%d workers: sampling %+v", workers, wl.Sample)
+		}
+		for _, r := range wl.Compare([]sim.Policy{{Mode: sim.NoSteal}, {Mode: sim.StealHalf}}) {
+			if n := len(r.Samples); n < 2 || n > wl.Sample.Max {
+				t.Errorf("%d workers, %v: %d samples, max %d", workers, r.Policy, n, wl.Sample.Max)
+			}
+		}
+	}
+	// No jobs: still a positive interval.
+	if s := chartSampling(sim.Workload{Workers: 4}); s.Every <= 0 {
+		t.Errorf("empty workload: sampling %+v", s)
 	}
 }
