@@ -75,12 +75,60 @@
 // work wakes it too. It never runs a task while still counted as spinning,
 // and while it sleeps the pool is not taken for done.
 //
+// # Handles and contexts
+//
+// Every task record is also the *Worker handle its function receives, so
+// each task has a handle of its own at no extra cost. A worker remembers the
+// handle of the task it runs now (cur), and clears it while that task waits
+// in Join, Group.Wait or Future.Wait. Every entry point that needs the
+// worker checks that its handle is the current one: a handle kept after its
+// task returned, or used by a goroutine the task started while the task
+// waits, panics with a message that says so, instead of corrupting a queue
+// only the owner may touch.
+//
+// A task record carries the context of the place that created it: Submit's
+// context (joined with the pool's when the task starts), the pool's for Go
+// and Run, the spawning task's for Spawn, Join, Fork2, For and Futures, the
+// group's for a Group child. Whoever runs the task, the task sees that
+// context, so a stolen half of a Join inside a group child is cancelled with
+// the group. A task with a life of its own (Submit, Go, Spawn, a Group child,
+// a Future, Run) whose context is done before it starts is skipped, never
+// silently: Stats.Skipped counts it, and whoever waits for it gets a
+// *SkippedError. The parts of a fork (Join, Fork2, For) always run, since
+// the task that forked them needs them.
+//
+// # Waiting on the pool from inside it
+//
+// A task that blocked its goroutine waiting for the pool could wait for its
+// own worker. So every call that can block on the pool (Run, Join and For
+// of Pool, Close, Shutdown, a Pool.Group's Wait, Future.Wait(nil), Submit on
+// a full backlog) first checks, by goroutine id, whether its caller is one
+// of the pool's worker goroutines, and then runs the work inline, helps
+// instead of blocking, queues past the cap, or (Close, Shutdown) returns
+// ErrInsideTask. The check reads the caller's stack (microseconds), so it
+// is made only where the call is about to block anyway.
+//
+// # Goexit
+//
+// runtime.Goexit in a task (t.FailNow does it) ends the worker's goroutine,
+// and nothing can stop it. Each task's deferred finish tells a Goexit from
+// a return and from a panic, and reports the task as failed with a
+// *PanicError wrapping ErrGoexit, like a panic; so is every task that
+// goroutine was running beneath it (a waiting task runs others on its own
+// goroutine). The worker loop's deferred call then starts a new goroutine
+// for the same worker, so the pool keeps its workers.
+//
 // # Blocking tasks
 //
 // A task that blocks (I/O, cgo, a lock) holds only its worker. Its ring stays
 // stealable, and so does its runnext, which a thief takes once it has sat
-// there for stealRunnextAfter. Fork-join code blocks through Worker.Block,
-// which lets a spare worker take over.
+// there for stealRunnextAfter. Fork-join code blocks through Worker.Block:
+// while fn runs, a spare worker with queues of its own joins the victims
+// (the list thieves and the parking protocol look at) and steals in the
+// blocked worker's place. Block returns as soon as fn does, never waiting
+// for the spare: the spare finishes its task and drains its own queues,
+// then leaves the victims and retires. The pool is not done while a spare
+// runs.
 //
 // # Backlog, panics, shutdown
 //

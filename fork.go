@@ -18,10 +18,11 @@ package steal
 //		return a + b
 //	}
 func Fork2[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (R, R) {
-	c := w.core()
+	c := w.coreInline()
 	if c.jobs.Len() >= offerBelow {
 		return fork2Inline(w, f, x, y)
 	}
+	w.checkCurrent(c)
 	ft := getForkTask[T, R](c)
 	ft.f, ft.arg = f, y
 	ft.forkedFrom(w)

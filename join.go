@@ -27,11 +27,12 @@ package steal
 // closure and the variables it captures by reference, since b escapes into
 // the record. See BenchmarkJoin.
 func Join(w *Worker, a, b func(w *Worker)) {
-	c := w.core()
+	c := w.coreInline()
 	if c.jobs.Len() >= offerBelow {
 		joinInline(w, a, b)
 		return
 	}
+	w.checkCurrent(c)
 	j := c.getJoinTask(b, w)
 	c.jobs.Push(&j.task)
 	c.pool.wakep()

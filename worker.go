@@ -77,6 +77,25 @@ func (w *Worker) core() *worker {
 	return c
 }
 
+// coreInline is core for the inline path of Join and Fork2, which reads
+// only the length of the worker's deque and then calls the caller's own
+// functions: it catches a handle whose task returned, and leaves the check
+// that the handle is current (checkCurrent) to the path that pushes.
+func (w *Worker) coreInline() *worker {
+	c := w.c
+	if c == nil {
+		w.misuse()
+	}
+	return c
+}
+
+// checkCurrent panics unless w is the handle of the task c runs now.
+func (w *Worker) checkCurrent(c *worker) {
+	if c.cur.load() != w {
+		w.misuse()
+	}
+}
+
 func (w *Worker) misuse() {
 	if w.c == nil {
 		panic("steal: Worker used outside its task: the task that received it has returned, " +
