@@ -260,7 +260,7 @@ var imbalancedData = func() []int {
 // the workers=GOMAXPROCS run that follows it.
 var imbalancedT1 time.Duration
 
-// BenchmarkImbalanced is the seed's imbalanced demo: one task spawns 1000
+// BenchmarkImbalanced is the classic imbalanced demo: one task spawns 1000
 // tasks, each summing 1e6 ints, all onto its own worker; the others must
 // steal. The workers=W sub-benchmark reports the parallel efficiency
 // T1/(W*TW) against workers=1 run just before it.

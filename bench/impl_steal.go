@@ -159,7 +159,7 @@ func nestedSteal(r *Run) (int64, error) {
 	return leaves.load(), err
 }
 
-// imbalancedSteal: the seed's demo, one task spawning every task onto its
+// imbalancedSteal: the classic imbalanced demo, one task spawning every task onto its
 // own worker; the others must steal.
 func imbalancedSteal(r *Run) (int64, error) {
 	data := imbalancedData(r.Param)

@@ -8,7 +8,7 @@ import (
 // imbalancedTasks is the number of tasks; param is the ints each sums.
 const imbalancedTasks = 1000
 
-// imbalanced: the seed's demo, 1000 tasks each summing param ints, all
+// imbalanced: the classic imbalanced demo, 1000 tasks each summing param ints, all
 // submitted from one place (steal: spawned from one task onto its worker).
 var imbalancedWorkload = &Workload{
 	Name:    "imbalanced",

@@ -6,7 +6,7 @@ import (
 	"github.com/worksteal/steal/cluster"
 )
 
-// The seed's scenario: the idle worker w3 steals from the back of the most
+// The work-stealing cluster exercise's scenario: the idle worker w3 steals from the back of the most
 // loaded busy worker, then the workers drain the cluster until it is idle.
 func Example() {
 	c := cluster.NewExample() // w1: job0 job1 job2, w2: job3 job4 job5, w3 idle

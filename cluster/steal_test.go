@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The seed's sample: w3 steals from [w1, w2]; both hold three jobs, the tie
+// The exercise's sample: w3 steals from [w1, w2]; both hold three jobs, the tie
 // goes to w1, and its back job is job2.
 func TestStealSeedSample(t *testing.T) {
 	c := NewExample()

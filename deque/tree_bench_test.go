@@ -25,7 +25,7 @@ func spinWork(seed int) int {
 	return x
 }
 
-// BenchmarkContentionTree is the seed's claim put to a realistic test: W
+// BenchmarkContentionTree is the work-stealing cluster exercise's claim put to a realistic test: W
 // workers expand a binary tree of tasks. With deques each worker pushes and
 // pops at its own bottom and steals from a random victim's top only when it
 // runs dry; with the mutex queue all W share one FIFO. ns/op is per task.

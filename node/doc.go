@@ -11,7 +11,7 @@
 //
 // init, steal_job, check_cluster_state, run_simulation, push_job, pop_job
 // and complete_job; each handler's documentation gives its request and
-// reply. Before any init the node holds the seed's example cluster (w1:
+// reply. Before any init the node holds the example cluster of the work-stealing cluster exercise (w1:
 // job0 job1 job2, w2: job3 job4 job5, w3 idle; see cluster.NewExample).
 // init distributes its jobs with "first" (all on the first worker) unless
 // told otherwise. Victims are chosen as cluster.MostLoaded does unless init
@@ -106,7 +106,7 @@
 //
 // A line whose brackets balance is one message (the fast, common case). A
 // line that leaves brackets open starts a message spread over lines, as in
-// the seed's pretty-printed sample: lines are joined until the value
+// the exercise's pretty-printed sample: lines are joined until the value
 // closes, provided what has been read stays a valid JSON prefix.
 //
 // # Costs

@@ -8,7 +8,7 @@ import (
 )
 
 // encoder appends JSON with keys in the order they are written and the
-// separators of the seed's samples, `{"k": v, "k2": v2}`, which
+// separators of the work-stealing cluster exercise's samples, `{"k": v, "k2": v2}`, which
 // encoding/json's Marshal (no spaces, map keys sorted) cannot produce.
 //
 // Usage: obj opens an object (after key for a nested one), each value

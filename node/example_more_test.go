@@ -8,7 +8,7 @@ import (
 )
 
 func ExampleNew() {
-	// A new node holds the seed's example cluster until it receives init; the
+	// A new node holds the example cluster of the work-stealing cluster exercise until it receives init; the
 	// cluster is not idle, since w1 and w2 have queued jobs.
 	n := node.New()
 	reply, _ := n.Handle([]byte(`{"src": "c1", "dest": "n1", "body": {"type": "check_cluster_state", "msg_id": 1}}`))

@@ -26,7 +26,7 @@ type Node struct {
 	enc     encoder // reused for every reply
 }
 
-// New returns a node holding the seed's example cluster (cluster.NewExample)
+// New returns a node holding the example cluster of the work-stealing cluster exercise (cluster.NewExample)
 // with DefaultCost, as before any init.
 func New() *Node {
 	return &Node{cluster: cluster.NewExample(), cost: DefaultCost}

@@ -16,7 +16,7 @@ func serve(t *testing.T, input string) (string, string) {
 	return out.String(), log.String()
 }
 
-// The seed's first sample. Its expected output shows only the init_ok
+// The exercise's first sample. Its expected output shows only the init_ok
 // line; the issue requires run_simulation to reply too, so the test checks
 // that the first line is the sample's, byte for byte, and that the
 // documented run_simulation reply follows it.
@@ -45,7 +45,7 @@ func TestSeedSampleWorkStealingBalancesLoad(t *testing.T) {
 
 const sample2Reply = `{"src": "cluster", "dest": "client", "body": {"type": "job_stolen", "in_reply_to": 1, "thief": "w3", "victim": "w1", "job_id": "job2", "victim_queue_size": 2}}` + "\n"
 
-// The seed's second sample, input exactly as the seed prints it: one JSON
+// The exercise's second sample, input exactly as the exercise prints it: one JSON
 // object spread over lines, sent before any init.
 func TestSeedSampleStealFromVictimPrettyPrinted(t *testing.T) {
 	out, log := serve(t, `{

@@ -10,7 +10,7 @@ func TestCheckClusterState(t *testing.T) {
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
-	// The seed's idle example: after init with no jobs every worker is idle.
+	// The exercise's idle example: after init with no jobs every worker is idle.
 	ask(t, n, `{"type": "init", "msg_id": 3, "workers": ["w1", "w2", "w3"]}`)
 	got = ask(t, n, `{"type": "check_cluster_state", "msg_id": 2}`)
 	want = `{"type": "cluster_state_ok", "in_reply_to": 2, "workers": {"w1": {"queue_size": 0, "state": "idle"}, ` +
