@@ -17,7 +17,7 @@ const (
 )
 
 // utsQCut is q of the hash range: a node has children when its hash is below it.
-const utsQCut = uint64(1<<64/utsM)
+const utsQCut = uint64(1 << 64 / utsM)
 
 func splitmix(x uint64) uint64 {
 	x += 0x9e3779b97f4a7c15
