@@ -46,6 +46,7 @@ func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 			continue
 		}
 		end := min(lo+chunk, hi)
+		w.stepped()
 		start := time.Now()
 		if pe = callRecover(w, func(w *Worker) { body(w, lo, end) }); pe != nil {
 			break

@@ -18,6 +18,7 @@ package steal
 //		return a + b
 //	}
 func Fork2[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (R, R) {
+	w.stepped()
 	if w.jobs.Len() >= offerBelow {
 		return fork2Inline(w, f, x, y)
 	}

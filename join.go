@@ -28,6 +28,7 @@ import "context"
 // closure and the variables it captures by reference, since b escapes into
 // the record. See BenchmarkJoin.
 func Join(w *Worker, a, b func(w *Worker)) {
+	w.stepped()
 	if w.jobs.Len() >= offerBelow {
 		joinInline(w, a, b)
 		return

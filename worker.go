@@ -42,6 +42,10 @@ type Worker struct {
 	// the worker is still on one task; kept only while it runs (an atomic
 	// store per task is a locked instruction on amd64).
 	running atomic.Uint64
+	// probe is set by the stall detector at each look and cleared by the
+	// worker at its next step (stepped): a long task that clears it is
+	// making progress.
+	probe atomic.Uint32
 	// wake receives a token when the worker is taken off the idle list.
 	wake chan struct{}
 	// joinWake receives a token when a latch this worker sleeps on opens.
@@ -81,6 +85,7 @@ func (w *Worker) Spawn(fn func(w *Worker)) {
 }
 
 func (w *Worker) spawn(t *task) {
+	w.stepped()
 	w.stats.spawned.inc()
 	if old := w.runnext.Swap(t); old != nil {
 		w.putRing(old)
