@@ -120,9 +120,7 @@ func (d *stallDetector) run() {
 	for {
 		select {
 		case <-tick.C:
-			// The clock, not the tick's time: a tick delivered late must
-			// not stretch the interval the workers had to show progress.
-			d.look(time.Now())
+			d.look()
 		case <-d.quit:
 			return
 		}
@@ -131,17 +129,25 @@ func (d *stallDetector) run() {
 
 // look reports every worker that has made no progress for the threshold
 // while tasks wait. The queues are counted only when some worker is stuck.
-func (d *stallDetector) look(now time.Time) {
+//
+// The times come from the clock around each worker's probe, not from the
+// tick: a look that runs late (the detector's goroutine waiting for a
+// processor, or for idleMu) must not lengthen the interval a worker is
+// said to have had for showing progress. since is read after the probe is
+// set and the stretch is measured to a reading before the probe is next
+// looked at, so Running is a lower bound.
+func (d *stallDetector) look() {
 	d.markIdle()
 	counted := false
 	var inject, total int
 	for i, w := range d.p.workers {
 		st := &d.watch[i]
+		before := time.Now()
 		if d.progressed(i, w) || st.since.IsZero() {
-			st.since, st.reported = now, false
+			st.since, st.reported = time.Now(), false
 			continue
 		}
-		running := now.Sub(st.since)
+		running := before.Sub(st.since)
 		if running < d.after || st.reported {
 			continue
 		}
