@@ -76,8 +76,8 @@ const (
 )
 
 // ForRange's index arithmetic works on lengths as uints: [math.MinInt,
-// math.MaxInt) holds 2^64-1 indices, which hi-lo cannot hold as an int, and
-// lo+chunk overflows near math.MaxInt. uint(hi)-uint(lo) is the exact
+// math.MaxInt) holds 2^64-1 indices on a 64-bit platform, which hi-lo
+// cannot hold as an int, and lo+chunk overflows near math.MaxInt. uint(hi)-uint(lo) is the exact
 // length for lo <= hi, and adding a part of it to lo stays within [lo, hi].
 
 // splitAt returns where ForRange cuts [lo, hi), lo <= hi, into two
