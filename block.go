@@ -22,12 +22,16 @@ const maxSpares = 256
 // maxSpares (256) spares run at once; beyond that fn runs with no spare. A
 // panic or Goexit in fn goes on unchanged after the spare is released.
 func (w *Worker) Block(fn func()) {
-	p := w.core().pool
-	s := p.spares.start(p)
+	c := w.core()
+	s := c.pool.spares.start(c.pool)
 	if s == nil {
 		fn()
 		return
 	}
-	defer close(s.quit) // the spare retires once its own queues are empty
+	outer := c.blocking.Swap(true)
+	defer func() {
+		c.blocking.Store(outer)
+		close(s.quit) // the spare retires once its own queues are empty
+	}()
 	fn()
 }

@@ -36,8 +36,7 @@ func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 	n := 0
 	var pe *PanicError
 	for chunk := 1; lo < hi; {
-		if hi-lo > 1 && n < len(halves) && c.offerSplit() {
-			mid := lo + (hi-lo)/2
+		if mid, ok := splitAt(lo, hi); ok && n < len(halves) && c.offerSplit() {
 			upper := hi
 			j := c.getJoinTask(func(w *Worker) { ForRange(w, mid, upper, body) }, w)
 			c.jobs.Push(&j.task)
@@ -47,7 +46,8 @@ func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 			hi, chunk = mid, 1
 			continue
 		}
-		end := min(lo+chunk, hi)
+		end := chunkEnd(lo, hi, chunk)
+		c.stepped()
 		start := time.Now()
 		if pe = callRecover(w, func(w *Worker) { body(w, lo, end) }); pe != nil {
 			break
@@ -76,6 +76,25 @@ const (
 	chunkTime = 25 * time.Microsecond
 	maxChunk  = 1 << 16
 )
+
+// ForRange's index arithmetic works on lengths as uints: [math.MinInt,
+// math.MaxInt) holds 2^64-1 indices on a 64-bit platform, which hi-lo
+// cannot hold as an int, and lo+chunk overflows near math.MaxInt. uint(hi)-uint(lo) is the exact
+// length for lo <= hi, and adding a part of it to lo stays within [lo, hi].
+
+// splitAt returns where ForRange cuts [lo, hi), lo <= hi, into two
+// non-empty halves, the upper one no smaller, or false if the range has
+// fewer than two indices.
+func splitAt(lo, hi int) (mid int, ok bool) {
+	n := uint(hi) - uint(lo)
+	return lo + int(n/2), n > 1
+}
+
+// chunkEnd returns the end of the sub-range of at most chunk (>= 1) indices
+// that starts at lo, lo < hi.
+func chunkEnd(lo, hi, chunk int) int {
+	return lo + int(min(uint(chunk), uint(hi)-uint(lo)))
+}
 
 // offerSplit reports whether a thief could take a split now: there is more
 // than one worker and w's deque has nothing left for thieves to take.

@@ -19,6 +19,7 @@ package steal
 //	}
 func Fork2[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (R, R) {
 	c := w.coreInline()
+	c.stepped()
 	if c.jobs.Len() >= offerBelow {
 		return fork2Inline(w, f, x, y)
 	}

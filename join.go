@@ -28,6 +28,7 @@ package steal
 // the record. See BenchmarkJoin.
 func Join(w *Worker, a, b func(w *Worker)) {
 	c := w.coreInline()
+	c.stepped()
 	if c.jobs.Len() >= offerBelow {
 		joinInline(w, a, b)
 		return

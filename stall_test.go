@@ -1,7 +1,10 @@
 package steal
 
 import (
+	"context"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -64,5 +67,289 @@ func TestStallDetectorSilentForLongTaskWithNothingQueued(t *testing.T) {
 	p.Close()
 	if len(reports) != 0 {
 		t.Fatalf("a long task with nothing behind it was reported: %+v", <-reports)
+	}
+}
+
+// stallRecorder collects reports, with the time each was made, without
+// ever blocking the detector.
+type stallRecorder struct {
+	mu  sync.Mutex
+	got []stallAt
+	ch  chan Stall // also receives each report, if it has room
+}
+
+type stallAt struct {
+	Stall
+	at time.Time
+}
+
+func (r stallAt) String() string {
+	return fmt.Sprintf("%+v at %s", r.Stall, r.at.Format("15:04:05.000"))
+}
+
+func newStallRecorder() *stallRecorder { return &stallRecorder{ch: make(chan Stall, 64)} }
+
+func (r *stallRecorder) report(s Stall) {
+	r.mu.Lock()
+	r.got = append(r.got, stallAt{s, time.Now()})
+	r.mu.Unlock()
+	select {
+	case r.ch <- s:
+	default:
+	}
+}
+
+func (r *stallRecorder) all() []stallAt {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]stallAt(nil), r.got...)
+}
+
+// selfClock is a task's own record of its progress, for telling a detector
+// that is wrong from a machine that is overloaded: on a busy 2-core machine
+// the operating system may leave a worker's thread unrun for longer than a
+// 20 ms threshold, and the detector then rightly reports that worker. A
+// task calls mark at its steps; the clock keeps every gap between marks of
+// at least min.
+type selfClock struct {
+	min     time.Duration
+	workers []selfClockWorker
+}
+
+type selfClockWorker struct {
+	calls uint32
+	last  time.Time
+	gaps  []gap
+	_     [64]byte // workers mark their own entries: keep them apart
+}
+
+type gap struct{ from, to time.Time }
+
+func newSelfClock(workers int, min time.Duration) *selfClock {
+	return &selfClock{min: min, workers: make([]selfClockWorker, workers)}
+}
+
+// mark records progress of w's task; it reads the clock on every
+// (every)th call, to keep cheap marks cheap. Only w's goroutine calls it.
+func (c *selfClock) mark(w *Worker, every uint32) {
+	e := &c.workers[w.ID()]
+	if e.calls++; e.calls%every != 0 {
+		return
+	}
+	now := time.Now()
+	if !e.last.IsZero() && now.Sub(e.last) >= c.min {
+		e.gaps = append(e.gaps, gap{e.last, now})
+	}
+	e.last = now
+}
+
+// unexplained returns the reports that no gap in the task's own progress
+// accounts for: a gap on the reported worker, at least as long as the
+// reported time less tol, that overlaps the reported stretch. Call it only
+// after the pool is closed.
+func (c *selfClock) unexplained(reports []stallAt, tol time.Duration) []stallAt {
+	var bad []stallAt
+	for _, r := range reports {
+		explained := false
+		for _, g := range c.workers[r.Worker].gaps {
+			if g.to.Sub(g.from) >= r.Running-tol && g.from.Before(r.at) && g.to.After(r.at.Add(-r.Running-tol)) {
+				explained = true
+			}
+		}
+		if !explained {
+			bad = append(bad, r)
+		}
+	}
+	return bad
+}
+
+// waitStarted receives n values from ch, failing the test after 10 s.
+func waitStarted(t *testing.T, ch <-chan int, n int, what string) []int {
+	t.Helper()
+	var got []int
+	for range n {
+		select {
+		case v := <-ch:
+			got = append(got, v)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s did not start", what)
+		}
+	}
+	return got
+}
+
+// TestStallDetectorReportsBlockedWorkersWhileInjectQueueWaits: both workers
+// block in plain tasks (no Worker.Block) while outside submissions wait in
+// the inject queue. Neither worker has anything queued of its own, yet the
+// pool is stalled: both must be reported, once each.
+func TestStallDetectorReportsBlockedWorkersWhileInjectQueueWaits(t *testing.T) {
+	const threshold = 20 * time.Millisecond
+	rec := newStallRecorder()
+	p := New(WithWorkers(2), WithStallDetector(threshold, rec.report))
+	release := make(chan struct{})
+	started := make(chan int, 2)
+	for range 2 {
+		p.Submit(context.Background(), func(w *Worker) { started <- w.ID(); <-release })
+	}
+	waitStarted(t, started, 2, "the two blocking tasks")
+	var ran atomic.Int32
+	const waiting = 3
+	for range waiting {
+		p.Go(func() { ran.Add(1) })
+	}
+	seen := map[int]Stall{}
+	timeout := time.After(5 * time.Second)
+	for len(seen) < 2 {
+		select {
+		case s := <-rec.ch:
+			seen[s.Worker] = s
+		case <-timeout:
+			close(release)
+			p.Close()
+			t.Fatalf("after 5s, reports for %d of 2 blocked workers: %+v", len(seen), rec.all())
+		}
+	}
+	close(release)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ran.Load() != waiting {
+		t.Fatalf("%d of the %d waiting tasks ran", ran.Load(), waiting)
+	}
+	for w, s := range seen {
+		if s.Running < threshold || s.Queued != waiting || s.InjectQueued != waiting || s.OwnQueued != 0 {
+			t.Errorf("worker %d: report %+v, want running >= %v and %d queued, all in the inject queue",
+				w, s, threshold, waiting)
+		}
+	}
+	if got := rec.all(); len(got) != 2 {
+		t.Errorf("%d reports, want one per blocked task: %+v", len(got), got)
+	}
+}
+
+func fibJoinMarked(w *Worker, n int, c *selfClock) int {
+	c.mark(w, 64)
+	if n < 2 {
+		return n
+	}
+	var a, b int
+	Join(w, func(w *Worker) { a = fibJoinMarked(w, n-1, c) }, func(w *Worker) { b = fibJoinMarked(w, n-2, c) })
+	return a + b
+}
+
+// TestStallDetectorQuietForForkJoinProgress: a root task that runs for far
+// longer than the threshold while its own fork-join halves wait on its
+// deque is making progress, on one worker and on two. Join with closures
+// on every call (no cutoff) is the worst case: most of its calls run
+// inline and touch no queue.
+func TestStallDetectorQuietForForkJoinProgress(t *testing.T) {
+	const threshold = 20 * time.Millisecond
+	for _, workers := range []int{1, 2} {
+		rec := newStallRecorder()
+		clock := newSelfClock(workers, threshold/2)
+		p := New(WithWorkers(workers), WithStallDetector(threshold, rec.report))
+		var got int
+		if err := p.Run(func(w *Worker) { got = fibJoinMarked(w, 31, clock) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got != 1346269 {
+			t.Fatalf("fib(31) = %d", got)
+		}
+		reports := rec.all()
+		if bad := clock.unexplained(reports, time.Millisecond); len(bad) != 0 {
+			t.Errorf("workers=%d: fork-join fib(31) reported as %d stalls while it made progress: %+v",
+				workers, len(bad), bad)
+		} else if len(reports) > 0 {
+			t.Logf("workers=%d: %d reports, each during a gap in the task's own progress (machine overloaded)",
+				workers, len(reports))
+		}
+	}
+}
+
+// TestStallDetectorQuietForSlowForBody: a For loop whose every iteration
+// takes 100 µs runs far longer than the threshold while a spawned task
+// waits behind it on the only worker; each iteration is progress.
+func TestStallDetectorQuietForSlowForBody(t *testing.T) {
+	const threshold = 20 * time.Millisecond
+	rec := newStallRecorder()
+	clock := newSelfClock(1, threshold/2)
+	p := New(WithWorkers(1), WithStallDetector(threshold, rec.report))
+	var ran atomic.Bool
+	p.Run(func(w *Worker) {
+		w.Spawn(func(*Worker) { ran.Store(true) }) // waits behind the loop
+		For(w, 0, 1500, func(w *Worker, _ int) {
+			clock.mark(w, 1)
+			for start := time.Now(); time.Since(start) < 100*time.Microsecond; {
+			}
+		})
+	})
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !ran.Load() {
+		t.Fatal("the spawned task did not run")
+	}
+	if bad := clock.unexplained(rec.all(), time.Millisecond); len(bad) != 0 {
+		t.Errorf("a For loop making progress reported as %d stalls: %+v", len(bad), bad)
+	}
+}
+
+// TestStallDetectorReportsOwnQueueNotBusyNeighbour: one worker blocks in a
+// plain task with two tasks of its own queued behind it, while the other
+// runs fork-join code. Only the blocked one is stalled.
+func TestStallDetectorReportsOwnQueueNotBusyNeighbour(t *testing.T) {
+	const threshold = 20 * time.Millisecond
+	rec := newStallRecorder()
+	clock := newSelfClock(2, threshold/2)
+	p := New(WithWorkers(2), WithStallDetector(threshold, rec.report))
+	release := make(chan struct{})
+	blocked, busy := make(chan int, 1), make(chan int, 1)
+	var stop atomic.Bool
+	p.Submit(context.Background(), func(w *Worker) {
+		w.Spawn(func(*Worker) {})
+		w.Spawn(func(*Worker) {})
+		blocked <- w.ID()
+		<-release
+	})
+	p.Submit(context.Background(), func(w *Worker) {
+		busy <- w.ID()
+		for deadline := time.Now().Add(10 * time.Second); !stop.Load() && time.Now().Before(deadline); {
+			fibJoinMarked(w, 22, clock)
+		}
+	})
+	stuck := waitStarted(t, blocked, 1, "the blocking task")[0]
+	neighbour := waitStarted(t, busy, 1, "the fork-join task")[0]
+	select {
+	case <-rec.ch:
+	case <-time.After(5 * time.Second):
+	}
+	// Keep the neighbour going a few more thresholds to catch a false
+	// report on it.
+	time.Sleep(5 * threshold)
+	stop.Store(true)
+	close(release)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if stuck == neighbour {
+		t.Fatalf("both tasks ran on worker %d", stuck)
+	}
+	var mine, others []stallAt
+	for _, r := range rec.all() {
+		if r.Worker == stuck {
+			mine = append(mine, r)
+		} else {
+			others = append(others, r)
+		}
+	}
+	if len(mine) != 1 || mine[0].Running < threshold || mine[0].OwnQueued != 2 || mine[0].Queued < 2 {
+		t.Errorf("reports for the blocked worker %d: %+v, want one, running >= %v, its own 2 tasks queued",
+			stuck, mine, threshold)
+	}
+	if bad := clock.unexplained(others, time.Millisecond); len(bad) != 0 {
+		t.Errorf("the busy fork-join worker %d reported as stalled: %+v", neighbour, bad)
 	}
 }

@@ -46,6 +46,13 @@ type worker struct {
 	// the worker is still on one task; kept only while it runs (an atomic
 	// store per task is a locked instruction on amd64).
 	running atomic.Uint64
+	// probe is set by the stall detector at each look and cleared by the
+	// worker at its next step (stepped): a long task that clears it is
+	// making progress.
+	probe atomic.Uint32
+	// blocking is set while the worker's task is inside Worker.Block with a
+	// spare working for it: a long wait there is not a stall.
+	blocking atomic.Bool
 	// wake receives a token when the worker is taken off the idle list.
 	wake chan struct{}
 	// joinWake receives a token when a latch this worker sleeps on opens.
@@ -145,6 +152,7 @@ func (w *Worker) Spawn(fn func(w *Worker)) {
 }
 
 func (c *worker) spawn(t *task) {
+	c.stepped()
 	c.stats.spawned.inc()
 	if old := c.runnext.Swap(t); old != nil {
 		c.putRing(old)
