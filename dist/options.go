@@ -33,8 +33,8 @@ const (
 	MaxIDLen      = 200 // longest job id
 	maxTypeLen    = 128
 	maxNameLen    = 64
-	maxStealJobs  = 256     // most jobs moved by one steal
-	maxTakeover   = 200     // most jobs moved by one takeover batch (2 messages each)
+	maxStealJobs  = 256 // most jobs moved by one steal
+	maxTakeover   = 200 // most jobs moved by one takeover batch (2 messages each)
 	minLease      = time.Second
 	defaultLease  = 3 * time.Second
 	defaultMaxPay = 256 << 10
