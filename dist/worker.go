@@ -203,4 +203,3 @@ func (w *Worker) popFrontLocked() *entry {
 
 // queueLocked counts live queued jobs (stale entries included until popped).
 func (w *Worker) queueLocked() int { return w.dq.Len() }
-
