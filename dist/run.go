@@ -130,13 +130,13 @@ func (w *Worker) complete(e *entry, out *outcome) (requeue bool) {
 	case err == nil:
 		w.stats.completed.Add(1)
 	case errors.Is(err, errConflict):
-		if o, derr := w.st.done(ctx, e.id); derr == nil && o != nil {
-			// Completed before (a duplicate record): retire this record.
-			w.stats.duplicates.Add(1)
-			w.st.commit(ctx, []op{{key: q, del: true, check: true, expect: e.rev}})
-		} else {
+		if !w.stillOurs(e) {
 			w.stats.refused.Add(1) // the record moved: another worker owns the job
+			break
 		}
+		// Ours, but completed before (a duplicate record): retire it.
+		w.stats.duplicates.Add(1)
+		w.st.commit(ctx, []op{{key: q, del: true, check: true, expect: e.rev}})
 	default:
 		return true
 	}
