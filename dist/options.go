@@ -95,8 +95,8 @@ func WithSlots(n int) Option { return func(c *config) { c.slots = n } }
 func WithStealMode(m StealMode) Option { return func(c *config) { c.steal = m } }
 
 // WithMaxPayload sets the largest payload and result, in bytes (default
-// 256 KiB). It must stay below the server's max_payload (1 MiB by default),
-// since a record carries the payload plus a small header.
+// 256 KiB, at most 512 KiB): a record carries the payload base64-encoded
+// in JSON, and must fit in a NATS message (1 MiB by default).
 func WithMaxPayload(n int) Option { return func(c *config) { c.maxPayload = n } }
 
 // WithRequestTimeout bounds each request to a worker or to the servers
@@ -117,8 +117,8 @@ func buildConfig(opts []Option) (config, error) {
 		return c, &Error{"invalid_option", "slots must be at least 1"}
 	case c.replicas < 1 || c.replicas > 5:
 		return c, &Error{"invalid_option", "replicas must be 1 to 5"}
-	case c.maxPayload < 1 || c.maxPayload > 900<<10:
-		return c, &Error{"invalid_option", "max payload must be 1 byte to 900 KiB"}
+	case c.maxPayload < 1 || c.maxPayload > 512<<10:
+		return c, &Error{"invalid_option", "max payload must be 1 byte to 512 KiB"}
 	case c.timeout <= 0:
 		return c, &Error{"invalid_option", "request timeout must be positive"}
 	}
