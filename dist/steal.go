@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -22,6 +23,11 @@ type stolenJob struct {
 	Rev uint64          `json:"rev"`
 	Rec json.RawMessage `json:"rec"`
 }
+
+// maxStealWait bounds the wait for a victim's answer: the thief's
+// dispatcher waits meanwhile, and a victim that does not answer quickly
+// (paused, overloaded) is a poor victim anyway.
+const maxStealWait = 500 * time.Millisecond
 
 // maxStealBytes bounds a steal reply (NATS messages are 1 MiB by default).
 const maxStealBytes = 600 << 10
@@ -157,10 +163,12 @@ func (w *Worker) trySteal() bool {
 		req.Max = 1
 	}
 	b, _ := json.Marshal(req)
-	m, err := w.nc.Request(w.cfg.subject("w."+victim+".steal"), b, w.cfg.timeout)
+	m, err := w.nc.Request(w.cfg.subject("w."+victim+".steal"), b, min(w.cfg.timeout, maxStealWait))
 	if err != nil {
 		// A lost reply loses nothing: moved records are under our name,
-		// and the watch of our own records picks them up.
+		// and the watch of our own records picks them up. The victim is
+		// skipped until its next heartbeat.
+		w.members.setQueue(victim, 0)
 		return false
 	}
 	var rep stealReply
