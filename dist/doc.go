@@ -108,10 +108,15 @@
 //     (TestSpawnStaysLocal, with stealing off: every child of a tree runs on
 //     its root's worker).
 //   - Cluster idle is never reported while a job is queued, running or in
-//     flight in a steal (TestSkewedStart samples Idle every 10 ms and checks
-//     each true answer against the ledger). Client.Idle explains the check:
-//     two waves of worker states with equal epochs around an empty listing
-//     of records.
+//     flight in a steal. Client.Idle explains the check: two waves of worker
+//     states with equal epochs around an empty listing of records
+//     (TestIdleCheck: an orphan record, a silent lease holder, an epoch that
+//     moves between the waves and a busy worker each keep it false;
+//     TestSkewedStart samples Idle every 10 ms during a run and checks each
+//     true answer against the ledger).
+//   - A worker that closes hands its jobs over at once: it gives up its
+//     lease, and a survivor takes over its queued jobs and the ones its
+//     handlers abandoned (TestCloseHandsOver).
 //   - Bad input: a submission with an invalid id, type or worker name, or a
 //     payload over WithMaxPayload, is refused with ErrInvalidID,
 //     ErrInvalidType, ErrInvalidName or ErrPayloadTooLarge and stores

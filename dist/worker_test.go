@@ -70,3 +70,29 @@ func TestSkewedStart(t *testing.T) {
 	}
 	t.Logf("completions by worker %v; idle samples %d", byWorker, samples.Load())
 }
+
+// TestCloseHandsOver: a worker that closes leaves its queued jobs, and the
+// job its handler gave up on, to a survivor, which takes them over at once
+// (no wait for the lease): every job completes, on the survivor.
+func TestCloseHandsOver(t *testing.T) {
+	h := newHarness(t, WithLease(30*time.Second), WithSlots(1)) // a takeover before 30 s proves Close let go
+	started := make(chan struct{}, 1)
+	w1 := h.worker("w1", func(w *Worker) {
+		w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
+			started <- struct{}{}
+			<-ctx.Done() // runs until the worker closes
+			return nil, ctx.Err()
+		})
+	}, WithStealMode(StealOff))
+	h.worker("w2", func(w *Worker) { w.Handle("job", h.sleeper(0)) }, WithStealMode(StealOff))
+	ids := h.submitN(5, "job", To("w1"))
+	<-started
+	if err := w1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if r := h.wait(id); r.Err != nil || r.Worker != "w2" || r.Attempt != 1 {
+			t.Fatalf("%s: recorded by %s at attempt %d, err %v", id, r.Worker, r.Attempt, r.Err)
+		}
+	}
+}
