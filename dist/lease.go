@@ -67,10 +67,35 @@ func (w *Worker) heartbeat() {
 		w.hbRev = nrev
 		w.mu.Unlock()
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
+		// A renewal whose ack was lost leaves a stale revision: if the
+		// lease still holds this incarnation, it is ours; else fence.
+		if nrev, ok := w.ownLease(ctx); ok {
+			w.mu.Lock()
+			w.hbRev = nrev
+			w.mu.Unlock()
+			return
+		}
 		w.fence()
 	}
 	// Other errors (timeouts, a reconnecting client) are retried at the
 	// next tick; if the lease runs out meanwhile, the next renewal fences.
+}
+
+// ownLease reads the lease and reports its revision if it still carries
+// this worker's incarnation (only this worker writes that value).
+func (w *Worker) ownLease(ctx context.Context) (uint64, bool) {
+	e, err := w.st.workers.Get(ctx, w.name)
+	if err != nil {
+		return 0, false
+	}
+	var b beat
+	w.mu.Lock()
+	inc := w.inc
+	w.mu.Unlock()
+	if json.Unmarshal(e.Value(), &b) != nil || b.Inc != inc {
+		return 0, false
+	}
+	return e.Revision(), true
 }
 
 // fence handles a lost lease: the worker may have been taken for dead and

@@ -129,7 +129,14 @@ func (w *Worker) deregister() {
 	w.mu.Lock()
 	rev := w.hbRev
 	w.mu.Unlock()
-	w.st.workers.Delete(ctx, w.name, jetstream.LastRevision(rev))
+	err := w.st.workers.Delete(ctx, w.name, jetstream.LastRevision(rev))
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		// The last renewal's ack was lost (Close cancelled it): delete
+		// at the current revision if the lease is still this incarnation.
+		if rev, ok := w.ownLease(ctx); ok {
+			w.st.workers.Delete(ctx, w.name, jetstream.LastRevision(rev))
+		}
+	}
 }
 
 // sleep waits d or until the worker closes; it reports false on close.

@@ -16,7 +16,7 @@ func (w *Worker) dispatch() {
 	backoff := time.Millisecond
 	for w.ctx.Err() == nil {
 		w.mu.Lock()
-		for w.running < w.cfg.slots {
+		for w.running < w.cfg.slots && !w.closing { // no new job once Close began
 			e := w.popFrontLocked()
 			if e == nil {
 				break

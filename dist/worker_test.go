@@ -71,15 +71,21 @@ func TestSkewedStart(t *testing.T) {
 	t.Logf("completions by worker %v; idle samples %d", byWorker, samples.Load())
 }
 
-// TestCloseHandsOver: a worker that closes leaves its queued jobs, and the
-// job its handler gave up on, to a survivor, which takes them over at once
-// (no wait for the lease): every job completes, on the survivor.
+// TestCloseHandsOver: a worker that closes starts no new job, and leaves
+// its queued jobs, and the job its handler gave up on, to a survivor, which
+// takes them over at once (no wait for the lease): every job completes, on
+// the survivor.
 func TestCloseHandsOver(t *testing.T) {
 	h := newHarness(t, WithLease(30*time.Second), WithSlots(1)) // a takeover before 30 s proves Close let go
 	started := make(chan struct{}, 1)
+	var starts atomic.Int64
 	w1 := h.worker("w1", func(w *Worker) {
 		w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
-			started <- struct{}{}
+			starts.Add(1)
+			select {
+			case started <- struct{}{}:
+			default:
+			}
 			<-ctx.Done() // runs until the worker closes
 			return nil, ctx.Err()
 		})
@@ -89,6 +95,9 @@ func TestCloseHandsOver(t *testing.T) {
 	<-started
 	if err := w1.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if n := starts.Load(); n != 1 {
+		t.Fatalf("w1 started %d jobs, want 1: no job may start once Close began", n)
 	}
 	for _, id := range ids {
 		if r := h.wait(id); r.Err != nil || r.Worker != "w2" || r.Attempt != 1 {
