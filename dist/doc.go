@@ -87,7 +87,9 @@
 //     Submit returns only after the record is stored, and a worker killed
 //     with SIGKILL has its records taken over by a survivor
 //     (TestKillWorker: a worker process is killed in the middle of a job;
-//     every job completes).
+//     every job completes). With file storage, queued jobs survive a
+//     restart of the servers (TestServerRestart; with memory storage the
+//     same test loses them, as it should).
 //   - Exactly one completion is recorded per job id, although a job may run
 //     more than once after a crash, a fence or a takeover: handler effects
 //     outside the ledger must be idempotent by job id, as with any
