@@ -1,0 +1,148 @@
+// Package dist is distributed work stealing over NATS: worker processes
+// each own a deque of jobs, an idle worker steals from a busy one by asking
+// it, and JetStream key-value buckets keep every job durable, so that a
+// worker killed with SIGKILL loses nothing.
+//
+// One call runs it on a laptop: StartEmbedded starts a NATS server with
+// JetStream inside the process, on loopback at a random port. To scale out,
+// connect workers and clients to an external NATS cluster instead (three
+// servers, WithReplicas(3)); nothing else changes.
+//
+// # Design
+//
+// The main concepts are:
+//
+//	worker - a process (or a Worker value) with a name, a lease and a deque.
+//	job    - id, type, payload and an optional cost hint; run by the Handler
+//	         registered for its type.
+//	record - the durable copy of a live job: key q.<owner>.<id> in the
+//	         bucket steal_<cluster>_jobs. Its revision (the stream sequence
+//	         of its last write) is what every compare-and-swap checks.
+//	ledger - key d.<id> in the same bucket: the one recorded completion.
+//	lease  - key <name> in steal_<cluster>_workers, a bucket whose values
+//	         expire after the lease (WithLease, default 3 s). The revision at
+//	         registration is the worker's incarnation.
+//
+// The deque follows cluster.Deque: the owner pushes and pops at the front
+// (a spawned job runs next, while its data is warm), thieves take from the
+// back, submitted and taken-over jobs enter at the back. A worker runs at
+// most WithSlots jobs at once on a steal.Pool; the rest wait in the deque,
+// where they can be stolen. Jobs a handler spawns go to the spawning
+// worker's own deque and records, never through a central queue.
+//
+// A steal is a request-reply to the victim (subject
+// steal.<cluster>.w.<victim>.steal). The thief asks; the victim decides and
+// stays the only writer of its deque: it pops n-n/2 of its n queued jobs
+// from the back (or one, StealOne; at most 256 jobs or about 600 KiB), moves
+// their records to the thief in one atomic batch, and replies with them.
+// The thief pushes them at its front. An idle worker picks its victim as
+// the longer queue of two random workers whose heartbeat shows queued jobs
+// (best of two, as in Sparrow), and backs off when none does.
+//
+// Every state change of a record is one JetStream atomic batch (nats-server
+// 2.12 and newer), each delete conditional on the record's revision:
+//
+//	submit     PUT q.<w>.<id>, message id = job id (duplicate window)
+//	spawn      PUT q.<w>.<child>, conditional on the parent's record revision
+//	steal      DEL q.<v>.<id> (revision) + PUT q.<thief>.<id>, per job
+//	takeover   DEL q.<dead>.<id> (revision) + PUT q.<me>.<id>, per job
+//	complete   DEL q.<w>.<id> (revision) + PUT d.<id> (must not exist)
+//
+// Deletes carry a 1 s message TTL, so the bucket keeps nothing of finished
+// or moved jobs and listing live records costs O(live).
+//
+// Liveness. A worker renews its lease every lease/4 with a compare-and-swap
+// on its last revision, and soon after its state changes (at most every
+// 50 ms), which is how thieves learn queue sizes. A lease that expires is
+// purged by the server; every worker watches the workers bucket, and on a
+// departure the live worker whose name sorts first lists the records of
+// owners that hold no lease and moves them to itself (orphan scan; also run
+// at start and every 4 leases). A worker whose renewal is refused has been
+// taken for dead: it fences itself: drops its deque, registers again under
+// a new incarnation, and reloads whatever records still carry its name.
+//
+// Each worker also watches its own records, which covers the two ways a
+// record reaches it without its own hands: a steal whose reply was lost (the
+// records are already under the thief's name) and a takeover into it.
+// Revisions it recently let go are remembered so that a record delivered
+// twice runs once.
+//
+// # Invariants
+//
+//  1. A live job has exactly one record, q.<owner>.<id>; moves are atomic.
+//  2. Only the owner's revision can retire or move a record: a worker that
+//     lost a record (taken over while it was paused) has every later write
+//     about it refused, because the revision it holds is stale.
+//  3. d.<id> is written at most once, in the same batch that deletes the
+//     record: a job is live (has a record) or completed (has d.<id>), and
+//     between the two there is no instant where it is neither.
+//  4. A worker counts as busy while it holds a job in any state: queued,
+//     running, being moved by a steal or takeover, or being written by a
+//     submission. Its epoch rises each time it leaves idle, and every
+//     record is written by a busy worker.
+//
+// # Guarantees and the tests that check them
+//
+//   - A submitted job is never lost while the servers keep their data:
+//     Submit returns only after the record is stored, and a worker killed
+//     with SIGKILL has its records taken over by a survivor
+//     (TestKillWorker: a worker process is killed in the middle of a job;
+//     every job completes). With file storage, queued jobs survive a
+//     restart of the servers (TestServerRestart; with memory storage the
+//     same test loses them, as it should).
+//   - Exactly one completion is recorded per job id, although a job may run
+//     more than once after a crash, a fence or a takeover: handler effects
+//     outside the ledger must be idempotent by job id, as with any
+//     at-least-once queue (TestKillWorker: the killed job runs again on a
+//     survivor, one completion; TestDuplicateSubmit: a second record of a
+//     completed job runs, its completion is refused; TestSkewedStart: each
+//     of 300 jobs runs once and completes once).
+//   - A worker paused past its lease is fenced: its late completion is
+//     refused and it re-registers (TestPausedWorkerFenced: SIGSTOP, a
+//     survivor re-runs the job and is recorded, SIGCONT, the old worker's
+//     completion is refused and it fences itself). Its late steals and
+//     spawns are refused by the same revision check (TestStoreBatch checks
+//     the server behaviour: a stale batch writes nothing, a guarded put
+//     fails once its guard moved).
+//   - Idle workers steal: with every job submitted to one worker, the others
+//     run a share (TestSkewedStart).
+//   - Spawned jobs stay on the spawning worker unless stolen
+//     (TestSpawnStaysLocal, with stealing off: every child of a tree runs on
+//     its root's worker).
+//   - Cluster idle is never reported while a job is queued, running or in
+//     flight in a steal. Client.Idle explains the check: two waves of worker
+//     states with equal epochs around an empty listing of records
+//     (TestIdleCheck: an orphan record, a silent lease holder, an epoch that
+//     moves between the waves and a busy worker each keep it false;
+//     TestSkewedStart samples Idle every 10 ms during a run and checks each
+//     true answer against the ledger).
+//   - A worker that closes hands its jobs over at once: it gives up its
+//     lease, and a survivor takes over its queued jobs and the ones its
+//     handlers abandoned (TestCloseHandsOver).
+//   - Bad input: a submission with an invalid id, type or worker name, or a
+//     payload over WithMaxPayload, is refused with ErrInvalidID,
+//     ErrInvalidType, ErrInvalidName or ErrPayloadTooLarge and stores
+//     nothing; a duplicate id gets ErrDuplicateJob. A job whose type has no
+//     handler, whose handler panics or fails, whose result is too large, or
+//     whose record does not decode is recorded as failed with a code
+//     (ErrUnknownType, ErrHandlerPanic, ErrHandler, ErrResultTooLarge,
+//     ErrMalformedJob), and the worker goes on (TestBadInput).
+//
+// # Limits
+//
+// Duplicate submissions are detected while the id is queued or running on
+// the receiving worker, within the servers' duplicate window (2 minutes by
+// default) and once the job has completed; outside of these a resubmitted
+// id may run again, and its completion is refused. The ledger keeps every
+// completion until the bucket is purged. A job is at most WithMaxPayload
+// bytes (default 256 KiB, at most 512 KiB); larger data should travel by
+// reference (for example in a JetStream object store). Server-side limits
+// apply to batches: 1000 messages, 50 open batches per stream.
+//
+// # Tests
+//
+// go test ./... runs everything in about 20 s under the race detector on
+// two cores; -short skips the process tests (TestKillWorker,
+// TestPausedWorkerFenced), which start worker processes by re-running the
+// test binary and wait out 1 s leases.
+package dist

@@ -1,0 +1,90 @@
+package dist
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/worksteal/steal"
+)
+
+// Handler runs one job and returns its result. A returned error is recorded
+// as the job's failure (code "handler"). ctx ends when the worker closes.
+type Handler func(ctx context.Context, j *Job) ([]byte, error)
+
+// Job is a job as its handler sees it.
+type Job struct {
+	ID      string
+	Type    string
+	Payload []byte
+	Cost    int64 // the submitter's cost hint, 0 when none was given
+	// Attempt counts takeovers: 0 on the first worker, more when a worker
+	// died or was fenced while holding the job, so this may be a re-run.
+	Attempt int
+
+	w       *Worker
+	rev     uint64 // revision of the job's record: spawns are fenced by it
+	spawned int
+	local   *steal.Worker
+}
+
+// Worker is the name of the worker running the job.
+func (j *Job) Worker() string { return j.w.name }
+
+// Local is the steal.Pool worker running this job: tasks spawned through it
+// (Spawn, Join, Fork2) stay in this process and are stolen only by the
+// pool's other workers.
+func (j *Job) Local() *steal.Worker { return j.local }
+
+// Spawn queues a child job on this worker's own deque (its front, so it runs
+// here next unless a thief takes it) and returns the child's id,
+// "<parent id>-<n>" for the n-th spawn of this run. Ids are deterministic so
+// that a re-run of the parent (after a crash) spawns the same ids, which are
+// recorded once. It returns ErrFenced when the parent's record is no longer
+// this worker's (the parent was taken over): the child is not queued.
+func (j *Job) Spawn(ctx context.Context, typ string, payload []byte) (string, error) {
+	id := j.ID + "-" + strconv.Itoa(j.spawned)
+	j.spawned++
+	return id, j.SpawnID(ctx, id, typ, payload)
+}
+
+// SpawnID is Spawn with a caller-chosen id. A child whose id is already
+// queued, running or recently submitted is not queued again, and SpawnID
+// returns nil: the job exists. Invalid input gives ErrInvalidID,
+// ErrInvalidType or ErrPayloadTooLarge and queues nothing.
+func (j *Job) SpawnID(ctx context.Context, id, typ string, payload []byte) error {
+	r := &record{ID: id, Type: typ, Payload: payload}
+	if err := r.check(j.w.cfg.maxPayload); err != nil {
+		return err
+	}
+	return j.w.spawn(ctx, r, qKey(j.w.name, j.ID), j.rev)
+}
+
+// ErrFenced is returned by Spawn when the running job's record has moved to
+// another worker (this worker was taken for dead): its writes are refused.
+var ErrFenced = &Error{"fenced", "the job was taken over by another worker; this run's writes are refused"}
+
+func (w *Worker) spawn(ctx context.Context, r *record, parentKey string, parentRev uint64) error {
+	data, _ := json.Marshal(r)
+	w.mu.Lock()
+	_, dup := w.known[r.ID]
+	w.mu.Unlock()
+	if dup {
+		return nil
+	}
+	rev, err := w.st.put(ctx, qKey(w.name, r.ID), data, r.ID, parentKey, parentRev)
+	switch {
+	case errors.Is(err, errDupMsg):
+		return nil
+	case errors.Is(err, errConflict):
+		return ErrFenced
+	case err != nil:
+		return err
+	}
+	w.mu.Lock()
+	w.adoptLocked(&entry{id: r.ID, rev: rev, rec: r}, true)
+	w.mu.Unlock()
+	w.signal()
+	return nil
+}

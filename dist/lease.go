@@ -1,0 +1,244 @@
+package dist
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// beat is a worker's lease value: its state as of the last heartbeat.
+type beat struct {
+	Name    string `json:"name"`
+	Inc     uint64 `json:"inc"`
+	Busy    bool   `json:"busy"`
+	Queue   int    `json:"queue"`
+	Running int    `json:"running"`
+	Epoch   uint64 `json:"epoch"`
+}
+
+func (w *Worker) stateLocked() beat {
+	return beat{Name: w.name, Inc: w.inc, Busy: w.busyLocked(), Queue: w.queueLocked(),
+		Running: w.running, Epoch: w.epoch}
+}
+
+func (w *Worker) beatLocked() []byte {
+	b, _ := json.Marshal(w.stateLocked())
+	return b
+}
+
+// minBeatGap spaces heartbeats sent on state changes.
+const minBeatGap = 50 * time.Millisecond
+
+// heartbeatLoop renews the lease every lease/4, and soon after a state
+// change so that thieves see queue sizes. A renewal refused by the
+// compare-and-swap means the lease expired: the worker fences itself.
+func (w *Worker) heartbeatLoop() {
+	t := time.NewTicker(w.st.lease / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-t.C:
+		case <-w.kick:
+		}
+		w.heartbeat()
+		if !w.sleep(minBeatGap) {
+			return
+		}
+	}
+}
+
+func (w *Worker) heartbeat() {
+	w.mu.Lock()
+	data, rev := w.beatLocked(), w.hbRev
+	w.mu.Unlock()
+	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
+	defer cancel()
+	nrev, err := w.st.workers.Update(ctx, w.name, data, rev)
+	switch {
+	case err == nil:
+		w.mu.Lock()
+		w.hbRev = nrev
+		w.mu.Unlock()
+	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
+		// A renewal whose ack was lost leaves a stale revision: if the
+		// lease still holds this incarnation, it is ours; else fence.
+		if nrev, ok := w.ownLease(ctx); ok {
+			w.mu.Lock()
+			w.hbRev = nrev
+			w.mu.Unlock()
+			return
+		}
+		w.fence()
+	}
+	// Other errors (timeouts, a reconnecting client) are retried at the
+	// next tick; if the lease runs out meanwhile, the next renewal fences.
+}
+
+// ownLease reads the lease and reports its revision if it still carries
+// this worker's incarnation (only this worker writes that value).
+func (w *Worker) ownLease(ctx context.Context) (uint64, bool) {
+	e, err := w.st.workers.Get(ctx, w.name)
+	if err != nil {
+		return 0, false
+	}
+	var b beat
+	w.mu.Lock()
+	inc := w.inc
+	w.mu.Unlock()
+	if json.Unmarshal(e.Value(), &b) != nil || b.Inc != inc {
+		return 0, false
+	}
+	return e.Revision(), true
+}
+
+// fence handles a lost lease: the worker may have been taken for dead and
+// its jobs moved, so it drops its deque, re-registers under a new
+// incarnation and reloads whatever records still carry its name. Jobs it
+// is running finish; their completions succeed only if their records did
+// not move.
+func (w *Worker) fence() {
+	w.mu.Lock()
+	if w.closing {
+		w.mu.Unlock()
+		return
+	}
+	w.stats.fenced.Add(1)
+	for w.dq.Len() > 0 {
+		w.dq.PopFront()
+	}
+	clear(w.known)
+	w.epoch++
+	w.mu.Unlock()
+	for w.ctx.Err() == nil {
+		if err := w.register(w.ctx); err == nil {
+			break
+		}
+		if !w.sleep(w.st.lease / 4) {
+			return
+		}
+	}
+	poke(w.reload)
+}
+
+// members is the worker's view of the cluster, from the workers bucket.
+type members struct {
+	mu sync.Mutex
+	m  map[string]beat
+}
+
+func newMembers() *members { return &members{m: map[string]beat{}} }
+
+func (m *members) set(b beat) {
+	m.mu.Lock()
+	m.m[b.Name] = b
+	m.mu.Unlock()
+}
+
+func (m *members) remove(name string) {
+	m.mu.Lock()
+	delete(m.m, name)
+	m.mu.Unlock()
+}
+
+func (m *members) has(name string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.m[name]
+	return ok
+}
+
+// lowest reports whether me sorts first among the live members.
+func (m *members) lowest(me string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for n := range m.m {
+		if n < me {
+			return false
+		}
+	}
+	return true
+}
+
+// pick chooses a victim: the longer queue of two random members with
+// queued jobs (best of two), or "" when no member shows any.
+func (m *members) pick(me string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var cands []beat
+	for n, b := range m.m {
+		if n != me && b.Queue > 0 {
+			cands = append(cands, b)
+		}
+	}
+	switch len(cands) {
+	case 0:
+		return ""
+	case 1:
+		return cands[0].Name
+	}
+	a, b := cands[rand.IntN(len(cands))], cands[rand.IntN(len(cands))]
+	if b.Queue > a.Queue {
+		a = b
+	}
+	return a.Name
+}
+
+// membersLoop follows the workers bucket. A member that leaves (deleted at
+// Close, or purged when its lease expires) triggers an orphan scan.
+func (w *Worker) membersLoop() {
+	for w.ctx.Err() == nil {
+		kw, err := w.st.workers.WatchAll(w.ctx)
+		if err != nil {
+			w.sleep(w.st.lease / 4)
+			continue
+		}
+		w.followMembers(kw)
+		kw.Stop()
+	}
+}
+
+func (w *Worker) followMembers(kw jetstream.KeyWatcher) {
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case e, ok := <-kw.Updates():
+			if !ok {
+				return
+			}
+			if e == nil {
+				continue
+			}
+			if e.Operation() != jetstream.KeyValuePut {
+				w.members.remove(e.Key())
+				poke(w.scan)
+				continue
+			}
+			var b beat
+			if json.Unmarshal(e.Value(), &b) == nil && b.Name == e.Key() {
+				w.members.set(b)
+				if b.Queue > 0 {
+					w.signal()
+				}
+			}
+		}
+	}
+}
+
+// setQueue records a victim's queue size as its steal reply told it, so a
+// thief does not ask an emptied victim again before its next heartbeat.
+func (m *members) setQueue(name string, q int) {
+	m.mu.Lock()
+	if b, ok := m.m[name]; ok {
+		b.Queue = q
+		m.m[name] = b
+	}
+	m.mu.Unlock()
+}

@@ -1,0 +1,144 @@
+package dist
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/worksteal/steal"
+)
+
+// dispatch hands queued jobs to the pool, at most slots at a time (the rest
+// stay in the deque, stealable), and steals when the deque runs dry.
+func (w *Worker) dispatch() {
+	backoff := time.Millisecond
+	for w.ctx.Err() == nil {
+		w.mu.Lock()
+		for w.running < w.cfg.slots && !w.closing { // no new job once Close began
+			e := w.popFrontLocked()
+			if e == nil {
+				break
+			}
+			w.running++
+			w.pool.Submit(context.Background(), func(sw *steal.Worker) { w.run(e, sw) })
+		}
+		hungry := w.running < w.cfg.slots && w.dq.Len() == 0
+		w.mu.Unlock()
+		if hungry && w.cfg.steal != StealOff {
+			if w.trySteal() {
+				backoff = time.Millisecond
+				continue
+			}
+			backoff = min(2*backoff, w.st.lease/4)
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-w.ctx.Done():
+		case <-w.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// run executes one job and records its outcome.
+func (w *Worker) run(e *entry, sw *steal.Worker) {
+	out := w.execute(e, sw)
+	requeue := false
+	if out != nil {
+		requeue = w.complete(e, out)
+	}
+	w.mu.Lock()
+	w.running--
+	if requeue && !w.closing {
+		w.dq.PushBack(e)
+	} else {
+		w.retireLocked(e.id, e.rev)
+	}
+	w.mu.Unlock()
+	poke(w.kick)
+	w.signal()
+}
+
+// execute runs the handler; it returns nil when the outcome must not be
+// recorded (the handler failed because the worker is closing).
+func (w *Worker) execute(e *entry, sw *steal.Worker) *outcome {
+	out := &outcome{ID: e.id, Worker: w.name}
+	if e.rec == nil {
+		out.Code, out.Text = ErrMalformedJob.Code, e.err
+		return out
+	}
+	r := e.rec
+	out.Type, out.Attempt, out.Hops = r.Type, r.Attempt, r.Hops
+	w.hmu.RLock()
+	h := w.handlers[r.Type]
+	w.hmu.RUnlock()
+	if h == nil {
+		out.Code, out.Text = ErrUnknownType.Code, fmt.Sprintf("no handler for type %q on worker %s", r.Type, w.name)
+		return out
+	}
+	j := &Job{ID: r.ID, Type: r.Type, Payload: r.Payload, Cost: r.Cost, Attempt: r.Attempt,
+		w: w, rev: e.rev, local: sw}
+	res, err := callHandler(w.jobCtx, h, j)
+	var pe *panicError
+	switch {
+	case errors.As(err, &pe):
+		out.Code, out.Text = ErrHandlerPanic.Code, pe.Error()
+	case err != nil && w.jobCtx.Err() != nil:
+		return nil // closing: leave the job for another worker
+	case err != nil:
+		out.Code, out.Text = ErrHandler.Code, err.Error()
+	case len(res) > w.cfg.maxPayload:
+		out.Code, out.Text = ErrResultTooLarge.Code, fmt.Sprintf("result of %d bytes, limit %d", len(res), w.cfg.maxPayload)
+	default:
+		out.Result = res
+	}
+	return out
+}
+
+type panicError struct{ v any }
+
+func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.v) }
+
+// callHandler runs h, turning a panic into an error: one bad job must not
+// take the worker down.
+func callHandler(ctx context.Context, h Handler, j *Job) (res []byte, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = nil, &panicError{v}
+		}
+	}()
+	return h(ctx, j)
+}
+
+// complete records the outcome and retires the record in one batch: the
+// completion is create-only (the first one wins) and the delete is a
+// compare-and-swap on the record (a fenced worker's completion is
+// refused). It reports whether the job must be queued again because the
+// servers could not be reached.
+func (w *Worker) complete(e *entry, out *outcome) (requeue bool) {
+	data, _ := json.Marshal(out)
+	q := qKey(w.name, e.id)
+	ctx := context.Background()
+	_, err := w.st.commit(ctx, []op{
+		{key: q, del: true, check: true, expect: e.rev},
+		{key: dKey(e.id), value: data, check: true, expect: 0},
+	})
+	switch {
+	case err == nil:
+		w.stats.completed.Add(1)
+	case errors.Is(err, errConflict):
+		if !w.stillOurs(e) {
+			w.stats.refused.Add(1) // the record moved: another worker owns the job
+			break
+		}
+		// Ours, but completed before (a duplicate record): retire it.
+		w.stats.duplicates.Add(1)
+		w.st.commit(ctx, []op{{key: q, del: true, check: true, expect: e.rev}})
+	default:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,291 @@
+package dist
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+)
+
+// store is the durable state of one cluster: the jobs bucket (q.<owner>.<id>
+// live jobs, d.<id> completions) and the workers bucket (leases).
+type store struct {
+	cfg     config
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	jobs    jetstream.KeyValue
+	workers jetstream.KeyValue
+	jobsPfx string        // "$KV.<jobs bucket>."
+	lease   time.Duration // the workers bucket's TTL
+}
+
+func (c *config) jobsBucket() string    { return "steal_" + c.cluster + "_jobs" }
+func (c *config) workersBucket() string { return "steal_" + c.cluster + "_workers" }
+func (c *config) subject(s string) string {
+	return "steal." + c.cluster + "." + s
+}
+
+func qKey(owner, id string) string { return "q." + owner + "." + id }
+func dKey(id string) string        { return "d." + id }
+
+// openStore creates the buckets when missing, or opens them as they are.
+func openStore(ctx context.Context, nc *nats.Conn, cfg config) (*store, error) {
+	if !versionAtLeast(nc.ConnectedServerVersion(), 2, 12) {
+		return nil, ErrServerTooOld
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	s := &store{cfg: cfg, nc: nc, js: js, jobsPfx: "$KV." + cfg.jobsBucket() + "."}
+	st := jetstream.MemoryStorage
+	if cfg.storage == FileStorage {
+		st = jetstream.FileStorage
+	}
+	if s.jobs, err = s.bucket(ctx, jetstream.KeyValueConfig{
+		Bucket: cfg.jobsBucket(), History: 1, Storage: st, Replicas: cfg.replicas,
+	}); err != nil {
+		return nil, err
+	}
+	if err := s.enableBatches(ctx); err != nil {
+		return nil, err
+	}
+	if s.workers, err = s.bucket(ctx, jetstream.KeyValueConfig{
+		Bucket: cfg.workersBucket(), History: 1, Storage: jetstream.MemoryStorage,
+		Replicas: cfg.replicas, TTL: cfg.lease, LimitMarkerTTL: cfg.lease,
+	}); err != nil {
+		return nil, err
+	}
+	status, err := s.workers.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.lease = status.TTL()
+	if s.lease < minLease {
+		return nil, &Error{"bad_bucket", "workers bucket has no TTL of at least 1s"}
+	}
+	return s, nil
+}
+
+// bucket opens the bucket if it exists (whatever its settings: the first
+// process to create it decides), else creates it.
+func (s *store) bucket(ctx context.Context, c jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	kv, err := s.js.KeyValue(ctx, c.Bucket)
+	if err == nil {
+		return kv, nil
+	}
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, err
+	}
+	kv, err = s.js.CreateKeyValue(ctx, c)
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		return s.js.KeyValue(ctx, c.Bucket) // another process won the race
+	}
+	return kv, err
+}
+
+// enableBatches turns on atomic batch publish and per-message TTLs on the
+// jobs bucket's stream: steals, takeovers and completions are batches.
+func (s *store) enableBatches(ctx context.Context) error {
+	str, err := s.js.Stream(ctx, "KV_"+s.cfg.jobsBucket())
+	if err != nil {
+		return err
+	}
+	sc := str.CachedInfo().Config
+	if sc.AllowAtomicPublish && sc.AllowMsgTTL {
+		return nil
+	}
+	sc.AllowAtomicPublish, sc.AllowMsgTTL = true, true
+	_, err = s.js.UpdateStream(ctx, sc)
+	return err
+}
+
+// op is one write of a batch on the jobs bucket.
+type op struct {
+	key    string
+	value  []byte // nil with del
+	del    bool
+	expect uint64 // expected revision of key (when check)
+	check  bool
+	msgID  string // deduplication id, optional
+}
+
+// batchAck is the server's answer to a batch commit.
+type batchAck struct {
+	Seq   uint64    `json:"seq"`
+	Count int       `json:"count"`
+	Err   *apiError `json:"error"`
+}
+
+type apiError struct {
+	Code        int    `json:"code"`
+	ErrCode     int    `json:"err_code"`
+	Description string `json:"description"`
+}
+
+// errConflict reports a failed compare-and-swap: some key of the batch is not
+// at the expected revision. Nothing of the batch was written.
+var errConflict = errors.New("dist: revision conflict")
+
+// errDupMsg reports a write refused as a duplicate message id.
+var errDupMsg = errors.New("dist: duplicate message id")
+
+// Codes from nats-server: wrong last sequence (10071, 10164 when
+// replicated), duplicate message in batch (10201), duplicate conflict.
+func classify(e *apiError) error {
+	switch e.ErrCode {
+	case 10071, 10164:
+		return errConflict
+	case 10201:
+		return errDupMsg
+	}
+	return &Error{"server", "batch refused: " + e.Description + " (" + strconv.Itoa(e.ErrCode) + ")"}
+}
+
+// commit writes ops as one atomic batch: all of them or none. It returns the
+// stream sequence (= revision) of each op. A failed check gives errConflict.
+func (s *store) commit(ctx context.Context, ops []op) ([]uint64, error) {
+	bid := nuid.Next()
+	for i := range ops {
+		m := s.opMsg(&ops[i])
+		m.Header.Set("Nats-Batch-Id", bid)
+		m.Header.Set("Nats-Batch-Sequence", strconv.Itoa(i+1))
+		if i < len(ops)-1 {
+			if err := s.nc.PublishMsg(m); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		m.Header.Set("Nats-Batch-Commit", "1")
+		return s.finish(ctx, m, len(ops))
+	}
+	return nil, nil
+}
+
+func (s *store) finish(ctx context.Context, m *nats.Msg, n int) ([]uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
+	defer cancel()
+	reply, err := s.nc.RequestMsgWithContext(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	var ack batchAck
+	if err := json.Unmarshal(reply.Data, &ack); err != nil {
+		return nil, &Error{"server", "unreadable batch ack: " + err.Error()}
+	}
+	if ack.Err != nil {
+		return nil, classify(ack.Err)
+	}
+	if ack.Count != n || ack.Seq < uint64(n) {
+		return nil, &Error{"server", "batch ack counts " + strconv.Itoa(ack.Count) + " of " + strconv.Itoa(n)}
+	}
+	// A batch is stored as consecutive sequences, the commit last.
+	revs := make([]uint64, n)
+	for i := range revs {
+		revs[i] = ack.Seq - uint64(n-1-i)
+	}
+	return revs, nil
+}
+
+func (s *store) opMsg(o *op) *nats.Msg {
+	m := &nats.Msg{Subject: s.jobsPfx + o.key, Header: nats.Header{}, Data: o.value}
+	if o.check {
+		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(o.expect, 10))
+	}
+	if o.del {
+		// A delete marker that expires: the bucket keeps nothing of a
+		// finished or moved job, so listing live jobs costs O(live).
+		m.Header.Set("KV-Operation", "DEL")
+		m.Header.Set(jetstream.MsgTTLHeader, "1s")
+	}
+	if o.msgID != "" {
+		m.Header.Set(jetstream.MsgIDHeader, o.msgID)
+	}
+	return m
+}
+
+// put writes one record, deduplicated by id. With guard set, the write is
+// also conditional on guardKey still being at guardRev (a spawn is fenced by
+// its parent's record). It returns the new revision; errDupMsg when the
+// server has seen the id within its duplicate window.
+func (s *store) put(ctx context.Context, key string, val []byte, msgID, guardKey string, guardRev uint64) (uint64, error) {
+	m := &nats.Msg{Subject: s.jobsPfx + key, Header: nats.Header{}, Data: val}
+	m.Header.Set(jetstream.MsgIDHeader, msgID)
+	if guardKey != "" {
+		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(guardRev, 10))
+		m.Header.Set(jetstream.ExpectedLastSubjSeqSubjHeader, s.jobsPfx+guardKey)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
+	defer cancel()
+	ack, err := s.js.PublishMsg(ctx, m)
+	if err != nil {
+		var ae *jetstream.APIError
+		if errors.As(err, &ae) {
+			return 0, classify(&apiError{Code: ae.Code, ErrCode: int(ae.ErrorCode), Description: ae.Description})
+		}
+		return 0, err
+	}
+	if ack.Duplicate {
+		return 0, errDupMsg
+	}
+	return ack.Sequence, nil
+}
+
+// done reads the completion of id, or nil when there is none.
+func (s *store) done(ctx context.Context, id string) (*outcome, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
+	defer cancel()
+	e, err := s.jobs.Get(ctx, dKey(id))
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var o outcome
+	if err := json.Unmarshal(e.Value(), &o); err != nil {
+		return nil, &Error{"malformed", "unreadable completion of " + id}
+	}
+	return &o, nil
+}
+
+// keys lists the live keys matching filter (e.g. "q.>"). The listing is a
+// consumer walk, not a snapshot: a key written or moved while it runs may be
+// missed, which is why the idle check brackets it with two waves.
+func (s *store) keys(ctx context.Context, filter string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
+	defer cancel()
+	kl, err := s.jobs.ListKeysFiltered(ctx, filter)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for k := range kl.Keys() {
+		out = append(out, k)
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return out, nil
+}
+
+// versionAtLeast reports whether a server version "major.minor.patch[-x]"
+// is at least major.minor.
+func versionAtLeast(v string, major, minor int) bool {
+	f := strings.SplitN(v, ".", 3)
+	if len(f) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(f[0])
+	mi, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
+}

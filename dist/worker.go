@@ -1,0 +1,205 @@
+package dist
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/worksteal/steal"
+	"github.com/worksteal/steal/cluster"
+)
+
+// Worker is one member of a cluster: it owns a deque of jobs, runs them on
+// a steal.Pool, gives jobs to thieves and steals when idle. See the package
+// documentation for the protocol.
+type Worker struct {
+	name string
+	cfg  config
+	nc   *nats.Conn
+	st   *store
+
+	hmu      sync.RWMutex
+	handlers map[string]Handler
+
+	mu       sync.Mutex
+	dq       cluster.Deque[*entry] // owner at the front, thieves at the back
+	known    map[string]uint64     // id -> revision of each record held (queued, running or moving)
+	retired  [2]map[string]uint64  // id -> revision of records let go lately (completed, given, moved away)
+	rotated  time.Time             // when retired[1] became retired[0]
+	running  int                   // jobs handed to the pool
+	moving   int                   // jobs in a steal or takeover batch not yet settled
+	incoming int                   // submissions being written
+	epoch    uint64                // +1 each time the worker leaves idle
+	inc      uint64                // lease revision at registration: the incarnation
+	hbRev    uint64                // lease revision of the last heartbeat
+	started  bool
+	closing  bool
+
+	members *members
+	pool    *steal.Pool
+	wake    chan struct{} // wakes the dispatcher
+	kick    chan struct{} // asks for a heartbeat now
+	scan    chan struct{} // asks for an orphan scan
+	reload  chan struct{} // restarts the watch of the own records
+	subs    []*nats.Subscription
+	ctx     context.Context // ends at Close: background loops
+	stop    context.CancelFunc
+	jobCtx  context.Context // what handlers see; ends at Close
+	jobStop context.CancelFunc
+	wg      sync.WaitGroup
+	stats   stats
+}
+
+// entry is one job in the deque. rec is nil for a record that did not
+// decode: it is completed with ErrMalformedJob.
+type entry struct {
+	id  string
+	rev uint64
+	rec *record
+	err string // why rec is nil
+}
+
+type stats struct {
+	completed, stolen, given, takenOver, fenced, refused, duplicates atomic.Int64
+}
+
+// WorkerStats counts what a worker did since it started.
+type WorkerStats struct {
+	Completed  int64 // completions this worker recorded (failures included)
+	Stolen     int64 // jobs taken from victims
+	Given      int64 // jobs handed to thieves
+	TakenOver  int64 // jobs moved here from dead workers
+	Fenced     int64 // times the worker found its lease lost and re-registered
+	Refused    int64 // completions refused because the job had moved away
+	Duplicates int64 // completions refused because the job was already completed
+}
+
+// NewWorker makes a worker named name on connection nc; nothing is sent
+// until Start. It returns ErrInvalidName or an option's error.
+func NewWorker(nc *nats.Conn, name string, opts ...Option) (*Worker, error) {
+	cfg, err := buildConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if !validName(name) {
+		return nil, ErrInvalidName
+	}
+	return &Worker{
+		name: name, cfg: cfg, nc: nc,
+		handlers: map[string]Handler{},
+		known:    map[string]uint64{},
+		retired:  [2]map[string]uint64{{}, {}},
+		members:  newMembers(),
+		wake:     make(chan struct{}, 1),
+		kick:     make(chan struct{}, 1),
+		scan:     make(chan struct{}, 1),
+		reload:   make(chan struct{}, 1),
+	}, nil
+}
+
+// Name is the worker's name.
+func (w *Worker) Name() string { return w.name }
+
+// Handle registers h for jobs of type typ, replacing any earlier handler.
+// It may be called before or after Start; a job whose type has no handler
+// when it runs is recorded as failed with ErrUnknownType. It returns
+// ErrInvalidType for an invalid type.
+func (w *Worker) Handle(typ string, h Handler) error {
+	if !validType(typ) || h == nil {
+		return ErrInvalidType
+	}
+	w.hmu.Lock()
+	w.handlers[typ] = h
+	w.hmu.Unlock()
+	return nil
+}
+
+// Stats returns the worker's counters.
+func (w *Worker) Stats() WorkerStats {
+	s := &w.stats
+	return WorkerStats{s.completed.Load(), s.stolen.Load(), s.given.Load(),
+		s.takenOver.Load(), s.fenced.Load(), s.refused.Load(), s.duplicates.Load()}
+}
+
+// signal wakes the dispatcher.
+func (w *Worker) signal() { poke(w.wake) }
+
+func poke(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// busyLocked: a worker is busy while it holds any job in any state.
+func (w *Worker) busyLocked() bool {
+	return w.dq.Len() > 0 || w.running > 0 || w.moving > 0 || w.incoming > 0
+}
+
+// enterLocked is called before the worker takes on a job: leaving idle
+// bumps the epoch, which the idle check compares across two waves.
+func (w *Worker) enterLocked() {
+	if !w.busyLocked() {
+		w.epoch++
+		poke(w.kick)
+	}
+}
+
+// adoptLocked queues a record unless the same or a newer revision of it is
+// held or was let go lately; front puts it where the owner pops next.
+// A record can reach the worker twice (the reply of its own write and the
+// watch of its own records), the second time possibly after it completed:
+// the retired revisions keep it from running twice.
+func (w *Worker) adoptLocked(e *entry, front bool) bool {
+	if r, ok := w.known[e.id]; ok && r >= e.rev {
+		return false
+	}
+	if e.rev <= max(w.retired[0][e.id], w.retired[1][e.id]) {
+		return false
+	}
+	w.enterLocked()
+	w.known[e.id] = e.rev
+	if front {
+		w.dq.PushFront(e)
+	} else {
+		w.dq.PushBack(e)
+	}
+	return true
+}
+
+// retireLocked lets go of revision rev of a record. Retired revisions are
+// kept for two rotation periods, long enough to outlast any late delivery
+// of the same record (a request timeout).
+func (w *Worker) retireLocked(id string, rev uint64) {
+	if r, ok := w.known[id]; ok && r <= rev {
+		delete(w.known, id)
+	}
+	if now := time.Now(); now.Sub(w.rotated) > 2*w.cfg.timeout {
+		w.retired[0], w.retired[1], w.rotated = w.retired[1], map[string]uint64{}, now
+	}
+	if rev > w.retired[1][id] {
+		w.retired[1][id] = rev
+	}
+}
+
+// liveLocked reports whether e is still the record the worker holds; an
+// entry goes stale when its record moved away or was replaced.
+func (w *Worker) liveLocked(e *entry) bool { return w.known[e.id] == e.rev }
+
+// popFrontLocked takes the owner's next job, dropping stale entries.
+func (w *Worker) popFrontLocked() *entry {
+	for {
+		e, ok := w.dq.PopFront()
+		if !ok {
+			return nil
+		}
+		if w.liveLocked(e) {
+			return e
+		}
+	}
+}
+
+// queueLocked counts live queued jobs (stale entries included until popped).
+func (w *Worker) queueLocked() int { return w.dq.Len() }
