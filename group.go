@@ -44,7 +44,11 @@ type Group struct {
 	mu sync.Mutex
 
 	// The round: set by newRound, read by children through their task.
+	// A NewGroup's context is a groupCtx (lazy); a Pool.Group's, an
+	// ordinary one with its cancel.
 	ctx    context.Context
+	lazy   *groupCtx
+	first  groupCtx // the first round's, to save an allocation
 	cancel context.CancelCauseFunc
 	ended  bool // Wait returned; the next Go starts a round
 
@@ -58,8 +62,9 @@ type Group struct {
 // context derives from w.Context(), so a group nested in a group child is
 // cancelled with its parent.
 //
-// Cost: the group, a context.WithCancelCause per round, and one 64-byte
-// task per child.
+// Cost: the group and a small context per round (an ordinary
+// context.WithCancelCause is made only if someone asks for the context's
+// Done channel or values), and one 64-byte task per child.
 func NewGroup(w *Worker) *Group {
 	w.core()
 	g := &Group{owner: w, p: w.c.pool, parent: w.ctx, up: w.group()}
@@ -84,7 +89,17 @@ func (p *Pool) Group(ctx context.Context) *Group {
 
 // newRound derives a fresh context and clears the error and skip count.
 func (g *Group) newRound() {
-	g.ctx, g.cancel = context.WithCancelCause(g.parent)
+	if g.owner != nil {
+		if g.lazy == nil {
+			g.lazy = &g.first
+		} else {
+			g.lazy = new(groupCtx) // a retained context of an ended round stays cancelled
+		}
+		g.lazy.init(g.parent, &g.p.ctxEpoch)
+		g.ctx = g.lazy
+	} else {
+		g.ctx, g.cancel = context.WithCancelCause(g.parent)
+	}
 	if g.owner == nil && g.parent != g.p.ctx {
 		// A Pool.Group's children must also stop with the pool.
 		stop := context.AfterFunc(g.p.ctx, func() { g.cancel(context.Cause(g.p.ctx)) })
@@ -185,11 +200,17 @@ func (g *Group) endRound() error {
 	if err == nil && n > 0 {
 		err = &SkippedError{Count: int(n), Cause: context.Cause(g.ctx)}
 	}
-	if n > 0 && g.up != nil && !g.ended {
-		g.up.skipped.Add(n)
+	if !g.ended {
+		if n > 0 && g.up != nil {
+			g.up.skipped.Add(n)
+		}
+		if g.lazy != nil {
+			g.lazy.end(err)
+		} else {
+			g.cancel(err)
+		}
+		g.ended = true
 	}
-	g.cancel(err)
-	g.ended = true
 	return err
 }
 
@@ -205,7 +226,11 @@ func (g *Group) fail(err error) {
 	defer g.errMu.Unlock()
 	if g.err == nil {
 		g.err = err
-		g.cancel(err)
+		if g.lazy != nil {
+			g.lazy.cancel(err, true)
+		} else {
+			g.cancel(err)
+		}
 	}
 }
 

@@ -46,8 +46,9 @@ type Pool struct {
 	roomMu      sync.Mutex
 	room        chan struct{} // closed and replaced when a queued task starts
 
-	blocked  atomic.Int64 // spares running for Block; the pool is not done while > 0
-	sleepers atomic.Int64 // workers asleep inside a task (wait.go); likewise
+	blocked  atomic.Int64  // spares running for Block; the pool is not done while > 0
+	sleepers atomic.Int64  // workers asleep inside a task (wait.go); likewise
+	ctxEpoch atomic.Uint64 // bumped when a group context is cancelled (groupctx.go)
 	spares   spareSet
 
 	countStarts bool // workers count task starts (for the stall detector)
@@ -75,6 +76,7 @@ func New(opts ...Option) *Pool {
 	}
 	p.panics.init(&cfg)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.ctxEpoch.Store(1)
 	p.workers = make([]*worker, cfg.workers)
 	for i := range p.workers {
 		p.workers[i] = newWorker(p, i)

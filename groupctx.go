@@ -1,0 +1,136 @@
+package steal
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// groupCtx is the context of one round of a group made with NewGroup, built
+// so that a group costs one small allocation instead of a
+// context.WithCancelCause, which registers every group in its parent's
+// context (a map insert) and was a quarter of the time of tree recursion
+// written with a group per node.
+//
+// It is cancelled when the group fails, when Wait ends the round, or when
+// its parent is. Nothing registers anywhere: Err, which the scheduler calls
+// before starting each child, checks this round's own flag, then, only if
+// some group of the pool was cancelled since it last looked (the pool's
+// epoch moved), every groupCtx above it, and last the nearest ancestor that
+// is an ordinary context (root). A cancellation sets its flag before it
+// bumps the epoch, so a look that finds the epoch unchanged since a full
+// walk found every ancestor live is still right. Failures bump the epoch
+// always; a round's end bumps it only if groups nested under it have rounds
+// still open, since a nested group that was waited for has no children
+// left to check.
+//
+// Done, Value (and with it context.Cause) and Deadline need the real thing:
+// the first call makes an ordinary context.WithCancelCause chain down from
+// root, cancelled with the same cause, and forwards to it from then on.
+type groupCtx struct {
+	up    *groupCtx       // the parent, if it is a groupCtx
+	root  context.Context // the nearest ancestor that is not
+	epoch *atomic.Uint64  // the pool's cancellation epoch
+
+	cause   atomic.Pointer[error] // set once, when cancelled
+	checked atomic.Uint64         // epoch at which every ancestor was seen live
+	nested  atomic.Int64          // open rounds of groups made under this one
+
+	mu   sync.Mutex                // serialises materialize
+	real atomic.Pointer[realCtx] // made on demand (materialize)
+}
+
+// realCtx is the ordinary context a groupCtx stands for, once made.
+type realCtx struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// init makes c the context of a new round under parent.
+func (c *groupCtx) init(parent context.Context, epoch *atomic.Uint64) {
+	c.epoch, c.root = epoch, parent
+	e := epoch.Load()
+	if up, ok := parent.(*groupCtx); ok && up.epoch == epoch {
+		c.up, c.root = up, up.root
+		up.nested.Add(1)
+		if up.checked.Load() != e || up.cause.Load() != nil {
+			return // not known to be live: the first Err walks
+		}
+	}
+	c.checked.Store(e)
+}
+
+// Err reports whether the round or any context above it was cancelled.
+func (c *groupCtx) Err() error {
+	if c.cause.Load() != nil {
+		return context.Canceled
+	}
+	if e := c.epoch.Load(); c.checked.Load() != e {
+		for a := c.up; a != nil; a = a.up {
+			if a.cause.Load() != nil {
+				return context.Canceled
+			}
+		}
+		c.checked.Store(e)
+	}
+	return c.root.Err()
+}
+
+// cancel cancels the round with cause (context.Canceled if nil). The first
+// call wins. bump says whether contexts below may be caching a look.
+func (c *groupCtx) cancel(cause error, bump bool) {
+	if cause == nil {
+		cause = context.Canceled
+	}
+	if !c.cause.CompareAndSwap(nil, &cause) {
+		return
+	}
+	if bump {
+		c.epoch.Add(1)
+	}
+	// materialize stores real and then loads cause; we stored cause and
+	// now load real: one of the two sees the other, so the real context,
+	// if there is one, is cancelled.
+	if r := c.real.Load(); r != nil {
+		r.cancel(cause)
+	}
+}
+
+// end is cancel at the end of the round: it closes the round's place among
+// its parent's open nested rounds.
+func (c *groupCtx) end(cause error) {
+	c.cancel(cause, c.nested.Load() > 0)
+	if c.up != nil {
+		c.up.nested.Add(-1)
+	}
+}
+
+// materialize returns the ordinary context this one stands for, making it
+// (and those of its ancestors) on first use.
+func (c *groupCtx) materialize() context.Context {
+	if r := c.real.Load(); r != nil {
+		return r.ctx
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r := c.real.Load(); r != nil {
+		return r.ctx
+	}
+	parent := c.root
+	if c.up != nil {
+		parent = c.up.materialize() // child before parent: the only lock order
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	c.real.Store(&realCtx{ctx, cancel})
+	if p := c.cause.Load(); p != nil { // see cancel
+		cancel(*p)
+	}
+	return ctx
+}
+
+func (c *groupCtx) Deadline() (time.Time, bool) { return c.root.Deadline() }
+func (c *groupCtx) Done() <-chan struct{}       { return c.materialize().Done() }
+func (c *groupCtx) Value(key any) any           { return c.materialize().Value(key) }
+
+func (c *groupCtx) String() string { return "steal.Group context" }
