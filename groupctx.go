@@ -37,7 +37,7 @@ type groupCtx struct {
 	checked atomic.Uint64         // epoch at which every ancestor was seen live
 	nested  atomic.Int64          // open rounds of groups made under this one
 
-	mu   sync.Mutex                // serialises materialize
+	mu   sync.Mutex              // serialises materialize
 	real atomic.Pointer[realCtx] // made on demand (materialize)
 }
 
