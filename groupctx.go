@@ -64,17 +64,27 @@ func (c *groupCtx) init(parent context.Context, epoch *atomic.Uint64) {
 // Err reports whether the round or any context above it was cancelled.
 func (c *groupCtx) Err() error {
 	if c.cause.Load() != nil {
-		return context.Canceled
+		return c.canceled()
 	}
 	if e := c.epoch.Load(); c.checked.Load() != e {
 		for a := c.up; a != nil; a = a.up {
 			if a.cause.Load() != nil {
-				return context.Canceled
+				return c.canceled()
 			}
 		}
 		c.checked.Store(e)
 	}
 	return c.root.Err()
+}
+
+// canceled returns context.Canceled once a Done channel handed out, if any,
+// is closed too: a context must not report an error while its Done channel
+// is open. The canceller closes it right after setting its flag.
+func (c *groupCtx) canceled() error {
+	if r := c.real.Load(); r != nil {
+		<-r.ctx.Done()
+	}
+	return context.Canceled
 }
 
 // cancel cancels the round with cause (context.Canceled if nil). The first
