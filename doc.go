@@ -193,8 +193,8 @@
 //
 //   - fib(30) with a fork on every call and no cutoff: sequential 4.5 ms;
 //     Fork2 8.2-9.1 ms (1.9-2.0x the sequential time on two cores, against
-//     the bar of 6x, Java's ForkJoinPool at about 6x and Rayon at
-//     about 2.2x) with no allocation per fork; Join with closures 43-48 ms
+//     Java's ForkJoinPool at about 6x and Rayon at about 2.2x) with no
+//     allocation per fork; Join with closures 43-48 ms
 //     (10x), all but a few ms of it the two allocations Go makes for the
 //     closures (b escapes into its task, and with it the variable it
 //     writes); a goroutine and WaitGroup per call 1.17-1.24 s. Most forks
