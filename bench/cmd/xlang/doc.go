@@ -53,6 +53,24 @@ func (r report) write(path string) error {
 	return os.WriteFile(strings.TrimSuffix(path, ".md")+".json", append(b, '\n'), 0o644)
 }
 
+// rerender rewrites the document at path from the JSON beside it, without
+// measuring: for edits to the prose of doc.md.tmpl.
+func rerender(path string) error {
+	b, err := os.ReadFile(strings.TrimSuffix(path, ".md") + ".json")
+	if err != nil {
+		return err
+	}
+	var r report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	md, err := r.markdown()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(md), 0o644)
+}
+
 func (r report) markdown() (string, error) {
 	type section struct {
 		kernel

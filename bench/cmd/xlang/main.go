@@ -32,6 +32,7 @@ type options struct {
 	params          map[string]int
 	doc             string
 	docSet, partial bool
+	rerender        bool
 }
 
 func main() {
@@ -40,7 +41,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "xlang:", err)
 		os.Exit(2)
 	}
-	if err := run(o); err != nil {
+	if o.rerender {
+		err = rerender(o.doc)
+	} else {
+		err = run(o)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "xlang:", err)
 		os.Exit(1)
 	}
@@ -62,6 +68,7 @@ func parseFlags(args []string) (options, error) {
 	depth := fs.Int("depth", 10, "uts-geo: the depth limit")
 	fs.StringVar(&o.doc, "doc", "../docs/xlang.md", "where a complete run writes its document (and the .json beside it);\n"+
 		"a partial run (a subset, other sizes, fewer than 3 runs) writes it only if -doc is given")
+	fs.BoolVar(&o.rerender, "rerender", false, "rewrite the document from the .json beside it, without measuring")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

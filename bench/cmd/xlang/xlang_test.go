@@ -271,3 +271,26 @@ func TestMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// TestRerender: the document made again from the JSON is the one written.
+func TestRerender(t *testing.T) {
+	k, _ := newKernel("fib", 10)
+	var rs results
+	im, _ := lookupImpl("steal-fork2")
+	rs.get(k.Name, im).Samples = []int64{3e6, 1e6}
+	r := report{Command: "x", Runs: 2, Settings: testSettings, Kernels: []kernel{k}, Results: rs,
+		Machine: machine{CPU: "test cpu", LoadStart: "1 2 3"}, Toolchains: []toolchain{{Lang: "go", Version: "go test"}}}
+	path := filepath.Join(t.TempDir(), "xlang.md")
+	if err := r.write(path); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte("edited"), 0o644)
+	if err := rerender(path); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := os.ReadFile(path)
+	if string(again) != string(first) || !strings.Contains(string(first), "| **`steal-fork2`** | go | 2.00 ms |") {
+		t.Errorf("rerendered:\n%s\nwritten:\n%s", again, first)
+	}
+}
