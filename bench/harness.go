@@ -115,11 +115,13 @@ type Spec struct {
 	Param    int           `json:"param"`
 	Runs     int           `json:"runs"`
 	Timeout  time.Duration `json:"timeout"`
+	// Warmup is the number of untimed runs first; 0 means one.
+	Warmup int `json:"warmup,omitempty"`
 }
 
-// measure runs one warm-up and spec.Runs measured runs of one (workload,
-// impl) in this process, checking every result, and stops at the first
-// failure.
+// measure runs spec.Warmup warm-ups (at least one) and spec.Runs measured
+// runs of one (workload, impl) in this process, checking every result, and
+// stops at the first failure.
 func measure(spec Spec) Result {
 	res := Result{Workload: spec.Workload, Impl: spec.Impl, Param: spec.Param,
 		Workers: runtime.GOMAXPROCS(0), Runs: spec.Runs}
@@ -137,7 +139,8 @@ func measure(spec Spec) Result {
 	var times []int64
 	var cpus, perTask []float64
 	var allocs, bytes uint64
-	for i := 0; i <= spec.Runs; i++ { // run 0 is the warm-up
+	warmup := max(spec.Warmup, 1)
+	for i := 0; i < warmup+spec.Runs; i++ {
 		r := &Run{Param: spec.Param, Workers: runtime.GOMAXPROCS(0)}
 		if wl.Setup != nil {
 			wl.Setup(r)
@@ -151,7 +154,7 @@ func measure(spec Spec) Result {
 			res.Error = err.Error()
 			return res
 		}
-		if i == 0 {
+		if i < warmup {
 			continue
 		}
 		times = append(times, r.elapsed.Nanoseconds())
@@ -221,7 +224,7 @@ func runChild(spec Spec) Result {
 		return res
 	}
 	sj, _ := json.Marshal(spec)
-	limit := time.Duration(spec.Runs+1)*spec.Timeout + 30*time.Second
+	limit := time.Duration(spec.Runs+max(spec.Warmup, 1))*spec.Timeout + 30*time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe)

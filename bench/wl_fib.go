@@ -26,6 +26,8 @@ var fibWorkload = &Workload{
 			err := runSteal(r, func(w *steal.Worker) { v = fibStealJoin(w, r.Param) })
 			return int64(v), err
 		}},
+		{"steal-group", runFib(fibGroup)},
+		{"steal-spawn", runFib(fibSpawn)},
 		{"goroutines", func(r *Run) (int64, error) { return int64(fibGoroutines(r.Param)), nil }},
 		{"errgroup", func(r *Run) (int64, error) { return int64(fibErrgroup(r.Param)), nil }},
 		{"conc", func(r *Run) (int64, error) { return int64(fibConc(r.Param)), nil }},

@@ -33,12 +33,12 @@ type Workload struct {
 }
 
 // implOrder is the order of implementations in tables and charts.
-var implOrder = []string{"steal", "steal-join", "goroutines", "errgroup", "ants", "pond", "conc", "channel", "sequential"}
+var implOrder = []string{"steal", "steal-join", "steal-group", "steal-spawn", "goroutines", "errgroup", "ants", "pond", "conc", "channel", "sequential"}
 
 // workloads in the order they run and are published.
 var workloads = []*Workload{
 	fibWorkload, spawnWorkload, spawnInnerWorkload, chainedWorkload, nestedWorkload,
-	imbalancedWorkload, sortWorkload, idleWorkload, memoryWorkload,
+	imbalancedWorkload, sortWorkload, idleWorkload, memoryWorkload, utsBinWorkload, utsGeoWorkload,
 }
 
 func lookupWorkload(name string) *Workload {
