@@ -2,6 +2,7 @@ package steal
 
 import (
 	"context"
+	"runtime/trace"
 	"sync"
 	"sync/atomic"
 )
@@ -47,6 +48,9 @@ type Group struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	ended  bool // Wait returned; the next Go starts a round
+	// traceTask is the round's execution-tracer task, nil unless the
+	// tracer was on when the round began (observe.go).
+	traceTask *trace.Task
 
 	errMu   sync.Mutex
 	err     error
@@ -84,7 +88,9 @@ func (p *Pool) Group(ctx context.Context) *Group {
 
 // newRound derives a fresh context and clears the error and skip count.
 func (g *Group) newRound() {
-	g.ctx, g.cancel = context.WithCancelCause(g.parent)
+	parent, tt := traceGroup(g.parent)
+	g.ctx, g.cancel = context.WithCancelCause(parent)
+	g.traceTask = tt
 	if g.owner == nil && g.parent != g.p.ctx {
 		// A Pool.Group's children must also stop with the pool.
 		stop := context.AfterFunc(g.p.ctx, func() { g.cancel(context.Cause(g.p.ctx)) })
@@ -190,6 +196,10 @@ func (g *Group) endRound() error {
 	}
 	g.cancel(err)
 	g.ended = true
+	if g.traceTask != nil {
+		g.traceTask.End()
+		g.traceTask = nil
+	}
 	return err
 }
 

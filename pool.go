@@ -50,7 +50,8 @@ type Pool struct {
 	sleepers atomic.Int64 // workers asleep inside a task (wait.go); likewise
 	spares   spareSet
 
-	countStarts bool // workers count task starts (for the stall detector)
+	countStarts   bool // workers count task starts (for the stall detector)
+	profileLabels bool // WithProfileLabels
 
 	panics panicSink
 	trace  *schedTrace
@@ -68,10 +69,11 @@ func New(opts ...Option) *Pool {
 	}
 	cfg.fromEnv()
 	p := &Pool{
-		done:        make(chan struct{}),
-		maxQueued:   int64(cfg.maxQueued),
-		countStarts: cfg.stallAfter > 0,
-		room:        make(chan struct{}),
+		done:          make(chan struct{}),
+		maxQueued:     int64(cfg.maxQueued),
+		countStarts:   cfg.stallAfter > 0,
+		profileLabels: cfg.profileLabels,
+		room:          make(chan struct{}),
 	}
 	p.panics.init(&cfg)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
@@ -86,6 +88,7 @@ func New(opts ...Option) *Pool {
 	if cfg.timeline > 0 {
 		for _, w := range p.workers {
 			w.timeline = newTimeline(p.start, cfg.timeline)
+			w.watch.on = true
 		}
 	}
 	p.workersDone.Add(len(p.workers))
