@@ -27,6 +27,8 @@ type Pool struct {
 	// and the spares running for Block. Copied on write (spares.go).
 	victims atomic.Pointer[[]*worker]
 	inject  injectQueue
+	// metrics sits by inject: submitters update it under inject.mu.
+	metrics poolMetrics
 
 	nworkers  atomic.Int64 // len(victims)
 	nspinning atomic.Int64 // workers looking for work to steal
@@ -75,6 +77,7 @@ func New(opts ...Option) *Pool {
 		profileLabels: cfg.profileLabels,
 		room:          make(chan struct{}),
 	}
+	p.metrics.init(&cfg)
 	p.panics.init(&cfg)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.workers = make([]*worker, cfg.workers)
@@ -204,6 +207,7 @@ func (p *Pool) submitTask(t *task, force bool) error {
 		}
 		return ErrClosed
 	}
+	p.noteSubmit(t)
 	p.inject.push(t)
 	p.inject.mu.Unlock()
 	p.wakep()

@@ -204,6 +204,9 @@ func (c *worker) execute(t *task) {
 	if p.countStarts {
 		c.running.Store(c.running.Load() + 1) // owner is the only writer
 	}
+	if t.sub != subNone { // first: a timed task's context is wrapped until then
+		c.takeSubmitted(t)
+	}
 	if c.watch.on || trace.IsEnabled() {
 		defer c.endWatch(c.beginWatch(t))
 	}
@@ -211,9 +214,6 @@ func (c *worker) execute(t *task) {
 	c.stats.ran.inc()
 	if c.tick%statsFlushEvery == 0 {
 		c.stats.flush()
-	}
-	if t.external && p.maxQueued > 0 {
-		p.releaseQueued()
 	}
 	if t.own {
 		c.executeOwn(t)
