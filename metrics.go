@@ -73,9 +73,7 @@ func (p *Pool) stamp(t *task) {
 // leaves the backlog (WithMaxQueued's count too), and a timed one records
 // its wait and gets its own context back.
 func (c *worker) takeSubmitted(t *task) {
-	s := &c.stats.taken
-	s.local++
-	s.pub.Store(s.local) // at once: Backlog must not lag behind a long task
+	c.stats.taken.inc() // seen at once: Backlog must not lag behind a long task
 	if t.external || t.sub == subSampled {
 		c.takeSubmittedSlow(t)
 	}
@@ -187,9 +185,9 @@ func (h WaitHistogram) Quantile(q float64) time.Duration {
 }
 
 // takenCount is how many submitted tasks the pool's workers and spares
-// have picked up.
-func (p *Pool) takenCount() uint64 {
-	var n uint64
+// have picked up, modulo the machine word (see liveCounter).
+func (p *Pool) takenCount() uint {
+	var n uint
 	for _, w := range p.workers {
 		n += w.stats.taken.load()
 	}

@@ -32,8 +32,8 @@ type workerStats struct {
 	ran, spawned, stolenIn, stealAttempts, steals  counter
 	globalGrabs, overflows, parks, panics, skipped counter
 	completed                                      counter
-	taken                                          counter       // submitted tasks picked up; published at once
 	stolenOut, wakeups                             sharedCounter // bumped by thieves and wakers
+	taken                                          liveCounter   // submitted tasks picked up
 }
 
 // flush publishes the owner's counters. Owner only.
@@ -118,7 +118,7 @@ func (p *Pool) Stats() Stats {
 	s.Submitted = p.metrics.submitted
 	p.inject.mu.Unlock()
 	// taken was read first and never exceeds submitted, so Backlog >= 0.
-	s.Backlog = int(s.Submitted - min(taken, s.Submitted))
+	s.Backlog = int(uint(s.Submitted) - taken)
 	s.QueueWait = p.metrics.waits.snapshot(p.metrics.every)
 	s.PanicsKept, s.PanicsDropped = p.panics.counts()
 	return s
