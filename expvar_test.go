@@ -3,6 +3,8 @@ package steal_test
 import (
 	"encoding/json"
 	"expvar"
+	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/worksteal/steal"
@@ -11,16 +13,21 @@ import (
 // The value Expvar returns is an expvar.Var.
 var _ expvar.Var = (*steal.Pool)(nil).Expvar()
 
+// published numbers the names this test publishes under: expvar keeps a
+// name for the life of the process, and go test -count runs a test again.
+var published atomic.Int64
+
 func TestExpvarPublishesStats(t *testing.T) {
 	p := steal.New(steal.WithWorkers(2), steal.WithQueueWaitSampling(1), steal.WithPanicLimit(1))
-	expvar.Publish("steal_test_pool", p.Expvar())
+	name := fmt.Sprintf("steal_test_pool_%d", published.Add(1))
+	expvar.Publish(name, p.Expvar())
 	for range 3 {
 		p.Go(func() {})
 	}
 	p.Go(func() { panic("boom") })
 	p.Close() // returns the panic; counted below
 	var got map[string]any
-	if err := json.Unmarshal([]byte(expvar.Get("steal_test_pool").String()), &got); err != nil {
+	if err := json.Unmarshal([]byte(expvar.Get(name).String()), &got); err != nil {
 		t.Fatal(err)
 	}
 	for key, want := range map[string]float64{"workers": 2, "submitted": 4, "backlog": 0, "ran": 4,

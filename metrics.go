@@ -2,18 +2,21 @@ package steal
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 )
 
 // WithQueueWaitSampling sets how many submitted tasks (Submit, TrySubmit,
 // Go, Run, a Pool.Group's Go) there are to one whose queue wait is timed
-// for Stats.QueueWait: every n-th one, counted across the pool. 1 times
+// for Stats.QueueWait: each is timed with probability 1/n, decided at
+// random when it is queued, so that submitters share no counter. 1 times
 // every task; n <= 0 times none. The default is 64.
 //
-// Cost: a timed task takes two clock readings and one small allocation,
-// about 100 ns; the others pay nothing. At 1 in 64 that is under 2 ns a
-// submitted task, too little to tell apart in BenchmarkSpawn1M.
+// Cost: a random number per submitted task (a few ns); a timed task adds
+// two clock readings and one small allocation, about 100 ns, none of it
+// under the inject queue's lock. See docs/metrics.md for measurements.
 func WithQueueWaitSampling(n int) Option {
 	return func(c *config) { c.waitEvery = max(n, 0); c.waitEverySet = true }
 }
@@ -21,7 +24,7 @@ func WithQueueWaitSampling(n int) Option {
 const defaultWaitEvery = 64
 
 // Task origins, in a task's sub field: whether it came in through the
-// inject queue from submitTask, and whether its queue wait is being timed.
+// inject queue from submitTask, and whether its queue wait is timed.
 const (
 	subNone    uint8 = iota // spawned, forked, or a NewGroup child
 	subQueued               // submitted
@@ -30,12 +33,11 @@ const (
 
 // poolMetrics are the pool's counters of submitted tasks and their waits.
 type poolMetrics struct {
-	// submitted counts tasks queued by submitTask; untilSample counts down
-	// to the next one to time (from 0 when every is 0: it wraps, and would
-	// take 2^64 submissions to come back). Both are guarded by inject.mu.
-	submitted   uint64
-	untilSample uint64
-	every       uint64 // 0: no timing
+	submitted uint64 // tasks queued by submitTask; guarded by inject.mu
+	every     uint64 // one task in every is timed; 0: none
+	// sampleBelow: a task is timed when a random uint64 is at most this,
+	// which happens with probability 1/every (every 1: always).
+	sampleBelow uint64
 	waits       waitHist
 }
 
@@ -47,26 +49,17 @@ type waitStamp struct {
 	at int64 // nanoseconds since the pool started
 }
 
-// noteSubmit counts t, which is about to enter the inject queue, and
-// stamps it if it is the one in every to time. Caller holds inject.mu.
-func (p *Pool) noteSubmit(t *task) {
-	m := &p.metrics
-	m.submitted++
-	t.sub = subQueued
-	if m.untilSample--; m.untilSample == 0 {
-		p.stamp(t)
-	}
-}
-
-// stamp makes t a timed task. Caller holds inject.mu.
-func (p *Pool) stamp(t *task) {
-	m := &p.metrics
-	if m.every == 0 { // wrapped all the way round: still off
+// markSubmitted marks t, about to enter the inject queue, as submitted,
+// and, one time in every at random, timed: its context is wrapped with the
+// time. It runs before the queue's lock is taken, and at most once per
+// task (a Submit that waits for room is refused before it gets here).
+func (p *Pool) markSubmitted(t *task) {
+	if m := &p.metrics; m.every != 0 && rand.Uint64() <= m.sampleBelow {
+		t.ctx = &waitStamp{Context: t.ctx, at: int64(time.Since(p.start))}
+		t.sub = subSampled
 		return
 	}
-	m.untilSample = m.every
-	t.ctx = &waitStamp{Context: t.ctx, at: int64(time.Since(p.start))}
-	t.sub = subSampled
+	t.sub = subQueued
 }
 
 // takeSubmitted accounts for a submitted task a worker has picked up: it
@@ -121,10 +114,10 @@ func (h *waitHist) record(d time.Duration) {
 // queue: from the moment Submit, TrySubmit, Go, Run or a Pool.Group's Go
 // queued the task to the moment a worker picked it up (to run it, or to
 // skip it). Time that Submit spent blocked on a full backlog (WithMaxQueued)
-// is not part of it. Only one task in Every is timed (see
+// is not part of it. Only one task in Every, at random, is timed (see
 // WithQueueWaitSampling); Count is the number of timed tasks, not of all.
 type WaitHistogram struct {
-	Every int // one submitted task in Every is timed; 0: none is
+	Every int // one submitted task in Every is timed, at random; 0: none is
 	// Bounds are the buckets' upper bounds, ascending: 1, 2, 5, 10, 20, 50
 	// µs and so on up to 10 s. Counts[i] counts waits longer than
 	// Bounds[i-1] and at most Bounds[i]; the last of its len(Bounds)+1
@@ -205,5 +198,7 @@ func (m *poolMetrics) init(c *config) {
 	if c.waitEverySet {
 		m.every = uint64(c.waitEvery)
 	}
-	m.untilSample = m.every // 0 when off: see untilSample
+	if m.every > 0 {
+		m.sampleBelow = math.MaxUint64 / m.every
+	}
 }

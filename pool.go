@@ -199,6 +199,7 @@ func (p *Pool) submitTask(t *task, force bool) error {
 		}
 		t.external = true
 	}
+	p.markSubmitted(t)
 	p.inject.mu.Lock()
 	if p.closed.Load() {
 		p.inject.mu.Unlock()
@@ -207,7 +208,7 @@ func (p *Pool) submitTask(t *task, force bool) error {
 		}
 		return ErrClosed
 	}
-	p.noteSubmit(t)
+	p.metrics.submitted++
 	p.inject.push(t)
 	p.inject.mu.Unlock()
 	p.wakep()
