@@ -53,6 +53,8 @@ func (c *worker) finish(t *task, prev *task, returned *bool) {
 	}
 	if fail != nil {
 		c.stats.panics.inc()
+	} else {
+		c.stats.completed.inc()
 	}
 	l := t.done
 	switch {

@@ -2,6 +2,7 @@ package steal
 
 import (
 	"context"
+	"runtime/trace"
 	"sync"
 	"sync/atomic"
 )
@@ -51,6 +52,9 @@ type Group struct {
 	first  groupCtx // the first round's, to save an allocation
 	cancel context.CancelCauseFunc
 	ended  bool // Wait returned; the next Go starts a round
+	// traceTask is the round's execution-tracer task, nil unless the
+	// tracer was on when the round began (observe.go).
+	traceTask *trace.Task
 
 	errMu   sync.Mutex
 	err     error
@@ -89,16 +93,18 @@ func (p *Pool) Group(ctx context.Context) *Group {
 
 // newRound derives a fresh context and clears the error and skip count.
 func (g *Group) newRound() {
+	parent, tt := traceGroup(g.parent)
+	g.traceTask = tt
 	if g.owner != nil {
 		if g.lazy == nil {
 			g.lazy = &g.first
 		} else {
 			g.lazy = new(groupCtx) // a retained context of an ended round stays cancelled
 		}
-		g.lazy.init(g.parent, &g.p.ctxEpoch)
+		g.lazy.init(parent, &g.p.ctxEpoch)
 		g.ctx = g.lazy
 	} else {
-		g.ctx, g.cancel = context.WithCancelCause(g.parent)
+		g.ctx, g.cancel = context.WithCancelCause(parent)
 	}
 	if g.owner == nil && g.parent != g.p.ctx {
 		// A Pool.Group's children must also stop with the pool.
@@ -210,6 +216,10 @@ func (g *Group) endRound() error {
 			g.cancel(err)
 		}
 		g.ended = true
+		if g.traceTask != nil {
+			g.traceTask.End()
+			g.traceTask = nil
+		}
 	}
 	return err
 }

@@ -21,6 +21,11 @@ type config struct {
 	stallAfter   time.Duration
 	stallReport  func(Stall)
 	timeline     int // events to keep per worker; 0: no timeline
+	// profileLabels: WithProfileLabels. waitEvery: WithQueueWaitSampling,
+	// if waitEverySet.
+	profileLabels bool
+	waitEvery     int
+	waitEverySet  bool
 }
 
 // WithWorkers sets the number of workers; n < 1 means 1. The default is

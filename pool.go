@@ -27,6 +27,8 @@ type Pool struct {
 	// and the spares running for Block. Copied on write (spares.go).
 	victims atomic.Pointer[[]*worker]
 	inject  injectQueue
+	// metrics sits by inject: submitters update it under inject.mu.
+	metrics poolMetrics
 
 	nworkers  atomic.Int64 // len(victims)
 	nspinning atomic.Int64 // workers looking for work to steal
@@ -51,7 +53,8 @@ type Pool struct {
 	ctxEpoch atomic.Uint64 // bumped when a group context is cancelled (groupctx.go)
 	spares   spareSet
 
-	countStarts bool // workers count task starts (for the stall detector)
+	countStarts   bool // workers count task starts (for the stall detector)
+	profileLabels bool // WithProfileLabels
 
 	panics panicSink
 	trace  *schedTrace
@@ -69,11 +72,13 @@ func New(opts ...Option) *Pool {
 	}
 	cfg.fromEnv()
 	p := &Pool{
-		done:        make(chan struct{}),
-		maxQueued:   int64(cfg.maxQueued),
-		countStarts: cfg.stallAfter > 0,
-		room:        make(chan struct{}),
+		done:          make(chan struct{}),
+		maxQueued:     int64(cfg.maxQueued),
+		countStarts:   cfg.stallAfter > 0,
+		profileLabels: cfg.profileLabels,
+		room:          make(chan struct{}),
 	}
+	p.metrics.init(&cfg)
 	p.panics.init(&cfg)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.ctxEpoch.Store(1)
@@ -88,6 +93,7 @@ func New(opts ...Option) *Pool {
 	if cfg.timeline > 0 {
 		for _, w := range p.workers {
 			w.timeline = newTimeline(p.start, cfg.timeline)
+			w.watch.on = true
 		}
 	}
 	p.workersDone.Add(len(p.workers))
@@ -195,6 +201,7 @@ func (p *Pool) submitTask(t *task, force bool) error {
 		}
 		t.external = true
 	}
+	p.markSubmitted(t)
 	p.inject.mu.Lock()
 	if p.closed.Load() {
 		p.inject.mu.Unlock()
@@ -203,6 +210,7 @@ func (p *Pool) submitTask(t *task, force bool) error {
 		}
 		return ErrClosed
 	}
+	p.metrics.submitted++
 	p.inject.push(t)
 	p.inject.mu.Unlock()
 	p.wakep()

@@ -31,13 +31,15 @@ const statsFlushEvery = 64
 type workerStats struct {
 	ran, spawned, stolenIn, stealAttempts, steals  counter
 	globalGrabs, overflows, parks, panics, skipped counter
+	completed                                      counter
 	stolenOut, wakeups                             sharedCounter // bumped by thieves and wakers
+	taken                                          liveCounter   // submitted tasks picked up
 }
 
 // flush publishes the owner's counters. Owner only.
 func (s *workerStats) flush() {
 	for _, c := range [...]*counter{&s.ran, &s.spawned, &s.stolenIn, &s.stealAttempts,
-		&s.steals, &s.globalGrabs, &s.overflows, &s.parks, &s.panics, &s.skipped} {
+		&s.steals, &s.globalGrabs, &s.overflows, &s.parks, &s.panics, &s.skipped, &s.completed} {
 		c.flush()
 	}
 }
@@ -54,10 +56,15 @@ type WorkerStats struct {
 	Overflows     uint64 // times its ring was full and spilled half to the inject queue
 	Parks         uint64 // times it went to sleep
 	Wakeups       uint64 // times another goroutine woke it
-	Panics        uint64 // tasks that panicked (or called runtime.Goexit) here
+	Panics        uint64 // tasks that failed here: panicked or called runtime.Goexit
 	Skipped       uint64 // tasks not run because their context was done before they started
-	RingLen       int    // tasks in its ring now
-	Runnext       bool   // whether its runnext slot holds a task now
+	// Completed counts tasks that returned here without a panic or Goexit.
+	// Ran counts those, the failed and the skipped ones, and also the
+	// halves of Join, Fork2 and For that ran inline in the task that forked
+	// them, which are part of that task and not counted on their own.
+	Completed uint64
+	RingLen   int  // tasks in its ring now
+	Runnext   bool // whether its runnext slot holds a task now
 }
 
 // Stats is a snapshot of the pool's counters: per worker and summed.
@@ -67,6 +74,17 @@ type Stats struct {
 	Inject   int         // tasks in the inject queue now
 	Idle     int         // parked workers now
 	Spinning int         // workers looking for work now
+
+	// Submitted counts the tasks queued through the pool's inject queue
+	// since it started: by Submit, TrySubmit, Go, Run and a Pool.Group's
+	// Go, from outside the pool or inside. Backlog is how many of them no
+	// worker has picked up yet (to run or to skip): the submitted work
+	// still waiting. Both are exact at once, not lagging like Total.
+	Submitted uint64
+	Backlog   int
+	// QueueWait is how long submitted tasks waited before a worker picked
+	// them up, timed for one task in QueueWait.Every.
+	QueueWait WaitHistogram
 
 	// PanicsKept counts the panics kept for Close since the pool started,
 	// PanicsDropped those only counted because as many as WithPanicLimit
@@ -95,6 +113,13 @@ func (p *Pool) Stats() Stats {
 	for _, ws := range p.spareStats() {
 		s.Total.add(ws)
 	}
+	taken := p.takenCount()
+	p.inject.mu.Lock()
+	s.Submitted = p.metrics.submitted
+	p.inject.mu.Unlock()
+	// taken was read first and never exceeds submitted, so Backlog >= 0.
+	s.Backlog = int(uint(s.Submitted) - taken)
+	s.QueueWait = p.metrics.waits.snapshot(p.metrics.every)
 	s.PanicsKept, s.PanicsDropped = p.panics.counts()
 	return s
 }
@@ -106,7 +131,8 @@ func (w *worker) snapshot() WorkerStats {
 		StolenOut: c.stolenOut.load(), StealAttempts: c.stealAttempts.load(), Steals: c.steals.load(),
 		GlobalGrabs: c.globalGrabs.load(), Overflows: c.overflows.load(),
 		Parks: c.parks.load(), Wakeups: c.wakeups.load(), Panics: c.panics.load(), Skipped: c.skipped.load(),
-		RingLen: w.ring.Len(), Runnext: w.runnext.Load() != nil,
+		Completed: c.completed.load(),
+		RingLen:   w.ring.Len(), Runnext: w.runnext.Load() != nil,
 	}
 }
 
@@ -123,6 +149,7 @@ func (t *WorkerStats) add(o WorkerStats) {
 	t.Wakeups += o.Wakeups
 	t.Panics += o.Panics
 	t.Skipped += o.Skipped
+	t.Completed += o.Completed
 	t.RingLen += o.RingLen
 	t.Runnext = t.Runnext || o.Runnext
 }

@@ -34,6 +34,9 @@ type Worker struct {
 	// own: ctx is a submitter's own context, not yet joined with the pool's
 	// cancellation (Submit).
 	own bool
+	// sub: queued by submitTask (subQueued), and maybe timed (subSampled:
+	// ctx is then a *waitStamp until a worker picks the task up).
+	sub uint8
 }
 
 // task is the scheduler's name for a Worker: the unit in every queue.

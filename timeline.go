@@ -17,10 +17,12 @@ import (
 // chrome://tracing open.
 //
 // Cost when on: two clock reads and two appends per task, and 24 bytes per
-// event. On the 2-core machine of the package doc's # Cost, 200,000 tiny
-// spawned tasks took 277 ns a task with the timeline on against 154 ns off,
-// so about 120 ns a task, buffer growth included. Joins that run inline,
-// without a thief, are not recorded. Off, it costs one nil check per task.
+// event; a context lookup per task for its name (see Named), and a map
+// lookup for a named one. On the 2-core machine of the package doc's
+// # Cost, 200,000 tiny spawned tasks took 277 ns a task with the timeline
+// on against 154 ns off, so about 120 ns a task, buffer growth included.
+// Joins that run inline, without a thief, are not recorded. Off, it costs
+// one check per task, shared with the execution tracer's.
 func WithTimeline(perWorker int) Option {
 	return func(c *config) { c.timeline = max(perWorker, 0) }
 }
@@ -28,7 +30,7 @@ func WithTimeline(perWorker int) Option {
 type eventKind uint8
 
 const (
-	evTaskStart eventKind = iota
+	evTaskStart eventKind = iota // a: the task's name, an index into timeline.names
 	evTaskEnd
 	evSteal // a: victim, b: tasks taken
 	evPark
@@ -49,10 +51,34 @@ type timeline struct {
 	max     int
 	events  []event
 	dropped int
+	// names are the task names seen, names[0] being the slice name of an
+	// unnamed task; nameIDs indexes them.
+	names   []string
+	nameIDs map[string]int32
 }
 
 func newTimeline(start time.Time, max int) *timeline {
-	return &timeline{start: start, max: max, events: make([]event, 0, min(max, 4096))}
+	return &timeline{start: start, max: max, events: make([]event, 0, min(max, 4096)),
+		names: []string{"task"}}
+}
+
+// nameID returns the index of a task name in tl.names, adding it if new;
+// 0 for "". Names are only added while events are kept, so there are
+// never more of them than events.
+func (tl *timeline) nameID(name string) int32 {
+	if name == "" || len(tl.events) >= tl.max {
+		return 0
+	}
+	if id, ok := tl.nameIDs[name]; ok {
+		return id
+	}
+	if tl.nameIDs == nil {
+		tl.nameIDs = make(map[string]int32)
+	}
+	id := int32(len(tl.names))
+	tl.names = append(tl.names, name)
+	tl.nameIDs[name] = id
+	return id
 }
 
 func (tl *timeline) add(kind eventKind, a, b int32) {
@@ -80,11 +106,12 @@ type traceEvent struct {
 }
 
 // WriteTrace writes the timeline recorded with WithTimeline as Chrome trace
-// event JSON: one thread per worker, a "task" slice per task, a "parked"
-// slice per park, and for each steal an instant event on the thief with a
-// flow arrow from the victim. It must be called after Close or Shutdown
-// has returned nil; before, it returns ErrNotClosed. Without WithTimeline
-// it writes an empty trace.
+// event JSON: one thread per worker, a slice per task named after the task
+// (see Named; "task" if it has no name), a "parked" slice per park, and
+// for each steal an instant event on the thief with a flow arrow from the
+// victim. It must be called after Close or Shutdown has returned nil;
+// before, it returns ErrNotClosed. Without WithTimeline it writes an
+// empty trace.
 func (p *Pool) WriteTrace(out io.Writer) error {
 	select {
 	case <-p.done:
@@ -115,11 +142,12 @@ func (p *Pool) WriteTrace(out io.Writer) error {
 		var open []string // slices begun and not yet ended
 		var last float64
 		for _, e := range w.timeline.events {
-			for _, te := range e.chrome(w.id, &flow) {
+			for _, te := range e.chrome(w.id, w.timeline.names, &flow) {
 				switch te.Ph {
 				case "B":
 					open = append(open, te.Name)
-				case "E":
+				case "E": // named after the slice it ends
+					te.Name = open[len(open)-1]
 					open = open[:len(open)-1]
 				}
 				last = te.Ts
@@ -141,18 +169,19 @@ func (p *Pool) WriteTrace(out io.Writer) error {
 	return bw.Flush()
 }
 
-// chrome turns one event into trace events on worker tid's thread.
-func (e event) chrome(tid int, flow *int) []traceEvent {
+// chrome turns one event into trace events on worker tid's thread; names
+// are the task names of its timeline.
+func (e event) chrome(tid int, names []string, flow *int) []traceEvent {
 	ts := float64(e.at) / 1e3
 	switch e.kind {
 	case evTaskStart:
-		return []traceEvent{{Name: "task", Ph: "B", Ts: ts, Pid: 1, Tid: tid}}
+		return []traceEvent{{Name: names[e.a], Ph: "B", Ts: ts, Pid: 1, Tid: tid}}
 	case evTaskEnd:
-		return []traceEvent{{Name: "task", Ph: "E", Ts: ts, Pid: 1, Tid: tid}}
+		return []traceEvent{{Ph: "E", Ts: ts, Pid: 1, Tid: tid}}
 	case evPark:
 		return []traceEvent{{Name: "parked", Ph: "B", Ts: ts, Pid: 1, Tid: tid}}
 	case evUnpark:
-		return []traceEvent{{Name: "parked", Ph: "E", Ts: ts, Pid: 1, Tid: tid}}
+		return []traceEvent{{Ph: "E", Ts: ts, Pid: 1, Tid: tid}}
 	case evSteal:
 		*flow++
 		args := map[string]any{"victim": int(e.a), "thief": tid, "tasks": int(e.b)}

@@ -2,6 +2,7 @@ package steal
 
 import (
 	"context"
+	"runtime/trace"
 	"sync/atomic"
 
 	"github.com/worksteal/steal/deque"
@@ -62,7 +63,8 @@ type worker struct {
 	quit chan struct{}
 
 	stats    workerStats
-	timeline *timeline // nil unless WithTimeline
+	timeline *timeline   // nil unless WithTimeline
+	watch    workerWatch // for the timeline, the execution tracer, profile labels
 }
 
 func newWorker(p *Pool, id int) *worker {
@@ -71,6 +73,7 @@ func newWorker(p *Pool, id int) *worker {
 		jobs:     deque.New[Worker](),
 		wake:     make(chan struct{}, 1),
 		joinWake: make(chan struct{}, 1),
+		watch:    workerWatch{on: p.profileLabels},
 	}
 }
 
@@ -178,6 +181,7 @@ func (c *worker) putRing(t *task) {
 // worker, so the pool keeps its workers.
 func (c *worker) loop() {
 	c.owner.Store(goid())
+	c.dropInheritedLabels()
 	exited := false
 	defer func() {
 		if !exited {
@@ -208,17 +212,16 @@ func (c *worker) execute(t *task) {
 	if p.countStarts {
 		c.running.Store(c.running.Load() + 1) // owner is the only writer
 	}
-	if c.timeline != nil {
-		c.timeline.add(evTaskStart, 0, 0)
-		defer c.timeline.add(evTaskEnd, 0, 0)
+	if t.sub != subNone { // first: a timed task's context is wrapped until then
+		c.takeSubmitted(t)
+	}
+	if c.watch.on || trace.IsEnabled() {
+		defer c.endWatch(c.beginWatch(t))
 	}
 	c.tick++
 	c.stats.ran.inc()
 	if c.tick%statsFlushEvery == 0 {
 		c.stats.flush()
-	}
-	if t.external && p.maxQueued > 0 {
-		p.releaseQueued()
 	}
 	if t.own {
 		c.executeOwn(t)

@@ -1,0 +1,204 @@
+package steal
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+)
+
+// WithQueueWaitSampling sets how many submitted tasks (Submit, TrySubmit,
+// Go, Run, a Pool.Group's Go) there are to one whose queue wait is timed
+// for Stats.QueueWait: each is timed with probability 1/n, decided at
+// random when it is queued, so that submitters share no counter. 1 times
+// every task; n <= 0 times none. The default is 64.
+//
+// Cost: a random number per submitted task (a few ns); a timed task adds
+// two clock readings and one small allocation, about 100 ns, none of it
+// under the inject queue's lock. See docs/metrics.md for measurements.
+func WithQueueWaitSampling(n int) Option {
+	return func(c *config) { c.waitEvery = max(n, 0); c.waitEverySet = true }
+}
+
+const defaultWaitEvery = 64
+
+// Task origins, in a task's sub field: whether it came in through the
+// inject queue from submitTask, and whether its queue wait is timed.
+const (
+	subNone    uint8 = iota // spawned, forked, or a NewGroup child
+	subQueued               // submitted
+	subSampled              // submitted, and its context is a *waitStamp
+)
+
+// poolMetrics are the pool's counters of submitted tasks and their waits.
+type poolMetrics struct {
+	submitted uint64 // tasks queued by submitTask; guarded by inject.mu
+	every     uint64 // one task in every is timed; 0: none
+	// sampleBelow: a task is timed when a random uint64 is at most this,
+	// which happens with probability 1/every (every 1: always).
+	sampleBelow uint64
+	waits       waitHist
+}
+
+// waitStamp wraps a timed task's context from the moment it is queued
+// until a worker picks it up, carrying the time it was queued. No user code
+// sees it: execute unwraps it before anything reads the task's context.
+type waitStamp struct {
+	context.Context
+	at int64 // nanoseconds since the pool started
+}
+
+// markSubmitted marks t, about to enter the inject queue, as submitted,
+// and, one time in every at random, timed: its context is wrapped with the
+// time. It runs before the queue's lock is taken, and at most once per
+// task (a Submit that waits for room is refused before it gets here).
+func (p *Pool) markSubmitted(t *task) {
+	if m := &p.metrics; m.every != 0 && rand.Uint64() <= m.sampleBelow {
+		t.ctx = &waitStamp{Context: t.ctx, at: int64(time.Since(p.start))}
+		t.sub = subSampled
+		return
+	}
+	t.sub = subQueued
+}
+
+// takeSubmitted accounts for a submitted task a worker has picked up: it
+// leaves the backlog (WithMaxQueued's count too), and a timed one records
+// its wait and gets its own context back.
+func (c *worker) takeSubmitted(t *task) {
+	c.stats.taken.inc() // seen at once: Backlog must not lag behind a long task
+	if t.external || t.sub == subSampled {
+		c.takeSubmittedSlow(t)
+	}
+}
+
+func (c *worker) takeSubmittedSlow(t *task) {
+	if t.external {
+		c.pool.releaseQueued()
+	}
+	if t.sub == subSampled {
+		ws := t.ctx.(*waitStamp)
+		t.ctx, t.sub = ws.Context, subQueued
+		c.pool.metrics.waits.record(time.Duration(int64(time.Since(c.pool.start)) - ws.at))
+	}
+}
+
+// waitBounds are the upper bounds of QueueWait's buckets: 1, 2 and 5 times
+// each power of ten from 1 µs to 10 s.
+var waitBounds = func() []time.Duration {
+	var b []time.Duration
+	for d := time.Microsecond; d <= 10*time.Second; d *= 10 {
+		b = append(b, d, 2*d, 5*d)
+	}
+	return b[:len(b)-2] // end at 10 s
+}()
+
+// waitHist is a histogram of queue waits, updated atomically by whichever
+// worker picks up a timed task.
+type waitHist struct {
+	counts [23]atomic.Uint64 // len(waitBounds)+1; the last is for longer waits
+	sum    atomic.Int64      // nanoseconds
+}
+
+func (h *waitHist) record(d time.Duration) {
+	d = max(d, 0)
+	i := 0
+	for i < len(waitBounds) && d > waitBounds[i] {
+		i++
+	}
+	h.counts[i].Add(1)
+	h.sum.Add(int64(d))
+}
+
+// WaitHistogram is a histogram of how long submitted tasks waited in the
+// queue: from the moment Submit, TrySubmit, Go, Run or a Pool.Group's Go
+// queued the task to the moment a worker picked it up (to run it, or to
+// skip it). Time that Submit spent blocked on a full backlog (WithMaxQueued)
+// is not part of it. Only one task in Every, at random, is timed (see
+// WithQueueWaitSampling); Count is the number of timed tasks, not of all.
+type WaitHistogram struct {
+	Every int // one submitted task in Every is timed, at random; 0: none is
+	// Bounds are the buckets' upper bounds, ascending: 1, 2, 5, 10, 20, 50
+	// µs and so on up to 10 s. Counts[i] counts waits longer than
+	// Bounds[i-1] and at most Bounds[i]; the last of its len(Bounds)+1
+	// entries counts waits longer than 10 s.
+	Bounds []time.Duration
+	Counts []uint64
+	Count  uint64        // sum of Counts
+	Sum    time.Duration // total wait of the timed tasks
+}
+
+// snapshot copies h's counts; Count is their sum, so it agrees with Counts
+// even while workers record.
+func (h *waitHist) snapshot(every uint64) WaitHistogram {
+	s := WaitHistogram{
+		Every:  int(every),
+		Bounds: append([]time.Duration(nil), waitBounds...),
+		Counts: make([]uint64, len(h.counts)),
+		Sum:    time.Duration(h.sum.Load()),
+	}
+	for i := range h.counts {
+		s.Counts[i] = h.counts[i].Load()
+		s.Count += s.Counts[i]
+	}
+	return s
+}
+
+// Quantile estimates the q-quantile of the waits (0.5: the median, 0.99:
+// the 99th percentile) as Prometheus's histogram_quantile does: it finds
+// the bucket holding the rank q*Count and interpolates linearly inside it,
+// the first bucket starting at 0. A rank in the last bucket, past the
+// largest bound, returns that bound. q is clamped to [0, 1] (NaN counts as
+// 0); with no timed task Quantile returns 0.
+func (h WaitHistogram) Quantile(q float64) time.Duration {
+	if h.Count == 0 || len(h.Counts) != len(h.Bounds)+1 {
+		return 0
+	}
+	if !(q > 0) { // also NaN
+		q = 0
+	}
+	rank := min(q, 1) * float64(h.Count)
+	var seen float64
+	for i, n := range h.Counts {
+		if n == 0 || seen+float64(n) < rank {
+			seen += float64(n)
+			continue
+		}
+		if i == len(h.Bounds) {
+			break
+		}
+		lo := time.Duration(0)
+		if i > 0 {
+			lo = h.Bounds[i-1]
+		}
+		frac := (rank - seen) / float64(n)
+		return lo + time.Duration(frac*float64(h.Bounds[i]-lo))
+	}
+	return h.Bounds[len(h.Bounds)-1]
+}
+
+// takenCount is how many submitted tasks the pool's workers and spares
+// have picked up, modulo the machine word (see liveCounter).
+func (p *Pool) takenCount() uint {
+	var n uint
+	for _, w := range p.workers {
+		n += w.stats.taken.load()
+	}
+	p.spares.mu.Lock()
+	defer p.spares.mu.Unlock()
+	for _, w := range p.spares.all {
+		n += w.stats.taken.load()
+	}
+	return n
+}
+
+// init sets the sampling rate from the pool's options.
+func (m *poolMetrics) init(c *config) {
+	m.every = defaultWaitEvery
+	if c.waitEverySet {
+		m.every = uint64(c.waitEvery)
+	}
+	if m.every > 0 {
+		m.sampleBelow = math.MaxUint64 / m.every
+	}
+}
