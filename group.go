@@ -51,6 +51,8 @@ type Group struct {
 	errMu   sync.Mutex
 	err     error
 	skipped atomic.Int64
+
+	lim groupLimit // SetLimit (limit.go)
 }
 
 // NewGroup returns a group whose children are queued on w's worker, where
@@ -113,8 +115,13 @@ func (g *Group) Context() context.Context {
 // workers may steal it; for a Pool.Group, into the pool's inject queue
 // (blocking like Submit if WithMaxQueued is full, unless called from a task
 // of the pool). If the pool is closed, fn is not run and Wait returns
-// ErrClosed.
+// ErrClosed. If the group has a limit (SetLimit), Go first waits for a
+// child to finish while the limit is reached: see SetLimit.
 func (g *Group) Go(fn func(w *Worker) error) {
+	if g.lim.slots.Load() != 0 {
+		g.add(fn, nil, false) // limited: limit.go
+		return
+	}
 	if g.owner != nil {
 		c := g.ownerCore()
 		t := g.addChild(fn)
