@@ -67,7 +67,7 @@ type Group struct {
 	err     error
 	skipped atomic.Int64
 
-	lim groupLimit // SetLimit (limit.go)
+	lim atomic.Pointer[groupLimit] // nil until SetLimit (limit.go)
 }
 
 // NewGroup returns a group whose children are queued on w's worker, where
@@ -133,7 +133,7 @@ func (g *Group) Context() context.Context {
 // ErrClosed. If the group has a limit (SetLimit), Go first waits for a
 // child to finish while the limit is reached: see SetLimit.
 func (g *Group) Go(fn func(w *Worker) error) {
-	if g.lim.slots.Load() != 0 {
+	if g.lim.Load() != nil {
 		g.add(fn, nil, false) // limited: limit.go
 		return
 	}

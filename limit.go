@@ -7,7 +7,8 @@ import (
 )
 
 // groupLimit is a Group's limit on unfinished children (SetLimit) and the
-// Go calls waiting for one of them to finish.
+// Go calls waiting for one of them to finish. A group gets one on its
+// first SetLimit, so that groups without a limit stay small.
 type groupLimit struct {
 	// slots is the limit plus one; 0 means no limit, so that a group has
 	// none unless SetLimit gives it one.
@@ -49,11 +50,15 @@ func (g *Group) SetLimit(n int) {
 	if k := g.latch.pending.Load(); k != 0 {
 		panic(fmt.Sprintf("steal: Group.SetLimit(%d) called while %d children are unfinished", n, k))
 	}
-	if n < 0 {
-		g.lim.slots.Store(0)
-		return
+	gl := g.lim.Load()
+	if gl == nil {
+		if n < 0 {
+			return
+		}
+		gl = &groupLimit{}
+		g.lim.Store(gl)
 	}
-	g.lim.slots.Store(int64(n) + 1)
+	gl.slots.Store(max(int64(n)+1, 0))
 }
 
 // TryGo is Go without waiting: it adds fn as a child only if the group is
@@ -83,7 +88,7 @@ type slotter interface {
 // false and adds nothing. s, if not nil, is told once the child has its
 // place in the round.
 func (g *Group) add(fn func(*Worker) error, s slotter, try bool) bool {
-	if !try && g.lim.slots.Load() == 1 {
+	if gl := g.lim.Load(); !try && gl != nil && gl.slots.Load() == 1 {
 		panic("steal: Group.Go with a limit of 0 would wait forever; use TryGo, or SetLimit with n > 0 or n < 0")
 	}
 	if g.owner != nil {
@@ -168,9 +173,17 @@ func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 	return true
 }
 
+// limit returns the group's limit, or -1 for none.
+func (g *Group) limit() int64 {
+	if gl := g.lim.Load(); gl != nil {
+		return gl.slots.Load() - 1
+	}
+	return -1
+}
+
 // takeSlot counts one more child in the round if the limit allows it.
 func (g *Group) takeSlot() bool {
-	limit := g.lim.slots.Load() - 1
+	limit := g.limit()
 	if limit < 0 {
 		g.latch.pending.Add(1)
 		return true
@@ -188,7 +201,7 @@ func (g *Group) takeSlot() bool {
 
 // slotFree reports whether takeSlot would succeed now.
 func (g *Group) slotFree() bool {
-	limit := g.lim.slots.Load() - 1
+	limit := g.limit()
 	return limit < 0 || g.latch.pending.Load() < limit
 }
 
@@ -199,7 +212,7 @@ func (g *Group) slotFree() bool {
 func (g *Group) waitSlot() *latch {
 	l := &latch{}
 	l.pending.Store(1)
-	gl := &g.lim
+	gl := g.lim.Load()
 	gl.mu.Lock()
 	gl.waiters = append(gl.waiters, l)
 	gl.nwait.Store(int32(len(gl.waiters)))
@@ -223,10 +236,10 @@ func (g *Group) waitSlot() *latch {
 // every Go waiting for a slot; they race for it and the losers wait again.
 func (g *Group) childDone() {
 	g.latch.countDown()
-	if g.lim.nwait.Load() == 0 {
+	gl := g.lim.Load()
+	if gl == nil || gl.nwait.Load() == 0 {
 		return
 	}
-	gl := &g.lim
 	gl.mu.Lock()
 	ws := gl.waiters
 	gl.waiters = nil

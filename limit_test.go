@@ -297,3 +297,39 @@ func TestGroupTryGoFullBacklog(t *testing.T) {
 		t.Fatalf("ResultGroup after a refused TryGo: %v, %v; want no values", vals, err)
 	}
 }
+
+// groupTreeLimited is groupTree with every group limited to limit children.
+func groupTreeLimited(w *Worker, depth, limit int) int {
+	if depth == 0 {
+		return 1
+	}
+	g := NewGroup(w)
+	g.SetLimit(limit)
+	var l, r int
+	g.Go(func(w *Worker) error { l = groupTreeLimited(w, depth-1, limit); return nil })
+	g.Go(func(w *Worker) error { r = groupTreeLimited(w, depth-1, limit); return nil })
+	if err := g.Wait(); err != nil {
+		panic(err)
+	}
+	return l + r
+}
+
+// BenchmarkGroupLimit builds a binary tree of nested groups of depth 16
+// (65,535 groups, 131,070 children): without a limit, and with every group
+// limited to 1 (its second Go waits, running the first child) and to 2.
+func BenchmarkGroupLimit(b *testing.B) {
+	p := New()
+	defer p.Close()
+	b.Run("none", func(b *testing.B) {
+		for b.Loop() {
+			p.Run(func(w *Worker) { groupTree(w, 16) })
+		}
+	})
+	for _, limit := range []int{1, 2} {
+		b.Run(fmt.Sprint("limit", limit), func(b *testing.B) {
+			for b.Loop() {
+				p.Run(func(w *Worker) { groupTreeLimited(w, 16, limit) })
+			}
+		})
+	}
+}
