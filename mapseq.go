@@ -13,7 +13,9 @@ import (
 // task's context and are all made, as with Map.
 //
 // seq is read on the calling task only, one element at a time, and the
-// calls start while it is still being read. The task gathers elements into
+// calls start while it is still being read. Its yield must be called on
+// the goroutine that ranges over it, as it is by any iterator that does
+// not hand its elements over from goroutines of its own. The task gathers elements into
 // runs: whenever idle workers have taken everything it offered, it offers
 // the next run to them and goes on reading; otherwise it makes the run's
 // calls itself. A run starts at one element and doubles while reading and
