@@ -49,9 +49,34 @@ func logPanic(e *PanicError) {
 // could wait for its own worker. Telling the two apart costs a stack read
 // (microseconds) per call, which is why Run is not for tiny tasks.
 func (p *Pool) Run(fn func(w *Worker)) error {
+	return p.runCtx(nil, fn)
+}
+
+// runCtx is Run with a context: fn sees ctx, joined with the pool's, and
+// is skipped (a *SkippedError) if either is done before fn starts. A nil
+// ctx, context.Background() or context.TODO() means the pool's context.
+// Called from a task of p, fn runs at once on the calling worker as part
+// of that task, seeing ctx (joined with the pool's) if one was given, else
+// the task's context.
+func (p *Pool) runCtx(ctx context.Context, fn func(w *Worker)) error {
+	own := ctx != nil && ctx != context.Background() && ctx != context.TODO()
+	if !own {
+		ctx = context.Background()
+	}
 	c := p.callerWorker()
 	if cur := callerTask(c); cur != nil {
-		if pe := callRecover(cur, fn); pe != nil {
+		if own && ctx.Err() != nil {
+			return &SkippedError{Count: 1, Cause: context.Cause(ctx)}
+		}
+		run := fn
+		if own {
+			run = func(w *Worker) {
+				ctx, cancel := p.joinCtx(ctx)
+				defer cancel()
+				asPart(w, ctx, fn)
+			}
+		}
+		if pe := callRecover(cur, run); pe != nil {
 			panic(pe)
 		}
 		return nil
@@ -60,7 +85,10 @@ func (p *Pool) Run(fn func(w *Worker)) error {
 	f.done = &f.latch
 	f.latch.pending.Store(1)
 	f.fn, f.ctx = fn, p.ctx
-	if err := p.submitWait(context.Background(), &f.task); err != nil {
+	if own {
+		f.ctx, f.own = ctx, true
+	}
+	if err := p.submitWait(ctx, &f.task); err != nil {
 		return err
 	}
 	if c != nil {
@@ -98,4 +126,15 @@ func callerTask(c *worker) *Worker {
 		return nil
 	}
 	return c.cur.load()
+}
+
+// joinCtx returns a context that carries ctx's values and deadline and is
+// cancelled when ctx or the pool's context is, as a Submit's task sees.
+func (p *Pool) joinCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	joined, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(p.ctx, func() { cancel(context.Cause(p.ctx)) })
+	return joined, func() {
+		stop()
+		cancel(nil)
+	}
 }

@@ -108,6 +108,20 @@
 // ErrInsideTask. The check reads the caller's stack (microseconds), so it
 // is made only where the call is about to block anyway.
 //
+// # Inside a task and outside
+//
+// Entry points come in two forms. Inside a task, functions take the task's
+// *Worker as their first argument and their context from it: Join, Join2,
+// Fork2, For, ForRange, Spawn, Map, MapErr, MapSeq, MapSeqErr, NewGroup
+// and NewResultGroup. Outside the pool, or shared between goroutines, they
+// belong to the pool: the methods Pool.Run, Pool.Join, Pool.For,
+// Pool.ForRange and Pool.Group, and, since Go methods cannot have type
+// parameters, the functions PoolSpawn, PoolMap, PoolMapErr, PoolMapSeq,
+// PoolMapSeqErr and PoolResultGroup, which take a context and then the
+// pool. Called from
+// a task of the same pool, the outside forms run inline or help, as above.
+// Group's documentation says why groups keep two constructors.
+//
 // # Goexit
 //
 // runtime.Goexit in a task (t.FailNow does it) ends the worker's goroutine,

@@ -66,7 +66,7 @@ func (c *worker) finish(t *task, prev *task, returned *bool) {
 		if fail != nil {
 			l.group.fail(fail)
 		}
-		l.countDown()
+		l.group.childDone()
 	default:
 		if fail != nil {
 			l.err = fail
@@ -83,7 +83,7 @@ func (c *worker) skip(t *task, ctx context.Context) {
 	case l == nil:
 	case l.group != nil:
 		l.group.skipped.Add(1)
-		l.countDown()
+		l.group.childDone()
 	default:
 		l.err = &SkippedError{Count: 1, Cause: context.Cause(ctx)}
 		l.countDown()

@@ -1,7 +1,10 @@
 package steal
 
-// Future is the result of a task started with Spawn, to be collected with
-// Wait.
+import "context"
+
+// Future is the result of a task started with Spawn (inside a task) or
+// PoolSpawn (outside), to be collected with Wait or WaitContext, or
+// watched with Done in a select.
 type Future[T any] struct {
 	j   *joinTask
 	p   *Pool
@@ -27,6 +30,35 @@ func Spawn[T any](w *Worker, fn func(w *Worker) T) *Future[T] {
 	return f
 }
 
+// PoolSpawn is Spawn for callers outside the pool: it queues fn through
+// the pool's inject queue, as Submit does, and returns its future. It is
+// a function, not a method of Pool, only because Go methods cannot have
+// type parameters. fn sees ctx, joined with the pool's context, and is
+// skipped if either is done before fn starts (Wait then reports a
+// *SkippedError); a nil ctx, context.Background() or context.TODO() means
+// the pool's context. PoolSpawn blocks as Submit does while a
+// WithMaxQueued backlog is full, returning ctx.Err() if ctx ends first,
+// and returns ErrClosed, queueing nothing, once Close or Shutdown has
+// begun. It may be called from any goroutine, tasks included.
+//
+// Cost: Submit's, plus the future and fn's closure.
+func PoolSpawn[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (*Future[T], error) {
+	f := &Future[T]{j: &joinTask{}, p: p}
+	f.j.done = &f.j.latch
+	f.j.latch.pending.Store(1)
+	f.j.fn = func(w *Worker) { f.val = fn(w) }
+	f.j.ctx = p.ctx
+	if ctx != nil && ctx != context.Background() && ctx != context.TODO() {
+		f.j.ctx, f.j.own = ctx, true
+	} else {
+		ctx = context.Background()
+	}
+	if err := p.submitWait(ctx, &f.j.task); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
 // Wait returns fn's result once it has run. If fn panicked or called
 // runtime.Goexit, Wait returns the zero value and a *PanicError; if fn was
 // skipped because its context ended first, a *SkippedError.
@@ -42,12 +74,61 @@ func (f *Future[T]) Wait(w *Worker) (T, error) {
 	} else {
 		f.j.latch.await(f.p)
 	}
+	return f.result()
+}
+
+// Ready reports whether fn has finished or been skipped, so that Wait
+// would return at once. Any goroutine; it never blocks.
+func (f *Future[T]) Ready() bool { return f.j.latch.open() }
+
+// Done returns a channel that is closed once fn has finished or been
+// skipped, for use in a select; Wait or WaitContext then return fn's
+// result at once. Any goroutine may call it, any number of times.
+//
+// Cost: Spawn makes no channel; the first Done (or blocking Wait) on an
+// unfinished future makes one, and the task that finishes fn then takes a
+// lock to close it. Done on a finished future returns a channel closed
+// once for the whole program.
+//
+// A task should not block on Done in a select: that holds its worker.
+// Inside the pool, wait with Wait(w), which runs other tasks meanwhile.
+func (f *Future[T]) Done() <-chan struct{} { return f.j.latch.doneChan() }
+
+// WaitContext is Wait(nil) that gives up when ctx is done: it returns fn's
+// result once fn has finished or been skipped, or the zero value and
+// ctx.Err() if ctx is done first (fn goes on, unless it watches a context
+// that ctx's end also cancels). If both have happened, fn's result wins.
+// A nil ctx means context.Background().
+//
+// Called from a task of the same pool, WaitContext runs other tasks while
+// it waits, like Wait, and stops waiting when ctx is done.
+func (f *Future[T]) WaitContext(ctx context.Context) (T, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	l := &f.j.latch
+	if !l.open() {
+		if c := f.p.callerWorker(); c != nil {
+			c.waitForCtx(l, ctx)
+		} else {
+			select {
+			case <-l.doneChan():
+			case <-ctx.Done():
+			}
+		}
+		if !l.open() {
+			var zero T
+			return zero, ctx.Err()
+		}
+	}
+	return f.result()
+}
+
+// result returns fn's result, or the error it failed with.
+func (f *Future[T]) result() (T, error) {
 	if err := f.j.latch.err; err != nil {
 		var zero T
 		return zero, err
 	}
 	return f.val, nil
 }
-
-// Done reports whether fn has finished (or was skipped). Any goroutine.
-func (f *Future[T]) Done() bool { return f.j.latch.open() }

@@ -11,14 +11,29 @@ import (
 // without deadlock however deeply groups nest: a Wait inside a task runs
 // other tasks (first the group's own) until the group is done.
 //
-// Create one inside a task with NewGroup, or outside the pool with
-// Pool.Group. A group made with NewGroup belongs to the task that made it:
-// only that task may call Go and Wait (a child that calls its parent's Go,
-// or a goroutine the task started, is caught and panics; use Pool.Group for
-// a group shared between goroutines). A group made with Pool.Group may be
-// used from any goroutine, also concurrently: Go and Wait then behave as
-// with errgroup and sync.WaitGroup (a Go that races with Wait may or may not
-// be waited for by that Wait).
+// Make a group with NewGroup(w) inside a task and with p.Group(ctx)
+// everywhere else. That is the rule of the whole package: a function whose
+// first argument is a *Worker is for the task that received it and takes
+// that task's context; a method of Pool (or, where Go forbids methods with
+// type parameters, a function named Pool... that takes a context and the
+// pool) is for any goroutine, and its work sees the context it is given
+// (the pool's, for those that take none).
+//
+// The two constructors stay apart, instead of one that looks at its
+// caller, because the groups differ in more than where they are made. A
+// NewGroup's children go on its task's own deque, with no lock, and its
+// Wait runs them first: that is what makes nested fork-join cheap, and it
+// is safe only for that one task (a child that calls its parent's Go, or a
+// goroutine the task started, is caught and panics). A Pool.Group's
+// children go through the pool's shared queue under a lock, so any
+// goroutine may call its Go and Wait, also concurrently: they then behave
+// as with errgroup and sync.WaitGroup (a Go that races with Wait may or may
+// not be waited for by that Wait). A constructor that chose by its caller
+// would also read the caller's stack on every call.
+//
+// SetLimit bounds the children unfinished at once and TryGo adds a child
+// only below that bound, as in errgroup; at the limit, Go waits without
+// holding a worker. ResultGroup is a Group whose children return values.
 //
 // The first child to return a non-nil error, or to panic or call
 // runtime.Goexit, cancels the group's context; Wait returns that error (a
@@ -59,6 +74,8 @@ type Group struct {
 	errMu   sync.Mutex
 	err     error
 	skipped atomic.Int64
+
+	lim atomic.Pointer[groupLimit] // nil until SetLimit (limit.go)
 }
 
 // NewGroup returns a group whose children are queued on w's worker, where
@@ -134,8 +151,13 @@ func (g *Group) Context() context.Context {
 // workers may steal it; for a Pool.Group, into the pool's inject queue
 // (blocking like Submit if WithMaxQueued is full, unless called from a task
 // of the pool). If the pool is closed, fn is not run and Wait returns
-// ErrClosed.
+// ErrClosed. If the group has a limit (SetLimit), Go first waits for a
+// child to finish while the limit is reached: see SetLimit.
 func (g *Group) Go(fn func(w *Worker) error) {
+	if g.lim.Load() != nil {
+		g.add(fn, nil, false) // limited: limit.go
+		return
+	}
 	if g.owner != nil {
 		c := g.ownerCore()
 		t := g.addChild(fn)

@@ -168,7 +168,7 @@ func TestFuturePanicIsError(t *testing.T) {
 	p.Run(func(w *Worker) { f = Spawn(w, func(*Worker) int { panic("f") }) })
 	v, err := f.Wait(nil) // from outside: blocks
 	var pe *PanicError
-	if v != 0 || !errors.As(err, &pe) || pe.Value != "f" || !f.Done() {
+	if v != 0 || !errors.As(err, &pe) || pe.Value != "f" || !f.Ready() {
 		t.Fatalf("Wait = %d, %v", v, err)
 	}
 }

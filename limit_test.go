@@ -1,0 +1,335 @@
+package steal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// gauge counts how many calls are inside it at once, and the most ever.
+type gauge struct{ now, max atomic.Int64 }
+
+func (g *gauge) enter() {
+	n := g.now.Add(1)
+	for {
+		m := g.max.Load()
+		if n <= m || g.max.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}
+
+func (g *gauge) leave() { g.now.Add(-1) }
+
+// busy holds the caller for about d without sleeping, so the worker is
+// really occupied, and lets other goroutines run meanwhile.
+func busy(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		runtime.Gosched()
+	}
+}
+
+// TestGroupLimitOneWorkerNested: on a one-worker pool, a NewGroup limited
+// to 1 adds 20 children, each of which adds 5 children to a nested group
+// also limited to 1, and a Pool.Group limited to 1 is fed from a task.
+// Go at the limit runs the queued children instead of blocking the only
+// worker, so everything completes; the limits hold at every level.
+func TestGroupLimitOneWorkerNested(t *testing.T) {
+	p := New(WithWorkers(1))
+	defer p.Close()
+	var outer, inner, shared gauge
+	var ran atomic.Int64
+	within(t, 20*time.Second, "limited groups on one worker", func() {
+		err := p.Run(func(w *Worker) {
+			g := NewGroup(w)
+			g.SetLimit(1)
+			for range 20 {
+				g.Go(func(w *Worker) error {
+					outer.enter()
+					defer outer.leave()
+					in := NewGroup(w)
+					in.SetLimit(1)
+					for range 5 {
+						in.Go(func(*Worker) error {
+							inner.enter()
+							defer inner.leave()
+							ran.Add(1)
+							return nil
+						})
+					}
+					return in.Wait()
+				})
+			}
+			if err := g.Wait(); err != nil {
+				t.Errorf("outer Wait = %v", err)
+			}
+			pg := p.Group(context.Background())
+			pg.SetLimit(1)
+			for range 10 {
+				pg.Go(func(*Worker) error { shared.enter(); shared.leave(); ran.Add(1); return nil })
+			}
+			if err := pg.Wait(); err != nil {
+				t.Errorf("Pool.Group Wait = %v", err)
+			}
+		})
+		if err != nil {
+			t.Errorf("Run = %v", err)
+		}
+	})
+	if ran.Load() != 20*5+10 {
+		t.Fatalf("ran %d of %d children", ran.Load(), 20*5+10)
+	}
+	if outer.max.Load() != 1 || inner.max.Load() != 1 || shared.max.Load() != 1 {
+		t.Fatalf("at most 1 at once: outer %d, inner %d, shared %d",
+			outer.max.Load(), inner.max.Load(), shared.max.Load())
+	}
+}
+
+// TestGroupLimitNeverExceeded: with four workers and children that hold
+// their worker a while, a NewGroup, a Pool.Group fed from outside and a
+// ResultGroup never have more children running than their limit, and do
+// reach it (the limit is not a mutex in disguise).
+func TestGroupLimitNeverExceeded(t *testing.T) {
+	const limit, children = 3, 60
+	p := New(WithWorkers(4))
+	defer p.Close()
+	child := func(g *gauge) func(*Worker) error {
+		return func(*Worker) error {
+			g.enter()
+			busy(200 * time.Microsecond)
+			g.leave()
+			return nil
+		}
+	}
+	var owned, shared, results gauge
+	within(t, 30*time.Second, "limited groups", func() {
+		p.Run(func(w *Worker) {
+			g := NewGroup(w)
+			g.SetLimit(limit)
+			for range children {
+				g.Go(child(&owned))
+			}
+			g.Wait()
+		})
+		g := p.Group(context.Background())
+		g.SetLimit(limit)
+		for range children {
+			g.Go(child(&shared))
+		}
+		g.Wait()
+		r := PoolResultGroup[int](context.Background(), p)
+		r.SetLimit(limit)
+		for i := range children {
+			r.Go(func(w *Worker) (int, error) { return i, child(&results)(w) })
+		}
+		vals, err := r.Wait()
+		if err != nil || len(vals) != children || vals[children-1] != children-1 {
+			t.Errorf("ResultGroup: %d values, err %v", len(vals), err)
+		}
+	})
+	for name, g := range map[string]*gauge{"NewGroup": &owned, "Pool.Group": &shared, "ResultGroup": &results} {
+		if m := g.max.Load(); m > limit || m < 2 {
+			t.Errorf("%s: at most %d children ran at once, want 2..%d", name, m, limit)
+		}
+	}
+}
+
+// TestGroupGoAtLimitBlocksOutside: from outside the pool, Go at the limit
+// returns only once a child has finished.
+func TestGroupGoAtLimitBlocksOutside(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	g := p.Group(context.Background())
+	g.SetLimit(1)
+	gate := make(chan struct{})
+	g.Go(func(*Worker) error { <-gate; return nil })
+	added := make(chan struct{})
+	go func() {
+		g.Go(func(*Worker) error { return nil })
+		close(added)
+	}()
+	select {
+	case <-added:
+		t.Fatal("Go returned while the only slot was held")
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(gate)
+	waitClosed(t, added, 10*time.Second, "Go after the slot freed")
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGroupTryGo: TryGo adds a child only below the limit, adds nothing
+// otherwise (Wait does not wait for it), and always adds without a limit.
+func TestGroupTryGo(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	for _, kind := range []string{"NewGroup", "Pool.Group"} {
+		within(t, 10*time.Second, kind, func() {
+			p.Run(func(w *Worker) {
+				g := p.Group(context.Background())
+				if kind == "NewGroup" {
+					g = NewGroup(w)
+				}
+				var ran atomic.Int64
+				if !g.TryGo(func(*Worker) error { ran.Add(1); return nil }) {
+					t.Errorf("%s: TryGo without a limit = false", kind)
+				}
+				g.Wait()
+				g.SetLimit(1)
+				gate := make(chan struct{})
+				if !g.TryGo(func(*Worker) error { <-gate; ran.Add(1); return nil }) {
+					t.Errorf("%s: TryGo below the limit = false", kind)
+				}
+				if g.TryGo(func(*Worker) error { ran.Add(100); return nil }) {
+					t.Errorf("%s: TryGo at the limit = true", kind)
+				}
+				close(gate)
+				if err := g.Wait(); err != nil {
+					t.Errorf("%s: Wait = %v", kind, err)
+				}
+				if !g.TryGo(func(*Worker) error { ran.Add(1); return nil }) {
+					t.Errorf("%s: TryGo after Wait = false", kind)
+				}
+				g.Wait()
+				if ran.Load() != 3 {
+					t.Errorf("%s: ran %d, want 3 (the refused child must not run)", kind, ran.Load())
+				}
+			})
+		})
+	}
+}
+
+// TestGroupLimitZeroAndBadSetLimit: with a limit of 0, TryGo refuses and Go
+// panics instead of waiting forever; SetLimit while children are
+// unfinished panics and leaves the limit as it was.
+func TestGroupLimitZeroAndBadSetLimit(t *testing.T) {
+	p := New(WithWorkers(1))
+	defer p.Close()
+	g := p.Group(context.Background())
+	g.SetLimit(0)
+	if g.TryGo(func(*Worker) error { return nil }) {
+		t.Fatal("TryGo with limit 0 = true")
+	}
+	msg := mustPanic(t, "Go with limit 0", func() { g.Go(func(*Worker) error { return nil }) })
+	if !strings.Contains(fmt.Sprint(msg), "limit of 0") {
+		t.Fatalf("Go with limit 0 panicked with %q", msg)
+	}
+	g.SetLimit(1)
+	gate := make(chan struct{})
+	g.Go(func(*Worker) error { <-gate; return nil })
+	msg = mustPanic(t, "SetLimit with a child running", func() { g.SetLimit(5) })
+	if !strings.Contains(fmt.Sprint(msg), "1 children are unfinished") {
+		t.Fatalf("SetLimit panicked with %q", msg)
+	}
+	if g.TryGo(func(*Worker) error { return nil }) {
+		t.Fatal("a refused SetLimit(5) changed the limit")
+	}
+	close(gate)
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	g.SetLimit(-1)
+	for range 3 {
+		if !g.TryGo(func(*Worker) error { return nil }) {
+			t.Fatal("TryGo after SetLimit(-1) = false")
+		}
+	}
+	g.Wait()
+}
+
+// TestGroupLimitSkippedFreeSlots: skipped children give their slot back,
+// so a limited group whose context is done does not hang.
+func TestGroupLimitSkippedFreeSlots(t *testing.T) {
+	p := New(WithWorkers(1))
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	g := p.Group(ctx)
+	g.SetLimit(1)
+	var err error
+	within(t, 10*time.Second, "skipped children at the limit", func() {
+		for range 10 {
+			g.Go(func(*Worker) error { return nil })
+		}
+		err = g.Wait()
+	})
+	var se *SkippedError
+	if !errors.As(err, &se) || se.Count != 10 {
+		t.Fatalf("Wait = %v, want 10 skipped", err)
+	}
+}
+
+// TestGroupTryGoFullBacklog: on a pool WithMaxQueued whose backlog is full,
+// a Pool.Group's TryGo refuses instead of blocking, and the refused child
+// is not waited for.
+func TestGroupTryGoFullBacklog(t *testing.T) {
+	p := New(WithWorkers(1), WithMaxQueued(1))
+	defer p.Close()
+	gate, started := make(chan struct{}), make(chan struct{})
+	p.Go(func() { close(started); <-gate })
+	<-started
+	if err := p.TrySubmit(func(*Worker) {}); err != nil { // fills the backlog
+		t.Fatal(err)
+	}
+	g := p.Group(context.Background())
+	r := PoolResultGroup[int](context.Background(), p)
+	within(t, 10*time.Second, "TryGo on a full backlog", func() {
+		if g.TryGo(func(*Worker) error { return nil }) {
+			t.Error("Group.TryGo on a full backlog = true")
+		}
+		if r.TryGo(func(*Worker) (int, error) { return 1, nil }) {
+			t.Error("ResultGroup.TryGo on a full backlog = true")
+		}
+		if err := g.Wait(); err != nil {
+			t.Errorf("Wait = %v", err)
+		}
+	})
+	close(gate)
+	vals, err := r.Wait()
+	if err != nil || len(vals) != 0 {
+		t.Fatalf("ResultGroup after a refused TryGo: %v, %v; want no values", vals, err)
+	}
+}
+
+// groupTreeLimited is groupTree with every group limited to limit children.
+func groupTreeLimited(w *Worker, depth, limit int) int {
+	if depth == 0 {
+		return 1
+	}
+	g := NewGroup(w)
+	g.SetLimit(limit)
+	var l, r int
+	g.Go(func(w *Worker) error { l = groupTreeLimited(w, depth-1, limit); return nil })
+	g.Go(func(w *Worker) error { r = groupTreeLimited(w, depth-1, limit); return nil })
+	if err := g.Wait(); err != nil {
+		panic(err)
+	}
+	return l + r
+}
+
+// BenchmarkGroupLimit builds a binary tree of nested groups of depth 16
+// (65,535 groups, 131,070 children): without a limit, and with every group
+// limited to 1 (its second Go waits, running the first child) and to 2.
+func BenchmarkGroupLimit(b *testing.B) {
+	p := New()
+	defer p.Close()
+	b.Run("none", func(b *testing.B) {
+		for b.Loop() {
+			p.Run(func(w *Worker) { groupTree(w, 16) })
+		}
+	})
+	for _, limit := range []int{1, 2} {
+		b.Run(fmt.Sprint("limit", limit), func(b *testing.B) {
+			for b.Loop() {
+				p.Run(func(w *Worker) { groupTreeLimited(w, 16, limit) })
+			}
+		})
+	}
+}

@@ -1,0 +1,73 @@
+package steal
+
+import (
+	"context"
+	"runtime"
+)
+
+// closedChan is the channel doneChan returns for a latch already open.
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
+// doneChan returns a channel closed when l opens: the one block waits on,
+// made on first use, so that a latch nobody selects on costs no channel.
+// The orders are block's: outside is set before the lock, and countDown
+// looks at it after opening, so either countDown closes the channel made
+// here or doneChan sees the latch open.
+func (l *latch) doneChan() <-chan struct{} {
+	if l.open() {
+		return closedChan
+	}
+	l.outside.Store(true)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open() {
+		return closedChan
+	}
+	if l.ch == nil {
+		l.ch = make(chan struct{})
+	}
+	return l.ch
+}
+
+// waitForCtx is waitFor that also stops when ctx is done; it reports
+// whether l opened. It keeps waitFor's loop (help, yield, then sleep on
+// the idle list), and wakes the sleeper when ctx ends through the same
+// token a latch sends when it opens.
+func (w *worker) waitForCtx(l *latch, ctx context.Context) bool {
+	if ctx.Done() == nil {
+		w.waitFor(l)
+		return true
+	}
+	stop := context.AfterFunc(ctx, func() {
+		select {
+		case w.joinWake <- struct{}{}:
+		default: // a token is already there
+		}
+	})
+	defer stop()
+	cur := w.cur.load()
+	w.cur.store(nil)
+	empty := 0
+	for !l.open() && ctx.Err() == nil {
+		if t := w.helpOnce(); t != nil {
+			w.stopSpinning() // see waitFor
+			w.execute(t)
+			empty = 0
+			continue
+		}
+		if empty++; empty < helpSpins {
+			runtime.Gosched()
+			continue
+		}
+		w.sleepOn(l)
+		empty = 0
+	}
+	l.sleeper.CompareAndSwap(w, nil)
+	w.stopSpinning()
+	w.cur.store(cur)
+	return l.open()
+}
