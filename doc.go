@@ -3,6 +3,32 @@
 // queue operation per task instead of a goroutine, and a task may wait for
 // its own children without deadlocking the pool.
 //
+// # Usage
+//
+//	p := steal.New() // one worker per GOMAXPROCS; idle workers park
+//	defer p.Close()  // runs everything queued, then returns kept panics
+//
+//	p.Go(func() { work() }) // fire and forget, from any goroutine
+//
+//	var n int
+//	err := p.Run(func(w *steal.Worker) { // fork-join from ordinary code
+//		a, b := steal.Fork2(w, count, left, right) // no allocation
+//		n = a + b
+//	})
+//
+//	g := p.Group(ctx) // errgroup-style, from any goroutine
+//	for _, f := range files {
+//		g.Go(func(w *steal.Worker) error { return process(w, f) })
+//	}
+//	err = g.Wait() // first error; a *SkippedError if children never ran
+//
+// The rule of the API: a function whose first argument is a *Worker (Join,
+// Fork2, Join2, For, Map, Spawn, NewGroup, and the Worker's methods) is for
+// the task that received that handle, and its work sees that task's
+// context; a method of Pool, or a function named Pool... for generic ones,
+// is for any goroutine. A task waiting inside the pool runs other tasks, so
+// waits nest to any depth, even on one worker.
+//
 // # Design
 //
 // A Pool runs W workers, each one goroutine. W defaults to
