@@ -1,21 +1,121 @@
 // Package node is a cluster node that coordinates work stealing over the
-// seed protocol: Maelstrom-style JSON envelopes
-// {"src", "dest", "body": {"type", "msg_id", ...}}, one per line in and one
-// per line out, replies in request order, each reply's src being its
-// request's dest. Replies are written byte for byte as the seed prints them,
-// keys in a fixed order with ", " and ": " separators:
+// protocol of the work-stealing cluster exercise: Maelstrom-style JSON
+// envelopes {"src", "dest", "body": {"type", "msg_id", ...}}, one per line
+// in and one per line out, replies in request order, each reply's src being
+// its request's dest. Replies are written byte for byte as the exercise
+// prints them, keys in a fixed order with ", " and ": " separators:
 //
 //	{"src": "cluster", "dest": "client", "body": {"type": "init_ok", "in_reply_to": 1}}
 //
 // # Messages
 //
-// init, steal_job, check_cluster_state, run_simulation, push_job, pop_job
-// and complete_job; each handler's documentation gives its request and
-// reply. Before any init the node holds the example cluster of the work-stealing cluster exercise (w1:
-// job0 job1 job2, w2: job3 job4 job5, w3 idle; see cluster.NewExample).
-// init distributes its jobs with "first" (all on the first worker) unless
-// told otherwise. Victims are chosen as cluster.MostLoaded does unless init
-// asks for "random" or "best_of_two" (seeded).
+// Every request body has a string "type" and an integer "msg_id"; every
+// reply body has a "type" and "in_reply_to", the request's msg_id. Other
+// fields are listed below with each message; a field not marked optional is
+// required, a field of the wrong JSON type is malformed (error 12), and
+// fields the node does not know are ignored. Times are milliseconds, as
+// JSON numbers that may have a fraction.
+//
+// The examples are one session with a new node, in order, bodies only: the
+// node first holds the example cluster of the work-stealing cluster exercise
+// (w1: job0 job1 job2, w2: job3 job4 job5, w3 idle; see cluster.NewExample),
+// and init replaces it.
+//
+// init replaces the whole cluster, jobs in flight included:
+//
+//	{"type": "init", "msg_id": 1, "workers": ["w1", "w2", "w3"],
+//	 "jobs_to_distribute": 6, "distribution": "first", "victim": "most_loaded",
+//	 "seed": 0, "cost": {"model": "fixed", "mean_ms": 10}, "steal_latency_ms": 0}
+//	{"type": "init_ok", "in_reply_to": 1}
+//
+// Every field is optional; the values shown are the defaults, except
+// jobs_to_distribute, which defaults to 0.
+//
+//   - workers: distinct (error 1001), non-empty names, at least one and at
+//     most MaxWorkers; a plain Maelstrom init, whose node_id and node_ids are
+//     ignored, gets the default three idle workers.
+//   - jobs_to_distribute: 0 to MaxJobs jobs, named job0, job1, ...
+//   - distribution: where the jobs are queued: "first" (all on the first
+//     worker), "blocks", "round_robin" or "skewed" (see
+//     cluster.Distribution).
+//   - victim: how steal_job and pop_job choose whom to steal from:
+//     "most_loaded" (the longest deque, ties to the first listed),
+//     "random" or "best_of_two" (see cluster.VictimPolicy).
+//   - seed: an unsigned 64-bit integer that seeds the random victim
+//     policies, the job costs and run_simulation.
+//   - cost: each job's cost, in the virtual time of run_simulation, is a
+//     draw from model ("fixed", "uniform", "exponential" or "pareto") with
+//     mean mean_ms > 0, keyed by (seed, job), so a job always costs the
+//     same; a part left out keeps its default.
+//   - steal_latency_ms: how long a steal takes in run_simulation, 0 to
+//     MaxDuration.
+//
+// run_simulation runs the queued jobs in the simulator; its request and
+// reply are described under Simulation below.
+//
+// push_job queues a job on the front of the worker's deque, so that the
+// worker runs it next:
+//
+//	{"type": "push_job", "msg_id": 3, "worker": "w1", "job_id": "a", "payload": {"n": 7}, "cost_ms": 5}
+//	{"type": "push_job_ok", "in_reply_to": 3, "worker": "w1", "job_id": "a", "queue_size": 1}
+//
+// queue_size is the deque's length afterwards.
+//
+//   - job_id: a non-empty id that no queued or in-flight job has (error
+//     1004); once completed it may be used again. The cluster holds at
+//     most MaxJobs such live jobs.
+//   - payload: optional, any JSON, stored compact and handed back by
+//     pop_job.
+//   - cost_ms: optional, at most MaxDuration; when absent or 0 the job
+//     costs a draw from init's cost model keyed by (seed, job_id).
+//
+// steal_job moves one job from the back of a victim's deque to the front of
+// the thief's:
+//
+//	{"type": "steal_job", "msg_id": 4, "thief_worker": "w3", "busy_workers": ["w1", "w2"]}
+//	{"type": "job_stolen", "in_reply_to": 4, "thief": "w3", "victim": "w1", "job_id": "a", "victim_queue_size": 0}
+//
+// victim_queue_size is the victim's deque length afterwards.
+//
+//   - busy_workers: optional, the candidate victims, all known workers
+//     (error 1000); by default every other worker. The victim policy
+//     chooses among those with a queued job, never the thief; error 1002
+//     when there is none.
+//
+// pop_job gives a worker its next job and marks it in flight at that
+// worker:
+//
+//	{"type": "pop_job", "msg_id": 5, "worker": "w2"}
+//	{"type": "pop_job_ok", "in_reply_to": 5, "worker": "w2", "job_id": "a", "source": "stolen", "victim": "w3", "cost_ms": 5, "payload": {"n":7}, "queue_size": 0}
+//
+// The reply's fields:
+//
+//   - source: "own" when the job came off the front of the worker's own
+//     deque (there is then no victim), "stolen" when that deque was empty
+//     and the victim policy chose a victim among all other workers; error
+//     1002 when no worker has a queued job.
+//   - cost_ms, payload: the job's cost and, only when it has one, its
+//     payload.
+//   - queue_size: the worker's deque length afterwards.
+//
+// complete_job retires a job in flight at the worker; all_idle tells
+// whether every deque is now empty and no job is in flight:
+//
+//	{"type": "complete_job", "msg_id": 6, "worker": "w2", "job_id": "a"}
+//	{"type": "complete_job_ok", "in_reply_to": 6, "worker": "w2", "job_id": "a", "all_idle": true}
+//
+// Error 1003 when the job is not in flight at that worker, even if it is
+// queued or in flight elsewhere.
+//
+// check_cluster_state reports every worker, in the order init listed them:
+// its deque length, and "idle" when that is 0 and no job is in flight at
+// it, "busy" otherwise:
+//
+//	{"type": "check_cluster_state", "msg_id": 7}
+//	{"type": "cluster_state_ok", "in_reply_to": 7, "workers": {"w1": {"queue_size": 0, "state": "idle"}, "w2": {"queue_size": 0, "state": "idle"}, "w3": {"queue_size": 0, "state": "idle"}}, "all_idle": true}
+//
+// Any request may instead get an error reply (see Errors). A request names
+// workers by the names init gave them; an unknown one is error 1000.
 //
 // # Simulation
 //
@@ -24,6 +124,12 @@
 // cluster as the first policy's run left it:
 //
 //	{"type": "run_simulation", "msg_id": 2, "duration_ms": 1000, "policies": ["one/most_loaded", "none"]}
+//
+//   - duration_ms: the virtual time to simulate, more than 0 and at most
+//     MaxDuration.
+//   - policies: optional, 1 to MaxPolicies names, each "none", "central",
+//     "one/VICTIM" or "half/VICTIM" with VICTIM as init's victim (see
+//     sim.ParsePolicy); by default steal one with init's victim policy.
 //
 // The reply has one result per policy, in request order:
 //
@@ -60,7 +166,14 @@
 //
 // # Errors
 //
-// An error reply is {"type": "error", "in_reply_to", "code", "text"}:
+// An error reply is {"type": "error", "in_reply_to", "code", "text"}, the
+// text naming the problem; in_reply_to is left out when the request has no
+// integer msg_id. For example, stealing for a worker init did not create:
+//
+//	{"type": "steal_job", "msg_id": 8, "thief_worker": "w9"}
+//	{"type": "error", "in_reply_to": 8, "code": 1000, "text": "unknown worker: w9"}
+//
+// The codes:
 //
 //	  10  unknown message type
 //	  12  malformed request: missing or mistyped field, bad value, or a
@@ -112,9 +225,9 @@
 // # Costs
 //
 // Messages are handled one at a time on the calling goroutine: no locks, no
-// goroutines. The common message shapes are decoded by a small scanner
-// (fastDecode) and everything else by encoding/json; replies are encoded
-// into one reused buffer, and output is flushed before every read of the
-// input, so a peer never waits for a reply the node holds. steal_job runs at about 400,000 messages per second on two
-// cores (BenchmarkNodeStealJob).
+// goroutines. The common message shapes are decoded by a small scanner and
+// everything else by encoding/json; replies are encoded into one reused
+// buffer, and output is flushed before every read of the input, so a peer
+// never waits for a reply the node holds. steal_job runs at about 400,000
+// messages per second on two cores (BenchmarkNodeStealJob).
 package node
