@@ -195,6 +195,20 @@
 // every worker is parked: a parked worker has an empty ring and runnext, and
 // only a worker's own running task can refill them.
 //
+// # Watching the pool
+//
+// Stats counts what pool users monitor: submitted tasks and the backlog
+// not yet picked up, tasks completed, failed and skipped, and a histogram
+// of how long submitted tasks wait in the queue (one in 64, at random,
+// timed).
+// Pool.Expvar publishes it through expvar; the module
+// github.com/worksteal/steal/prom exports it to Prometheus. Named gives
+// tasks a name, carried in their context, that shows in the timeline of
+// WithTimeline, in the Go execution tracer (each task a region named after
+// it, each group round a trace task) and, with WithProfileLabels, in CPU
+// and goroutine profiles. Off, all this costs one atomic load per task;
+// docs/metrics.md has the costs when on and dashboard queries.
+//
 // # Cost
 //
 // Measured on a 2-core Xeon VM shared with other jobs (GOMAXPROCS=2, Go
