@@ -123,13 +123,15 @@
 // duration_ms of virtual time under each listed policy, then leaves the
 // cluster as the first policy's run left it:
 //
-//		{"type": "run_simulation", "msg_id": 2, "duration_ms": 1000, "policies": ["one/most_loaded", "none"]}
+//	{"type": "run_simulation", "msg_id": 2, "duration_ms": 1000, "policies": ["one/most_loaded", "none"]}
 //
-//	  - duration_ms: the virtual time to simulate, more than 0 and at most
-//	    MaxDuration.
-//	  - policies: optional, 1 to MaxPolicies names, each "none", "central",
-//	    "one/VICTIM" or "half/VICTIM" with VICTIM as init's victim (see
-//	    sim.ParsePolicy); by default steal one with init's victim policy.
+// The request's fields:
+//
+//   - duration_ms: the virtual time to simulate, more than 0 and at most
+//     MaxDuration.
+//   - policies: optional, 1 to MaxPolicies names, each "none", "central",
+//     "one/VICTIM" or "half/VICTIM" with VICTIM as init's victim (see
+//     sim.ParsePolicy); by default steal one with init's victim policy.
 //
 // The reply has one result per policy, in request order:
 //
