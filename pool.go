@@ -280,13 +280,14 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 	p.doneIfQuiescent()
 	p.idleMu.Unlock()
 	finished := make(chan struct{})
+	fromReport := p.stalls.inReport()
 	go func() {
 		p.workersDone.Wait()
 		if p.trace != nil {
 			p.trace.stop() // also after a Shutdown that gave up waiting
 		}
 		if p.stalls != nil {
-			p.stalls.stopOnce()
+			p.stalls.stopOnce(!fromReport)
 		}
 		close(finished)
 	}()

@@ -3,6 +3,7 @@ package steal
 import (
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,8 +43,9 @@ type Stall struct {
 //
 // report is called once per stall, from the detector's goroutine, and
 // again for the same worker only after it has made progress; the detector
-// waits for report to return, and report must not panic. nil means a
-// log/slog warning. A threshold of zero or less means no detector.
+// waits for report to return, and report must not panic. report may call
+// Close or Shutdown: they wait for the workers as usual, but not for report
+// to return. nil means a log/slog warning. A threshold of zero or less means no detector.
 //
 // The detector is the pool's sysmon: one goroutine that wakes every
 // threshold/2, compares each worker's counts of started tasks and parks
@@ -92,6 +94,7 @@ type stallDetector struct {
 	quit   chan struct{}
 	done   chan struct{}
 	once   sync.Once
+	gid    atomic.Int64 // the detector goroutine's id: report runs there
 }
 
 // stallWatch is what the detector remembers of one worker.
@@ -115,6 +118,7 @@ func startStallDetector(p *Pool, after time.Duration, report func(Stall)) *stall
 
 func (d *stallDetector) run() {
 	defer close(d.done)
+	d.gid.Store(goid())
 	tick := time.NewTicker(max(d.after/2, time.Millisecond))
 	defer tick.Stop()
 	for {
@@ -204,8 +208,18 @@ func (d *stallDetector) countQueued() (inject, total int) {
 	return inject, total
 }
 
-// stopOnce ends the detector and waits for it; any number of calls is fine.
-func (d *stallDetector) stopOnce() {
+// stopOnce ends the detector and, unless wait is false, waits for it; any
+// number of calls is fine. Close called from report must not wait: the
+// detector cannot end before report returns.
+func (d *stallDetector) stopOnce(wait bool) {
 	d.once.Do(func() { close(d.quit) })
-	<-d.done
+	if wait {
+		<-d.done
+	}
+}
+
+// inReport reports whether the caller runs on the detector's goroutine,
+// that is, inside report.
+func (d *stallDetector) inReport() bool {
+	return d != nil && d.gid.Load() == goid()
 }
