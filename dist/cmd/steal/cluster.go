@@ -31,14 +31,14 @@ flags:
 
 // clusterFlags are the flags of cluster up and cluster demo.
 type clusterFlags struct {
-	conn                connFlags
-	workers, slots      int
-	procs               bool
-	store, dir, listen  string
-	listenHost          string
-	listenPort          int
-	demo                demoFlags
-	isDemo              bool
+	conn               connFlags
+	workers, slots     int
+	procs              bool
+	store, dir, listen string
+	listenHost         string
+	listenPort         int
+	demo               demoFlags
+	isDemo             bool
 }
 
 func (f *clusterFlags) register(fs *flag.FlagSet) {

@@ -178,4 +178,3 @@ func (s *session) dispatch(ctx context.Context, req *request) (obj, error) {
 	}
 	return nil, fail(node.CodeNotSupported, "unknown message type %q", *req.Type)
 }
-
