@@ -27,7 +27,7 @@ type Command struct {
 // FullProgram names the program that has the NATS commands, for the
 // errors the base program prints when asked for one.
 const FullProgram = "the full program in the dist module: cd dist && go run ./cmd/steal ..., " +
-	"or go install github.com/worksteal/steal/dist/cmd/steal@latest"
+	"or install it with cd dist && go install ./cmd/steal"
 
 // Base returns the root program's commands: demo, node and sim, and
 // cluster and worker, which only say where the full program is.
