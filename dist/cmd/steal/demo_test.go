@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/worksteal/steal/dist"
 )
 
 // cluster demo with no flags: every job of the skewed workload is done,
@@ -35,5 +37,23 @@ func TestClusterDemo(t *testing.T) {
 	}
 	if sum != 320 {
 		t.Fatalf("workers' lines add up to %d jobs, want 320:\n%s", sum, out)
+	}
+}
+
+// With -nats, cluster demo uses that server and starts none.
+func TestClusterDemoOnExternalServer(t *testing.T) {
+	srv, err := dist.StartEmbedded(dist.EmbedStoreDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	code, out, errs := runWith(nil, "cluster", "demo", "-nats", srv.URL(), "-cluster", "ext",
+		"-workers", "2", "-roots", "2", "-depth", "2", "-fanout", "2", "-sleep", "1ms")
+	if code != 0 || !strings.Contains(out, "NATS server at "+srv.URL()+"\n") ||
+		!strings.Contains(out, "summary: 14 of 14 jobs done") || !strings.Contains(out, "-name w3 -cluster ext\n") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if n := srv.Server().NumClients(); n != 0 {
+		t.Fatalf("%d connections left open after the demo", n)
 	}
 }
