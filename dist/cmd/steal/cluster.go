@@ -48,7 +48,8 @@ func (f *clusterFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.procs, "procs", false, "run each worker as a child process (steal worker); they are stopped on exit")
 	fs.StringVar(&f.store, "store", "memory", "where the cluster's buckets keep jobs: memory or file")
 	fs.StringVar(&f.dir, "dir", "", "the embedded server's JetStream directory, kept after exit (default: a temporary one, removed)")
-	fs.StringVar(&f.listen, "listen", "", "the embedded server's host:port (default 127.0.0.1 and a random port)")
+	fs.StringVar(&f.listen, "listen", "", "the embedded server's host:port, port 0 for a random one (default 127.0.0.1:0);\n"+
+		"0.0.0.0:4222 lets other machines join: secure the server first")
 	if f.isDemo {
 		f.demo.register(fs)
 	}
@@ -75,6 +76,9 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 		p, perr := strconv.Atoi(port)
 		if err != nil || perr != nil || p < 0 || p > 65535 {
 			return fmt.Errorf("-listen must be host:port, not %q", f.listen)
+		}
+		if p == 0 {
+			p = -1 // a random free port; NATS reads 0 as its default, 4222
 		}
 		f.listenHost, f.listenPort = host, p
 	}

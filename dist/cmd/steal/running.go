@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -49,6 +51,9 @@ func (c *cluster) start(ctx context.Context, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "NATS server (embedded, JetStream) at %s\n", c.url)
+		if h := c.f.listenHost; c.f.listen != "" && (h == "" || net.ParseIP(h) != nil && net.ParseIP(h).IsUnspecified()) {
+			fmt.Fprintln(stdout, "listening on every interface: from other machines, use this machine's address in the URL")
+		}
 	} else {
 		fmt.Fprintf(stdout, "NATS server at %s\n", c.url)
 	}
@@ -56,6 +61,8 @@ func (c *cluster) start(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The client creates the buckets, with the storage asked for, before
+	// any worker starts; workers open them as they are.
 	opts := append(c.f.conn.options(), dist.WithStorage(map[string]dist.Storage{"memory": dist.MemoryStorage, "file": dist.FileStorage}[c.f.store]))
 	if c.client, err = dist.NewClient(ctx, nc, opts...); err != nil {
 		return err
@@ -68,14 +75,15 @@ func (c *cluster) start(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "cluster %s: %d workers (%s), each running up to %d jobs at once\n", c.f.conn.cluster, len(c.names), where(c.f.procs), c.f.slots)
+	fmt.Fprintf(stdout, "cluster %s: workers %s %s, each running up to %d jobs at once\n",
+		c.f.conn.cluster, strings.Join(c.names, " "), where(c.f.procs), c.f.slots)
 	fmt.Fprintf(stdout, "join with: steal worker -nats %s -name w%d%s\n", c.url, len(c.names)+1, clusterArg(c.f.conn.cluster))
 	return nil
 }
 
 func where(procs bool) string {
 	if procs {
-		return "child processes"
+		return "as child processes"
 	}
 	return "in this process"
 }
