@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/worksteal/steal/dist"
 )
@@ -52,6 +53,11 @@ func TestClusterDemoOnExternalServer(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "NATS server at "+srv.URL()+"\n") ||
 		!strings.Contains(out, "summary: 14 of 14 jobs done") || !strings.Contains(out, "-name w3 -cluster ext\n") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	// The server notices closed connections a moment later.
+	deadline := time.Now().Add(5 * time.Second)
+	for srv.Server().NumClients() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
 	}
 	if n := srv.Server().NumClients(); n != 0 {
 		t.Fatalf("%d connections left open after the demo", n)
