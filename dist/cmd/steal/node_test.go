@@ -148,8 +148,14 @@ func TestNodeNATSSession(t *testing.T) {
 		s.expect(tc.body, "error", tc.want)
 		s.state(loaded)
 	}
+	// A field of the wrong JSON type: malformed, in reply to the request.
+	got := s.send(`"type": "push_job", "worker": 5, "job_id": "d"`)
+	if want := fmt.Sprintf(`"body": {"type": "error", "in_reply_to": %d, "code": 12, "text": "malformed request: `, s.msgID); !strings.Contains(got, want) || !strings.Contains(got, "worker") {
+		t.Errorf("mistyped worker: %s", got)
+	}
+	s.state(loaded)
 	// A msg_id that is not an integer: the error cannot say in reply to what.
-	got := s.sendRaw(`{"src": "c1", "dest": "n1", "body": {"type": "push_job", "msg_id": "x", "worker": "w1", "job_id": "d"}}` + "\n")
+	got = s.sendRaw(`{"src": "c1", "dest": "n1", "body": {"type": "push_job", "msg_id": "x", "worker": "w1", "job_id": "d"}}` + "\n")
 	if want := `{"src": "n1", "dest": "c1", "body": {"type": "error", "code": 12, "text": "msg_id must be an integer, not \"x\""}}` + "\n"; got != want {
 		t.Errorf("msg_id \"x\"\n got %s\nwant %s", got, want)
 	}

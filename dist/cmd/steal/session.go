@@ -57,7 +57,8 @@ func fail(code int, format string, args ...any) error {
 }
 
 // codeUnavailable is Maelstrom's "temporarily unavailable": the cluster
-// did not answer (a timeout, a server error). The request may or may not
+// did not complete the request (a timeout, a server error, a worker
+// closing). The request may or may not
 // have taken effect; push_job may be sent again with the same job_id.
 const codeUnavailable = 11
 
@@ -101,10 +102,11 @@ func (s *session) handle(ctx context.Context, msg []byte) ([]byte, error) {
 	if isSimulated(req) {
 		return s.simulate(msg)
 	}
-	if idErr := req.parseID(); err == nil {
-		err = idErr
-	} else if err != nil {
+	idErr := req.parseID() // even a malformed request gets in_reply_to when it can
+	if err != nil {
 		err = fail(node.CodeMalformed, "malformed request: %v", err)
+	} else {
+		err = idErr
 	}
 	var body obj
 	if err == nil {
@@ -133,7 +135,7 @@ func (r *request) parseID() error {
 func errorBody(req *request, err error) obj {
 	var re *replyError
 	if !errors.As(err, &re) {
-		re = &replyError{codeUnavailable, "the cluster did not answer: " + err.Error()}
+		re = &replyError{codeUnavailable, "the cluster did not complete the request: " + err.Error()}
 	}
 	body := obj{{"type", "error"}}
 	if req.id != nil {
