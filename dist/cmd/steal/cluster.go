@@ -25,8 +25,6 @@ cluster demo submits every root job to w1; each root spawns a tree of jobs
 that sleep a little, as jobs waiting on I/O would. The other workers get
 work only by stealing. It prints progress lines (jobs done, jobs stolen,
 each worker's queue), then a summary once the cluster is idle.
-
-flags:
 `
 
 // clusterFlags are the flags of cluster up and cluster demo.
@@ -93,7 +91,7 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 // runCluster is steal cluster: up or demo.
 func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "up" && args[0] != "demo") {
-		fmt.Fprint(stderr, clusterUsage)
+		fmt.Fprint(stderr, clusterUsage, "\nsteal cluster up -h and steal cluster demo -h list the flags.\n")
 		if len(args) > 0 && args[0] != "-h" && args[0] != "-help" && args[0] != "--help" {
 			fmt.Fprintf(stderr, "\nsteal cluster: unknown subcommand %q: up or demo\n", args[0])
 		}
@@ -103,7 +101,7 @@ func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("steal cluster "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f.register(fs)
-	fs.Usage = func() { fmt.Fprint(stderr, clusterUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, clusterUsage, "\nflags:\n"); fs.PrintDefaults() }
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
