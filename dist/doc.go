@@ -8,6 +8,12 @@
 // connect workers and clients to an external NATS cluster instead (three
 // servers, WithReplicas(3)); nothing else changes.
 //
+// The program in cmd/steal runs a cluster from the command line: steal
+// cluster demo (from the dist directory, go run ./cmd/steal cluster demo),
+// cluster up, worker, and node --nats, which serves the node package's
+// protocol against the live workers. Client.Workers and Client.Steal are
+// what such tools use to watch the workers' queues and move jobs by hand.
+//
 // # Design
 //
 // The main concepts are:

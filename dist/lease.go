@@ -19,11 +19,16 @@ type beat struct {
 	Queue   int    `json:"queue"`
 	Running int    `json:"running"`
 	Epoch   uint64 `json:"epoch"`
+	// Counters since start, for Client.Workers.
+	Completed int64 `json:"completed,omitempty"`
+	Stolen    int64 `json:"stolen,omitempty"`
+	Given     int64 `json:"given,omitempty"`
 }
 
 func (w *Worker) stateLocked() beat {
 	return beat{Name: w.name, Inc: w.inc, Busy: w.busyLocked(), Queue: w.queueLocked(),
-		Running: w.running, Epoch: w.epoch}
+		Running: w.running, Epoch: w.epoch, Completed: w.stats.completed.Load(),
+		Stolen: w.stats.stolen.Load(), Given: w.stats.given.Load()}
 }
 
 func (w *Worker) beatLocked() []byte {

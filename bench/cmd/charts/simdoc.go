@@ -9,7 +9,7 @@ import (
 )
 
 // simDoc is the document steal sim -json -samples writes (its simJSON, in
-// cmd/steal/simjson.go). Times are in ms.
+// internal/cli/simjson.go). Times are in ms.
 type simDoc struct {
 	Workers        int         `json:"workers"`
 	Jobs           int         `json:"jobs"`

@@ -1,16 +1,23 @@
-package main
+package cli
 
 import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/worksteal/steal/node"
 )
 
 // runNode serves the node protocol until stdin ends; it exits 0 once every
-// message has been answered.
+// message has been answered. -nats, which serves it against a cluster on
+// NATS, belongs to the full program: asked for it, runNode says so and
+// returns 2.
 func runNode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if asksNATS(args) {
+		notHere(stderr, "steal node --nats")
+		return 2
+	}
 	fs := flag.NewFlagSet("steal node", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -24,4 +31,19 @@ func runNode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// asksNATS reports whether args hold a -nats or --nats flag, before any
+// argument that ends the flags.
+func asksNATS(args []string) bool {
+	for _, a := range args {
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			return false
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "nats" {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/worksteal/steal/dist"
+)
+
+// demoFlags are cluster demo's workload flags. The defaults make 8 trees
+// of 40 jobs of 10 ms each, 320 jobs, all rooted on w1.
+type demoFlags struct {
+	roots, depth, fanout int
+	sleep, every, limit  time.Duration
+}
+
+func (f *demoFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.roots, "roots", 8, "root jobs, all submitted to w1")
+	fs.IntVar(&f.depth, "depth", 3, "generations of children under each root")
+	fs.IntVar(&f.fanout, "fanout", 3, "children each job spawns")
+	fs.DurationVar(&f.sleep, "sleep", 10*time.Millisecond, "how long each job sleeps (stands for I/O)")
+	fs.DurationVar(&f.every, "every", 200*time.Millisecond, "progress line interval")
+	fs.DurationVar(&f.limit, "timeout", time.Minute, "give up (exit 1) if the work is not done by then")
+}
+
+func (f *demoFlags) check() error {
+	if f.roots < 1 || f.roots > 1000 {
+		return fmt.Errorf("-roots must be 1 to 1000, not %d", f.roots)
+	}
+	if _, err := f.tree().size(); err != nil {
+		return fmt.Errorf("-depth, -fanout, -sleep: %v", err)
+	}
+	if f.every <= 0 || f.limit <= 0 {
+		return fmt.Errorf("-every and -timeout must be positive")
+	}
+	return nil
+}
+
+func (f *demoFlags) tree() treeJob {
+	return treeJob{Depth: f.depth, Fanout: f.fanout, SleepMS: int(f.sleep / time.Millisecond)}
+}
+
+// runDemo submits the roots to w1, prints progress until the cluster is
+// idle, and checks that every job was done.
+func runDemo(ctx context.Context, c *cluster, f *demoFlags, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithTimeout(ctx, f.limit)
+	defer cancel()
+	per, _ := f.tree().size()
+	total := per * f.roots
+	base, err := c.client.Workers(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "steal cluster demo:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "\n%d root jobs on w1, each a tree of %d jobs (depth %d, fanout %d) sleeping %v: %d jobs\n\n",
+		f.roots, per, f.depth, f.fanout, f.sleep, total)
+	start := time.Now()
+	roots, err := submitRoots(ctx, c.client, f)
+	if err != nil {
+		fmt.Fprintln(stderr, "steal cluster demo: submitting:", err)
+		return 1
+	}
+	if err := watch(ctx, c.client, f.every, start, total, base, stdout); err != nil {
+		fmt.Fprintln(stderr, "steal cluster demo:", err)
+		return 1
+	}
+	return summary(ctx, c.client, roots, total, base, time.Since(start), stdout, stderr)
+}
+
+// submitRoots submits the roots to w1 under ids unique to this run, so
+// that a demo can run again on the same NATS server.
+func submitRoots(ctx context.Context, cl *dist.Client, f *demoFlags) ([]string, error) {
+	payload, _ := json.Marshal(f.tree())
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
+	var ids []string
+	for i := range f.roots {
+		id := "demo" + run + "-r" + strconv.Itoa(i)
+		if err := cl.Submit(ctx, id, "tree", payload, dist.To("w1")); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// watch prints a progress line every interval until the cluster is idle.
+func watch(ctx context.Context, cl *dist.Client, every time.Duration, start time.Time, total int, base []dist.WorkerState, out io.Writer) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("stopped before the work was done: %v", ctx.Err())
+		case <-t.C:
+		}
+		if states, err := cl.Workers(ctx); err == nil {
+			fmt.Fprintln(out, progress(time.Since(start), total, states, base))
+		}
+		if idle, _ := cl.Idle(ctx); idle {
+			return nil
+		}
+	}
+}
+
+// progress is one line: time, jobs done, jobs stolen, each queue.
+func progress(at time.Duration, total int, states, base []dist.WorkerState) string {
+	done, stolen := since(states, base)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%6.2fs  done %4d/%d  stolen %4d  queues", at.Seconds(), done, total, stolen)
+	for _, s := range states {
+		fmt.Fprintf(&b, " %s=%d", s.Name, s.Queue)
+	}
+	return b.String()
+}
+
+// since sums the jobs completed and stolen since base was taken.
+func since(states, base []dist.WorkerState) (done, stolen int64) {
+	for _, s := range states {
+		b := lookup(base, s.Name)
+		done += s.Completed - b.Completed
+		stolen += s.Stolen - b.Stolen
+	}
+	return done, stolen
+}
+
+func lookup(states []dist.WorkerState, name string) dist.WorkerState {
+	for _, s := range states {
+		if s.Name == name {
+			return s
+		}
+	}
+	return dist.WorkerState{}
+}
+
+// summary checks the roots' results and the count of completions, and
+// prints what each worker did.
+func summary(ctx context.Context, cl *dist.Client, roots []string, total int, base []dist.WorkerState,
+	took time.Duration, out, errw io.Writer) int {
+	for _, id := range roots {
+		r, err := cl.Wait(ctx, id)
+		if err == nil && r.Err != nil {
+			err = r.Err
+		}
+		if err != nil {
+			fmt.Fprintf(errw, "steal cluster demo: root %s: %v\n", id, err)
+			return 1
+		}
+	}
+	states, err := cl.Workers(ctx)
+	if err != nil {
+		fmt.Fprintln(errw, "steal cluster demo:", err)
+		return 1
+	}
+	done, stolen := since(states, base)
+	fmt.Fprintf(out, "\nsummary: %d of %d jobs done in %v, %d jobs stolen\n", done, total, took.Round(time.Millisecond), stolen)
+	for _, s := range states {
+		b := lookup(base, s.Name)
+		fmt.Fprintf(out, "  %s completed %d jobs, stole %d, gave %d\n", s.Name,
+			s.Completed-b.Completed, s.Stolen-b.Stolen, s.Given-b.Given)
+	}
+	if done != int64(total) {
+		fmt.Fprintf(errw, "steal cluster demo: %d jobs completed, want %d\n", done, total)
+		return 1
+	}
+	return 0
+}

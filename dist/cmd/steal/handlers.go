@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+
+	"github.com/worksteal/steal/dist"
+	"github.com/worksteal/steal/node"
+)
+
+// maxCostMS bounds push_job's cost_ms: it is how long the sleep job
+// sleeps.
+const maxCostMS = float64(maxSleep / 1e6)
+
+// pushJob submits a job to the named worker's deque (its back, where
+// submitted work enters) and answers once the job is stored.
+func (s *session) pushJob(ctx context.Context, req *request) (obj, error) {
+	worker, id, err := workerAndJob(req)
+	if err != nil {
+		return nil, err
+	}
+	typ := "sleep"
+	if req.JobType != nil {
+		typ = *req.JobType
+	}
+	var cost float64
+	if req.CostMS != nil {
+		cost = *req.CostMS
+	}
+	if cost < 0 || cost > maxCostMS || math.IsNaN(cost) {
+		return nil, fail(node.CodeMalformed, "cost_ms must be in [0, %v] ms (how long the sleep job sleeps), not %v", maxCostMS, cost)
+	}
+	var payload []byte
+	if len(req.Payload) > 0 && string(req.Payload) != "null" {
+		var b bytes.Buffer
+		if err := json.Compact(&b, req.Payload); err != nil {
+			return nil, fail(node.CodeMalformed, "payload: %v", err)
+		}
+		payload = b.Bytes()
+	}
+	err = s.client.Submit(ctx, id, typ, payload, dist.To(worker), dist.Cost(int64(cost*1000)))
+	if err != nil {
+		return nil, submitError(err, worker, id, typ)
+	}
+	reply := obj{{"type", "push_job_ok"}, {"in_reply_to", *req.id}, {"worker", worker}, {"job_id", id}}
+	// The job is stored: the reply says so even if the queue size cannot
+	// be read, leaving queue_size out.
+	states, _ := s.client.Workers(ctx)
+	if i := slices.IndexFunc(states, func(st dist.WorkerState) bool { return st.Name == worker }); i >= 0 {
+		reply = append(reply, field{"queue_size", states[i].Queue})
+	}
+	return reply, nil
+}
+
+func workerAndJob(req *request) (string, string, error) {
+	if req.Worker == nil {
+		return "", "", fail(node.CodeMalformed, "missing field worker")
+	}
+	if req.JobID == nil {
+		return "", "", fail(node.CodeMalformed, "missing field job_id")
+	}
+	return *req.Worker, *req.JobID, nil
+}
+
+// submitError maps dist's submission errors to node codes.
+func submitError(err error, worker, id, typ string) error {
+	switch {
+	case errors.Is(err, dist.ErrInvalidName), errors.Is(err, dist.ErrNoWorkers):
+		return fail(node.CodeUnknownWorker, "unknown worker: %s (no live worker of that name on the cluster)", worker)
+	case errors.Is(err, dist.ErrDuplicateJob):
+		return fail(node.CodeDuplicateJob, "duplicate job: %s (queued, running or completed on the cluster)", id)
+	case errors.Is(err, dist.ErrInvalidID):
+		return fail(node.CodeMalformed, "invalid job_id %q: 1 to %d characters from A-Z a-z 0-9 _ = -", id, dist.MaxIDLen)
+	case errors.Is(err, dist.ErrInvalidType):
+		return fail(node.CodeMalformed, "invalid job_type %q: 1 to 128 printable non-space ASCII characters", typ)
+	case errors.Is(err, dist.ErrPayloadTooLarge):
+		return fail(node.CodeMalformed, "payload too large for the cluster (its maximum is 256 KiB by default)")
+	}
+	return err
+}
+
+// stealJob asks the most loaded candidate to give one job to the thief.
+func (s *session) stealJob(ctx context.Context, req *request) (obj, error) {
+	if req.ThiefWorker == nil {
+		return nil, fail(node.CodeMalformed, "missing field thief_worker")
+	}
+	thief := *req.ThiefWorker
+	states, err := s.client.Workers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	victim, err := pickVictim(states, thief, req.BusyWorkers)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.client.Steal(ctx, thief, victim.Name, 1)
+	switch {
+	case errors.Is(err, dist.ErrUnknownWorker):
+		return nil, fail(node.CodeUnknownWorker, "unknown worker: %s or %s left the cluster", thief, victim.Name)
+	case err != nil:
+		return nil, err
+	case len(res.Jobs) == 0:
+		return nil, fail(node.CodeNothingToSteal, "nothing to steal: %s's queue emptied before the steal reached it", victim.Name)
+	}
+	return obj{{"type", "job_stolen"}, {"in_reply_to", *req.id}, {"thief", thief}, {"victim", victim.Name},
+		{"job_id", res.Jobs[0]}, {"victim_queue_size", res.VictimQueue}}, nil
+}
+
+// pickVictim applies the node's default victim policy, most_loaded, to
+// the live workers: the longest queue among the candidates (busy, or
+// every other worker), ties to the first by name, never the thief.
+func pickVictim(states []dist.WorkerState, thief string, busy []string) (dist.WorkerState, error) {
+	live := map[string]dist.WorkerState{}
+	for _, st := range states {
+		live[st.Name] = st
+	}
+	if _, ok := live[thief]; !ok {
+		return dist.WorkerState{}, fail(node.CodeUnknownWorker, "unknown worker: %s", thief)
+	}
+	cands := states
+	if busy != nil {
+		cands = nil
+		for _, name := range busy {
+			st, ok := live[name]
+			if !ok {
+				return dist.WorkerState{}, fail(node.CodeUnknownWorker, "unknown worker: %s", name)
+			}
+			cands = append(cands, st)
+		}
+	}
+	var best dist.WorkerState
+	for _, st := range cands {
+		if st.Name != thief && st.Queue > best.Queue {
+			best = st
+		}
+	}
+	if best.Queue == 0 {
+		return best, fail(node.CodeNothingToSteal, "nothing to steal: no candidate worker has a queued job")
+	}
+	return best, nil
+}
+
+// checkClusterState reports every live worker, by name, and whether the
+// whole cluster is idle (dist.Client.Idle).
+func (s *session) checkClusterState(ctx context.Context, req *request) (obj, error) {
+	states, err := s.client.Workers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	idle, err := s.client.Idle(ctx)
+	if err != nil {
+		return nil, err
+	}
+	workers := obj{}
+	for _, st := range states {
+		state := "idle"
+		if st.Busy {
+			state = "busy"
+		}
+		workers = append(workers, field{st.Name, obj{{"queue_size", st.Queue}, {"state", state}}})
+	}
+	return obj{{"type", "cluster_state_ok"}, {"in_reply_to", *req.id}, {"workers", workers}, {"all_idle", idle}}, nil
+}

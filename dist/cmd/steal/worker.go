@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/nats-io/nats.go"
+	"github.com/worksteal/steal/dist"
+)
+
+const workerUsage = `usage: steal worker -nats URL -name W [-creds F] [-slots N] [-cluster C]
+
+Joins the cluster at URL as worker W and runs its jobs (the tree and sleep
+types: see go doc github.com/worksteal/steal/dist/cmd/steal) until SIGINT or
+SIGTERM, then closes: its queued jobs go to another worker at once.
+
+flags:
+`
+
+// runWorker is steal worker.
+func runWorker(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("steal worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c connFlags
+	c.register(fs, "NATS server URL, e.g. the one steal cluster up prints (required)")
+	name := fs.String("name", "", "worker name: 1 to 64 of A-Z a-z 0-9 _ - (required)")
+	slots := fs.Int("slots", runtime.GOMAXPROCS(0), "jobs run at once")
+	fs.Usage = func() { fmt.Fprint(stderr, workerUsage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := workerArgs(fs, &c, *name, *slots); err != nil {
+		fmt.Fprintln(stderr, "steal worker:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	nc, err := c.connect(c.url, "steal worker "+*name)
+	if err != nil {
+		fmt.Fprintln(stderr, "steal worker:", err)
+		return 1
+	}
+	defer nc.Close()
+	w, err := startWorker(ctx, nc, *name, *slots, &c)
+	if err != nil {
+		fmt.Fprintf(stderr, "steal worker: %s: %v\n", *name, err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "worker %s joined cluster %s at %s\n", *name, c.cluster, c.url)
+	<-ctx.Done()
+	err = w.Close()
+	s := w.Stats()
+	fmt.Fprintf(stdout, "worker %s stopped: completed %d jobs, stole %d, gave %d\n", *name, s.Completed, s.Stolen, s.Given)
+	if err != nil {
+		fmt.Fprintln(stderr, "steal worker:", err)
+		return 1
+	}
+	return 0
+}
+
+func workerArgs(fs *flag.FlagSet, c *connFlags, name string, slots int) error {
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case c.url == "":
+		return fmt.Errorf("-nats URL is required (steal cluster up prints it)")
+	case name == "":
+		return fmt.Errorf("-name is required")
+	case slots < 1:
+		return fmt.Errorf("-slots must be at least 1, not %d", slots)
+	}
+	return c.check()
+}
+
+// startWorker makes, registers and starts one worker on nc.
+func startWorker(ctx context.Context, nc *nats.Conn, name string, slots int, c *connFlags) (*dist.Worker, error) {
+	w, err := dist.NewWorker(nc, name, append(c.options(), dist.WithSlots(slots))...)
+	if err != nil {
+		return nil, err
+	}
+	register(w)
+	if err := w.Start(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}

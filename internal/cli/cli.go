@@ -1,0 +1,108 @@
+// Package cli is the steal program's command line: the demo, node and sim
+// commands, their flags and usage, and the dispatch between commands.
+//
+// Two programs share it. cmd/steal, in the root module, runs the base
+// commands and needs nothing outside the standard library, so that
+// go run ./cmd/steal demo builds quickly from an empty module cache.
+// dist/cmd/steal, in the dist module, adds the commands that need NATS
+// (cluster, worker, node --nats) by passing them to Run.
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Command is one subcommand of the program.
+type Command struct {
+	Name    string // the word after "steal"
+	Summary string // one line for the usage text
+	// Run runs the command with the arguments after its name and returns
+	// the exit status: 0 on success, 1 on failure, 2 on bad usage.
+	Run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+// FullProgram names the program that has the NATS commands, for the
+// errors the base program prints when asked for one.
+const FullProgram = "the full program in the dist module: cd dist && go run ./cmd/steal ..., " +
+	"or install it with cd dist && go install ./cmd/steal"
+
+// Base returns the root program's commands: demo, node and sim, and
+// cluster and worker, which only say where the full program is.
+func Base() []Command {
+	return []Command{
+		{"demo", "run 1000 tasks spawned on one worker and watch the others steal (steal demo -h)", noStdin(runDemo)},
+		{"node", "run a cluster node: one JSON message per line on stdin, replies on stdout", runNode},
+		{"sim", "simulate scheduling policies and print a comparison table (steal sim -h)", noStdin(runSim)},
+		{"cluster", "(full program only) run a NATS cluster of workers: cluster up, cluster demo", elsewhere("cluster")},
+		{"worker", "(full program only) join a NATS cluster as a worker process", elsewhere("worker")},
+	}
+}
+
+// Run runs the command args[0] and returns the exit status. The commands
+// are Base's, with each of extra replacing the base command of its name or
+// added after them. No command, or an unknown one, prints the usage to
+// stderr and returns 2; help prints it to stdout and returns 0.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...Command) int {
+	cmds := merge(Base(), extra)
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage(cmds))
+		return 2
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage(cmds))
+		return 0
+	}
+	i := slices.IndexFunc(cmds, func(c Command) bool { return c.Name == args[0] })
+	if i < 0 {
+		fmt.Fprintf(stderr, "steal: unknown command %q\n\n%s", args[0], usage(cmds))
+		return 2
+	}
+	return cmds[i].Run(args[1:], stdin, stdout, stderr)
+}
+
+// run is Run with the base commands only, as cmd/steal runs it.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return Run(args, stdin, stdout, stderr)
+}
+
+func merge(base, extra []Command) []Command {
+	out := slices.Clone(base)
+	for _, c := range extra {
+		if i := slices.IndexFunc(out, func(b Command) bool { return b.Name == c.Name }); i >= 0 {
+			out[i] = c
+		} else {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func usage(cmds []Command) string {
+	var b strings.Builder
+	b.WriteString("usage: steal <command> [flags]\n\ncommands:\n")
+	for _, c := range cmds {
+		fmt.Fprintf(&b, "  %-8s%s\n", c.Name, c.Summary)
+	}
+	return b.String()
+}
+
+func noStdin(f func(args []string, stdout, stderr io.Writer) int) func([]string, io.Reader, io.Writer, io.Writer) int {
+	return func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return f(args, stdout, stderr) }
+}
+
+// elsewhere is the base program's stand-in for a command of the full
+// program: it names the full program and returns 2.
+func elsewhere(name string) func([]string, io.Reader, io.Writer, io.Writer) int {
+	return func(_ []string, _ io.Reader, _, stderr io.Writer) int {
+		notHere(stderr, "steal "+name)
+		return 2
+	}
+}
+
+func notHere(stderr io.Writer, what string) {
+	fmt.Fprintf(stderr, "%s: this build leaves out NATS, which the command needs; run %s\n", what, FullProgram)
+}
