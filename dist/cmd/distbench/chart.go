@@ -43,8 +43,12 @@ func chart(r *report) chartDoc {
 		}
 		doc.Series = append(doc.Series, s)
 	}
-	ceil := r.Calibration.DistCeiling
-	doc.Series = append(doc.Series, chartSeries{Name: "steal no-op ceiling (measured)", Style: "ceiling",
-		Points: [][2]float64{{2, ceil}, {float64(r.Config.SimWorkers[len(r.Config.SimWorkers)-1]), ceil}}})
+	limit := chartSeries{Name: "steal, no-op jobs, measured", Style: "ceiling"}
+	for _, c := range r.Cells {
+		if c.Workload == "noop" && c.Design == "steal" {
+			limit.Points = append(limit.Points, [2]float64{float64(c.W), c.JobsPerS})
+		}
+	}
+	doc.Series = append(doc.Series, limit)
 	return doc
 }

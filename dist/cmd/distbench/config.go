@@ -10,10 +10,11 @@ type config struct {
 	Workloads []workload `json:"workloads"`
 	// LatencyWorkers: W of the steal-latency runs (a skewed start with
 	// the observer on).
-	LatencyWorkers []int    `json:"latency_workers"`
-	Latency        workload `json:"latency_workload"`
-	RecoveryRuns   int      `json:"recovery_runs"`
-	SimWorkers     []int    `json:"sim_workers"`
+	LatencyWorkers []int       `json:"latency_workers"`
+	Latency        workload    `json:"latency_workload"`
+	Probe          []probeSize `json:"steal_probe"`
+	RecoveryRuns   int         `json:"recovery_runs"`
+	SimWorkers     []int       `json:"sim_workers"`
 }
 
 const ms1 = time.Millisecond
@@ -32,6 +33,7 @@ func fullConfig() config {
 		},
 		LatencyWorkers: []int{4, 16},
 		Latency:        workload{Name: "skew-1ms", Kind: kindSkew, Job: ms1, Jobs: 1000},
+		Probe:          []probeSize{{1, 200}, {16, 50}, {128, 10}},
 		RecoveryRuns:   5,
 		SimWorkers:     []int{2, 4, 8, 16, 32, 64, 128, 256, 512, 1000},
 	}
@@ -51,6 +53,7 @@ func quickConfig() config {
 		},
 		LatencyWorkers: []int{2},
 		Latency:        workload{Name: "skew-1ms", Kind: kindSkew, Job: ms1, Jobs: 40},
+		Probe:          []probeSize{{1, 20}, {16, 5}, {128, 1}},
 		RecoveryRuns:   1,
 		SimWorkers:     []int{2, 4, 16, 64},
 	}

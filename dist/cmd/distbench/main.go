@@ -96,6 +96,9 @@ func measure(cfg config, log io.Writer) (*report, error) {
 	if r.Latency, err = latencies(cfg, log); err != nil {
 		return nil, err
 	}
+	if r.Probe, err = probeSteals(cfg.Probe, cfg.Runs, log); err != nil {
+		return nil, err
+	}
 	if r.Recovery, err = recoveries(cfg, log); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,14 @@ func tinyConfig() config {
 	cfg := quickConfig()
 	cfg.Workers = []int{2}
 	cfg.SimWorkers = []int{2, 8}
+	var wls []workload // one of each kind, and noop, which calibrates the simulator
+	for _, wl := range cfg.Workloads {
+		switch wl.Name {
+		case "noop", "skew-1ms", "tree-1ms":
+			wls = append(wls, wl)
+		}
+	}
+	cfg.Workloads = wls
 	return cfg
 }
 
@@ -57,6 +65,12 @@ func TestHarness(t *testing.T) {
 	}
 	if len(r.Latency) != 2*len(cfg.LatencyWorkers) {
 		t.Errorf("%d latency rows, want %d", len(r.Latency), 2*len(cfg.LatencyWorkers))
+	}
+	for i, p := range r.Probe {
+		if want := cfg.Probe[i]; p.Steals != want.Count*cfg.Runs || p.Moved != float64(want.Max) {
+			t.Errorf("steal probe of %d jobs: %d steals moving %v jobs each, want %d moving %d",
+				want.Max, p.Steals, p.Moved, want.Count*cfg.Runs, want.Max)
+		}
 	}
 	if len(r.Sim) != 4*len(cfg.SimWorkers) {
 		t.Errorf("%d simulated points, want %d", len(r.Sim), 4*len(cfg.SimWorkers))

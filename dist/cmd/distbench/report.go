@@ -17,6 +17,7 @@ type report struct {
 	Config      config         `json:"config"`
 	Cells       []*cell        `json:"results"`
 	Latency     []*latencyRow  `json:"steal_latency"`
+	Probe       []*probeRow    `json:"steal_probe"`
 	Recovery    []*recoveryRow `json:"recovery"`
 	Calibration calibration    `json:"calibration"`
 	Sim         []simPoint     `json:"simulated"`
@@ -54,6 +55,7 @@ func markdown(w io.Writer, r *report) {
 			rateTable(w, r, wl, ds)
 		}
 	}
+	probeTable(w, r)
 	latencyTable(w, r)
 	recoveryTable(w, r)
 	simTable(w, r)
@@ -122,8 +124,17 @@ func describe(wl workload) string {
 	return fmt.Sprintf("%d %s submitted by %d goroutines at once, clock from the first submission to the last completion", wl.Jobs, what, submitters)
 }
 
+func probeTable(w io.Writer, r *report) {
+	fmt.Fprintf(w, "**Steal latency, one steal at a time**: the harness asks one worker holding queued jobs for max jobs, %d runs pooled; request sent to reply received\n\n", r.Config.Runs)
+	fmt.Fprintln(w, "| max jobs | steals | jobs per steal | p50 | p99 |\n|---|---|---|---|---|")
+	for _, p := range r.Probe {
+		fmt.Fprintf(w, "| %d | %d | %.1f | %.0f µs | %.0f µs |\n", p.Max, p.Steals, p.Moved, p.P50US, p.P99US)
+	}
+	fmt.Fprintln(w)
+}
+
 func latencyTable(w io.Writer, r *report) {
-	fmt.Fprintf(w, "**Steal latency** (%s, observed from outside: request seen to reply seen, every steal that moved jobs, all runs pooled)\n\n", describe(r.Config.Latency))
+	fmt.Fprintf(w, "**Steal latency under load** (%s, observed from outside: request seen to reply seen, every steal that moved jobs, all runs pooled)\n\n", describe(r.Config.Latency))
 	fmt.Fprintln(w, "| design | W | steals | jobs per steal | empty answers | p50 | p99 |\n|---|---|---|---|---|---|---|")
 	for _, l := range r.Latency {
 		fmt.Fprintf(w, "| %s | %d | %d | %.1f | %d | %.0f µs | %.0f µs |\n", l.Design, l.W, l.Steals, l.Moved, l.Empty, l.P50US, l.P99US)

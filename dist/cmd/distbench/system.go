@@ -43,7 +43,7 @@ func designs(fetchK int) []design {
 
 func distDesign(m dist.StealMode) func(*dist.Embedded, workload, <-chan struct{}) (system, error) {
 	return func(e *dist.Embedded, wl workload, gate <-chan struct{}) (system, error) {
-		return newDistSystem(e, m, wl, gate, time.Second)
+		return newDistSystem(e, m, wl, gate, 3*time.Second) // dist's default lease
 	}
 }
 
