@@ -21,7 +21,9 @@ type cell struct {
 	Stolen       float64   `json:"stolen_median"`            // jobs moved by steals
 	PreStolen    float64   `json:"pre_stolen_median"`        // skew: before the clock
 	FetchP50US   float64   `json:"fetch_p50_us,omitempty"`   // central: time to a Fetch's first job
+	MsgsPerJob   float64   `json:"server_msgs_per_job"`      // in + out, from the start of loading
 	stolen, pre  []float64 // per run
+	msgs         []float64
 	fetches      []time.Duration
 }
 
@@ -29,6 +31,7 @@ func (c *cell) add(r trialResult) {
 	c.RunsMS = append(c.RunsMS, ms(r.Elapsed))
 	c.stolen = append(c.stolen, float64(r.Stolen))
 	c.pre = append(c.pre, float64(r.PreStolen))
+	c.msgs = append(c.msgs, float64(r.Msgs)/float64(c.Jobs))
 	c.fetches = append(c.fetches, r.Fetches...)
 }
 
@@ -40,6 +43,7 @@ func (c *cell) finish(wl workload) {
 		c.Ratio = c.MedianMS / c.LowerBoundMS
 	}
 	c.Stolen, c.PreStolen = median(c.stolen), median(c.pre)
+	c.MsgsPerJob = median(c.msgs)
 	c.FetchP50US = us(percentile(c.fetches, 50))
 }
 

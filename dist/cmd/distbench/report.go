@@ -55,6 +55,7 @@ func markdown(w io.Writer, r *report) {
 			rateTable(w, r, wl, ds)
 		}
 	}
+	msgsTable(w, r, ds)
 	probeTable(w, r)
 	latencyTable(w, r)
 	recoveryTable(w, r)
@@ -122,6 +123,28 @@ func describe(wl workload) string {
 		return fmt.Sprintf("a tree of %d %s (fan-out %d, depth %d), the root on one worker; children spawned when a job's work is done", wl.total(), what, wl.Fanout, wl.Depth)
 	}
 	return fmt.Sprintf("%d %s submitted by %d goroutines at once, clock from the first submission to the last completion", wl.Jobs, what, submitters)
+}
+
+// msgsTable: what each design costs the server per job, at the smallest
+// and largest W.
+func msgsTable(w io.Writer, r *report, ds []design) {
+	fmt.Fprintln(w, "**Server messages per job** (in + out, counted by the server from the first submission to the last completion; median)")
+	fmt.Fprintln(w)
+	header(w, "workload, W", ds)
+	ws := r.Config.Workers
+	for _, wl := range r.Config.Workloads {
+		for _, n := range []int{ws[0], ws[len(ws)-1]} {
+			if find(r.Cells, wl.Name, ds[0].Name, n) == nil {
+				continue
+			}
+			row := []string{fmt.Sprintf("%s, %d", wl.Name, n)}
+			for _, d := range ds {
+				row = append(row, fmt.Sprintf("%.1f", find(r.Cells, wl.Name, d.Name, n).MsgsPerJob))
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 func probeTable(w io.Writer, r *report) {

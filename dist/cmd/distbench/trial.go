@@ -18,6 +18,7 @@ type trialResult struct {
 	Steals    []time.Duration // observed steals that moved jobs
 	Empty     int             // observed steals answered with nothing
 	Fetches   []time.Duration // central: time to each Fetch's first job
+	Msgs      int64           // messages into and out of the server while the clock ran
 }
 
 // trialTimeout bounds one trial, whatever happens.
@@ -50,11 +51,13 @@ func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err 
 			return res, err
 		}
 	}
+	m0 := serverMsgs(e)
 	t0, err := load(ctx, sys, wl, w, open, &res)
 	if err == nil {
 		err = waitDone(ctx, sys, int64(wl.total()))
 	}
 	res.Elapsed = time.Since(t0)
+	res.Msgs = serverMsgs(e) - m0
 	res.Stolen = sys.stolen()
 	if obs != nil {
 		res.Steals, res.Empty, _ = obs.stop()
@@ -66,6 +69,15 @@ func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err 
 		return res, fmt.Errorf("%s %s W=%d: %w", d.Name, wl.Name, w, err)
 	}
 	return res, nil
+}
+
+// serverMsgs counts the messages the server has received and sent.
+func serverMsgs(e *dist.Embedded) int64 {
+	v, err := e.Server().Varz(nil)
+	if err != nil {
+		return 0
+	}
+	return v.InMsgs + v.OutMsgs
 }
 
 // load starts the workers, places the workload's jobs, opens the gate and
