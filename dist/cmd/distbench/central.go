@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -186,5 +185,3 @@ func (s *centralSystem) close() {
 	s.mu.Unlock()
 	s.nc.Close()
 }
-
-var errTimeout = errors.New("the run did not finish in time")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -20,6 +21,8 @@ type trialResult struct {
 	Fetches   []time.Duration // central: time to each Fetch's first job
 	Msgs      int64           // messages into and out of the server while the clock ran
 }
+
+var errTimeout = errors.New("the run did not finish in time")
 
 // trialTimeout bounds one trial, whatever happens.
 const trialTimeout = 2 * time.Minute
