@@ -15,6 +15,13 @@
 // victim is chosen when the request leaves and the jobs are taken when it
 // arrives, so a victim may have run dry meanwhile and the steal fails.
 //
+// The central queue can also be given a server: Options.CentralService is
+// the time one server spends on each fetch, one fetch at a time, so fetches
+// queue in front of it and the queue hands out at most one job per service
+// time, however many workers ask. This is how a single queue leader (a
+// JetStream work-queue consumer, a database row lock) saturates. It is off
+// by default.
+//
 // Victims are chosen as a coordinator would, among workers that have a
 // queued job: random (uniform over them), best of two random, or most
 // loaded. Jobs may spawn children (Spawn), which go on the front of the

@@ -13,6 +13,14 @@ type Options struct {
 	// StealLatency is the virtual time a steal request, or a fetch from
 	// the central queue, takes to reach its target.
 	StealLatency time.Duration
+	// CentralService is the time the central queue's one server spends on
+	// each fetch (Central policy only). The server handles one fetch at a
+	// time, in the order they were asked: a fetch waits for those ahead
+	// of it, then takes CentralService, then StealLatency. So the queue
+	// hands out at most one job per CentralService, whatever the number
+	// of workers, as a single queue leader does. 0 (the default) means no
+	// server time: fetches never wait for each other.
+	CentralService time.Duration
 	// Horizon stops the run at this virtual time; 0 runs until every job
 	// is done. Jobs still running at the horizon are preempted: what is
 	// left of them goes back on the front of their worker's deque. A run
@@ -57,6 +65,7 @@ type engine struct {
 	running []int32 // task index per worker, -1 when not running
 	started []int64 // when the running task started
 	target  []int32 // victim of the worker's steal request in flight
+	free    int64   // when the central server is next free (CentralService)
 	parked  []int32 // idle workers waiting for a spawn to give them work
 	rng     *rand.Rand
 	now     int64
@@ -184,13 +193,27 @@ func (e *engine) next(w int32) {
 		// Idle for good: nobody else ever feeds this deque.
 	case Central:
 		if i, ok := e.central.PopFront(); ok {
-			e.start(w, i, e.latency)
+			e.start(w, i, e.fetchDelay())
 		} else {
 			e.parked = append(e.parked, w)
 		}
 	default:
 		e.steal(w)
 	}
+}
+
+// fetchDelay is how long a fetch from the central queue asked now takes:
+// the wait for the fetches ahead of it at the server, the service, and the
+// latency. The job is taken off the queue when the fetch is asked, which
+// keeps the queue's order: fetches are served in the order they came.
+func (e *engine) fetchDelay() int64 {
+	service := int64(e.opts.CentralService)
+	if service <= 0 {
+		return e.latency
+	}
+	done := after(max(e.now, e.free), service)
+	e.free = done
+	return after(done-e.now, e.latency)
 }
 
 // steal sends a steal request to a victim; with no latency it lands at once.

@@ -16,7 +16,9 @@ type Workload struct {
 	Cost         Cost
 	Spawn        Spawn
 	StealLatency time.Duration
-	Seed         uint64
+	// CentralService is passed to every run as Options.CentralService.
+	CentralService time.Duration
+	Seed           uint64
 	// Sample is passed to every run as Options.Sample.
 	Sample Sampling
 }
@@ -32,6 +34,8 @@ func (wl Workload) Validate() error {
 		return fmt.Errorf("sim: mean cost must be positive, have %v", wl.Cost.Mean)
 	case wl.StealLatency < 0:
 		return fmt.Errorf("sim: steal latency must not be negative, have %v", wl.StealLatency)
+	case wl.CentralService < 0:
+		return fmt.Errorf("sim: central service time must not be negative, have %v", wl.CentralService)
 	case wl.Spawn.Prob < 0 || wl.Spawn.Prob > 1 || wl.Spawn.Children < 0 || wl.Spawn.Depth < 0:
 		return fmt.Errorf("sim: spawn probability must be in [0, 1] and children, depth >= 0")
 	}
@@ -78,5 +82,6 @@ func (wl Workload) options() Options {
 	if spawn.Cost.Mean == 0 {
 		spawn.Cost = wl.Cost // children cost like their parents by default
 	}
-	return Options{StealLatency: wl.StealLatency, Seed: wl.Seed, Spawn: spawn, Sample: wl.Sample}
+	return Options{StealLatency: wl.StealLatency, CentralService: wl.CentralService,
+		Seed: wl.Seed, Spawn: spawn, Sample: wl.Sample}
 }

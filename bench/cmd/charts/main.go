@@ -9,6 +9,9 @@
 //
 //	go run ./cmd/steal sim -json -samples | (cd bench && go run ./cmd/charts sim) > sim.svg
 //
+//	(cd dist && go run ./cmd/distbench -chart /tmp/scaling.json)
+//	(cd bench && go run ./cmd/charts scaling /tmp/scaling.json) > docs/cluster-scaling.svg
+//
 // Each subcommand reads the named file, or standard input, and writes the
 // SVG document to standard output. Input it cannot draw is an error
 // (status 1) and writes nothing to standard output; a usage error is
@@ -30,6 +33,8 @@ commands:
                           a lane per worker, tasks as bars, steals as arrows
   sim                     draw steal sim -json -samples output: queue lengths per worker
                           under each policy, and every policy's utilisation
+  scaling                 draw dist/cmd/distbench -chart output: jobs/s against workers,
+                          measured and simulated, on log-log axes
 
 FILE defaults to standard input; the SVG goes to standard output.
 `
@@ -49,7 +54,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	title := fs.String("title", "", "the chart's title (default: the one the trace records)")
 	switch cmd {
-	case "timeline", "sim":
+	case "timeline", "sim", "scaling":
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -60,7 +65,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
-	if fs.NArg() > 1 || (cmd == "sim" && *title != "") {
+	if fs.NArg() > 1 || (cmd != "timeline" && *title != "") {
 		fmt.Fprintf(stderr, "charts %s: want at most one input file and no other flags than shown\n\n%s", cmd, usage)
 		return 2
 	}
@@ -101,6 +106,14 @@ func render(cmd string, data []byte, title string, out io.Writer) error {
 			return err
 		}
 		if err := drawSim(&svg, doc); err != nil {
+			return err
+		}
+	case "scaling":
+		doc, err := readScaling(data)
+		if err != nil {
+			return err
+		}
+		if err := drawScaling(&svg, doc); err != nil {
 			return err
 		}
 	}

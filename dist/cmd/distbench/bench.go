@@ -1,0 +1,159 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// cell is one design on one workload at one W: every run and the medians.
+type cell struct {
+	Workload     string    `json:"workload"`
+	Kind         string    `json:"kind"`
+	W            int       `json:"workers"`
+	Design       string    `json:"design"`
+	Jobs         int       `json:"jobs"`
+	RunsMS       []float64 `json:"runs_ms"`
+	MedianMS     float64   `json:"median_ms"`
+	JobsPerS     float64   `json:"jobs_per_s"`               // jobs / median time
+	LowerBoundMS float64   `json:"lower_bound_ms,omitempty"` // jobs that take time only
+	Ratio        float64   `json:"makespan_ratio,omitempty"` // median / lower bound
+	Stolen       float64   `json:"stolen_median"`            // jobs moved by steals
+	PreStolen    float64   `json:"pre_stolen_median"`        // skew: before the clock
+	FetchP50US   float64   `json:"fetch_p50_us,omitempty"`   // central: time to a Fetch's first job
+	MsgsPerJob   float64   `json:"server_msgs_per_job"`      // in + out, from the start of loading
+	stolen, pre  []float64 // per run
+	msgs         []float64
+	fetches      []time.Duration
+}
+
+func (c *cell) add(r trialResult) {
+	c.RunsMS = append(c.RunsMS, ms(r.Elapsed))
+	c.stolen = append(c.stolen, float64(r.Stolen))
+	c.pre = append(c.pre, float64(r.PreStolen))
+	c.msgs = append(c.msgs, float64(r.Msgs)/float64(c.Jobs))
+	c.fetches = append(c.fetches, r.Fetches...)
+}
+
+func (c *cell) finish(wl workload) {
+	c.MedianMS = median(c.RunsMS)
+	c.JobsPerS = float64(c.Jobs) / (c.MedianMS / 1000)
+	if wl.Job > 0 {
+		c.LowerBoundMS = ms(wl.lowerBound(c.W))
+		c.Ratio = c.MedianMS / c.LowerBoundMS
+	}
+	c.Stolen, c.PreStolen = median(c.stolen), median(c.pre)
+	c.MsgsPerJob = median(c.msgs)
+	c.FetchP50US = us(percentile(c.fetches, 50))
+}
+
+// sweep runs every workload at every W, interleaving the designs: for each
+// run, each design once, so that a noisy moment hits all of them.
+func sweep(cfg config, log io.Writer) ([]*cell, error) {
+	var out []*cell
+	ds := designs(cfg.FetchK)
+	for _, wl := range cfg.Workloads {
+		for _, w := range cfg.Workers {
+			if wl.MaxW > 0 && w > wl.MaxW {
+				continue
+			}
+			cells := make([]*cell, len(ds))
+			for i, d := range ds {
+				cells[i] = &cell{Workload: wl.Name, Kind: wl.Kind, W: w, Design: d.Name, Jobs: wl.total()}
+			}
+			for run := range cfg.Runs {
+				for i, d := range ds {
+					r, err := runTrial(d, wl, w, false)
+					if err != nil {
+						return out, err
+					}
+					cells[i].add(r)
+					fmt.Fprintf(log, "%-10s W=%-2d run %d %-11s %8.1f ms\n", wl.Name, w, run+1, d.Name, ms(r.Elapsed))
+				}
+			}
+			for _, c := range cells {
+				c.finish(wl)
+			}
+			out = append(out, cells...)
+		}
+	}
+	return out, nil
+}
+
+// latencyRow is the observed steal latency of one design at one W, over
+// every steal of every run.
+type latencyRow struct {
+	Design  string  `json:"design"`
+	W       int     `json:"workers"`
+	Steals  int     `json:"steals"`
+	Empty   int     `json:"empty_answers"`
+	Moved   float64 `json:"jobs_per_steal"`
+	P50US   float64 `json:"p50_us"`
+	P99US   float64 `json:"p99_us"`
+	stolen  int64
+	samples []time.Duration
+}
+
+// latencies runs the latency workload with the steal observer on, for the
+// two stealing designs, interleaved.
+func latencies(cfg config, log io.Writer) ([]*latencyRow, error) {
+	var out []*latencyRow
+	ds := designs(cfg.FetchK)[:2] // steal, steal-one
+	for _, w := range cfg.LatencyWorkers {
+		rows := []*latencyRow{{Design: ds[0].Name, W: w}, {Design: ds[1].Name, W: w}}
+		for range cfg.Runs {
+			for i, d := range ds {
+				r, err := runTrial(d, cfg.Latency, w, true)
+				if err != nil {
+					return out, err
+				}
+				rows[i].samples = append(rows[i].samples, r.Steals...)
+				rows[i].Empty += r.Empty
+				rows[i].stolen += r.Stolen
+			}
+		}
+		for _, row := range rows {
+			row.Steals = len(row.samples)
+			row.P50US, row.P99US = us(percentile(row.samples, 50)), us(percentile(row.samples, 99))
+			if row.Steals > 0 {
+				row.Moved = float64(row.stolen) / float64(row.Steals)
+			}
+			fmt.Fprintf(log, "steal latency %-9s W=%-2d %d steals p50 %.0f µs p99 %.0f µs\n", row.Design, w, row.Steals, row.P50US, row.P99US)
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
+}
+
+// recoveryRow: kill -9 of a worker process mid-job, per design.
+type recoveryRow struct {
+	Design      string    `json:"design"`
+	How         string    `json:"how"`
+	TakeoverMS  []float64 `json:"takeover_ms"`
+	CompleteMS  []float64 `json:"complete_ms"`
+	MedTakeover float64   `json:"takeover_median_ms"`
+	MedComplete float64   `json:"complete_median_ms"`
+}
+
+func recoveries(cfg config, log io.Writer) ([]*recoveryRow, error) {
+	rows := []*recoveryRow{
+		{Design: "dist", How: "lease 1 s expires, a survivor takes the records over"},
+		{Design: "central", How: "AckWait 1 s passes, the server delivers the job again"},
+	}
+	fns := []func() (recoveryResult, error){recoveryDist, recoveryCentral}
+	for run := range cfg.RecoveryRuns {
+		for i, f := range fns {
+			r, err := f()
+			if err != nil {
+				return rows, fmt.Errorf("recovery %s: %w", rows[i].Design, err)
+			}
+			rows[i].TakeoverMS = append(rows[i].TakeoverMS, ms(r.Takeover))
+			rows[i].CompleteMS = append(rows[i].CompleteMS, ms(r.Complete))
+			fmt.Fprintf(log, "recovery %-7s run %d takeover %.0f ms complete %.0f ms\n", rows[i].Design, run+1, ms(r.Takeover), ms(r.Complete))
+		}
+	}
+	for _, r := range rows {
+		r.MedTakeover, r.MedComplete = median(r.TakeoverMS), median(r.CompleteMS)
+	}
+	return rows, nil
+}
