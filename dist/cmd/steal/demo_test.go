@@ -17,10 +17,10 @@ func TestClusterDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
-	if !strings.Contains(out, "summary: 320 of 320 jobs done in ") || !strings.Contains(out, "cluster stopped") {
+	if !strings.Contains(out, "summary: 320 of 320 jobs completed (each recorded once) in ") || !strings.Contains(out, "cluster stopped") {
 		t.Fatalf("no summary of 320 jobs done:\n%s", out)
 	}
-	m := regexp.MustCompile(`jobs done in \S+, (\d+) jobs stolen`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`recorded once\) in \S+, (\d+) jobs stolen`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no count of jobs stolen:\n%s", out)
 	}
@@ -51,7 +51,7 @@ func TestClusterDemoOnExternalServer(t *testing.T) {
 	code, out, errs := runWith(nil, "cluster", "demo", "-nats", srv.URL(), "-cluster", "ext",
 		"-workers", "2", "-roots", "2", "-depth", "2", "-fanout", "2", "-sleep", "1ms")
 	if code != 0 || !strings.Contains(out, "NATS server at "+srv.URL()+"\n") ||
-		!strings.Contains(out, "summary: 14 of 14 jobs done") || !strings.Contains(out, "-name w3 -cluster ext\n") {
+		!strings.Contains(out, "summary: 14 of 14 jobs completed") || !strings.Contains(out, "-name w3 -cluster ext\n") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 	// The server notices closed connections a moment later.
