@@ -166,7 +166,7 @@
 //
 // # Tests
 //
-// go test ./... runs everything in about 20 s under the race detector on
+// go test ./... runs everything in about 40 s under the race detector on
 // two cores; -short skips the process tests (TestKillWorker,
 // TestPausedWorkerFenced, TestFaultMix), which start worker processes by
 // re-running the test binary and wait out 1 s leases.
