@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,18 +186,24 @@ func (m *mix) restartServer() {
 	}
 }
 
-// resubmit submits n ids again, picked among the confirmed trees; each
-// must be refused as a duplicate (other errors are passing faults).
+// resubmit submits n ids again, picked among the confirmed roots and the
+// completed jobs (a spawned id that is not yet in the ledger may not exist
+// yet); each must be refused as a duplicate (other errors are passing
+// faults).
 func (m *mix) resubmit(n int) string {
 	m.mu.Lock()
-	roots := append([]string(nil), m.roots...)
+	ids := append([]string(nil), m.roots...)
 	m.mu.Unlock()
-	if len(roots) == 0 {
+	done, _ := m.ledger()
+	for id := range done {
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
 		return "resubmit nothing yet"
 	}
+	slices.Sort(ids) // the seed picks the same ids from the same sets
 	refused := 0
 	for range n {
-		ids := treeIDs(roots[m.rng.IntN(len(roots))], treeDepth)
 		id := ids[m.rng.IntN(len(ids))]
 		depth := treeDepth - strings.Count(id, "-")
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
