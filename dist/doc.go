@@ -110,6 +110,27 @@
 //     spawns are refused by the same revision check (TestStoreBatch checks
 //     the server behaviour: a stale batch writes nothing, a guarded put
 //     fails once its guard moved).
+//   - A worker cut off by the network (its sockets open, no bytes
+//     flowing) past its lease is treated like a paused one: taken over,
+//     its late spawn and completion refused; when the network heals it
+//     registers again and works (TestBlackholePastLease, through a TCP
+//     proxy in the test).
+//   - A steal loses and duplicates nothing when its reply comes after
+//     the thief gave up or is lost with a reset connection: the moved
+//     records are under the thief's name and its watch of its own records
+//     runs them; a victim whose move never reached the servers puts the
+//     jobs back (TestLateStealReply, TestResetMidSteal).
+//   - A worker that stays up through a restart of the servers carries
+//     on: the restart loses the leases (kept in memory), and the worker
+//     creates the workers bucket again and registers again
+//     (TestRestartLiveWorker).
+//   - Under a seeded random mix of these faults (kill -9, SIGSTOP and
+//     SIGCONT, partitions, resets, server restarts on file storage,
+//     duplicate submissions) against a workload of spawning jobs, every
+//     submitted and spawned job completes exactly once, no record is
+//     left, and Idle is never true while a job submitted before the call
+//     is incomplete (TestFaultMix; STEAL_FAULT_SEED replays a run,
+//     STEAL_FAULT_ROUNDS or -faults.long runs more faults).
 //   - Idle workers steal: with every job submitted to one worker, the others
 //     run a share (TestSkewedStart).
 //   - Spawned jobs stay on the spawning worker unless stolen
@@ -139,7 +160,11 @@
 // Duplicate submissions are detected while the id is queued or running on
 // the receiving worker, within the servers' duplicate window (2 minutes by
 // default) and once the job has completed; outside of these a resubmitted
-// id may run again, and its completion is refused. The ledger keeps every
+// id may run again, and its completion is refused. A restart of the
+// servers shortens the window: they rebuild it from the records they still
+// hold, so a job that was stolen or taken over before the restart can be
+// submitted again while it is live (TestFaultMix counts such cases); one
+// of its two completions is refused. The ledger keeps every
 // completion until the bucket is purged. A job is at most WithMaxPayload
 // bytes (default 256 KiB, at most 512 KiB); larger data should travel by
 // reference (for example in a JetStream object store). Server-side limits
@@ -147,8 +172,8 @@
 //
 // # Tests
 //
-// go test ./... runs everything in about 20 s under the race detector on
+// go test ./... runs everything in about 40 s under the race detector on
 // two cores; -short skips the process tests (TestKillWorker,
-// TestPausedWorkerFenced), which start worker processes by re-running the
-// test binary and wait out 1 s leases.
+// TestPausedWorkerFenced, TestFaultMix), which start worker processes by
+// re-running the test binary and wait out 1 s leases.
 package dist

@@ -81,6 +81,14 @@ func (w *Worker) heartbeat() {
 			return
 		}
 		w.fence()
+	case errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, jetstream.ErrStreamNotFound):
+		// The workers bucket is gone: it is kept in memory, and a server
+		// restart loses it with every lease. Create it again, follow the
+		// new one from its start, and register again.
+		if w.st.reopenWorkers(ctx) == nil {
+			poke(w.rewatch)
+			w.fence()
+		}
 	}
 	// Other errors (timeouts, a reconnecting client) are retried at the
 	// next tick; if the lease runs out meanwhile, the next renewal fences.
@@ -146,6 +154,12 @@ func (m *members) set(b beat) {
 	m.mu.Unlock()
 }
 
+func (m *members) clear() {
+	m.mu.Lock()
+	clear(m.m)
+	m.mu.Unlock()
+}
+
 func (m *members) remove(name string) {
 	m.mu.Lock()
 	delete(m.m, name)
@@ -196,9 +210,12 @@ func (m *members) pick(me string) string {
 }
 
 // membersLoop follows the workers bucket. A member that leaves (deleted at
-// Close, or purged when its lease expires) triggers an orphan scan.
+// Close, or purged when its lease expires) triggers an orphan scan. The
+// watch starts over when the bucket was created again (rewatch): a watch
+// resumed on the new bucket would wait for sequences of the old one.
 func (w *Worker) membersLoop() {
 	for w.ctx.Err() == nil {
+		w.members.clear() // the new watch delivers every live lease first
 		kw, err := w.st.workers.WatchAll(w.ctx)
 		if err != nil {
 			w.sleep(w.st.lease / 4)
@@ -213,6 +230,8 @@ func (w *Worker) followMembers(kw jetstream.KeyWatcher) {
 	for {
 		select {
 		case <-w.ctx.Done():
+			return
+		case <-w.rewatch:
 			return
 		case e, ok := <-kw.Updates():
 			if !ok {

@@ -27,10 +27,12 @@ const (
 // childWorker runs one worker until its stdin closes (the parent is done
 // or dead) or childCap passes. Its handler "sleep" publishes
 // "test.started" ("<worker> <id>") and sleeps the payload's milliseconds;
+// "tree" spawns a tree of jobs (see treeHandler); it reconnects without
+// limit, quickly (fault tests restart the server and reset connections);
 // it answers "test.stats.<name>" with its WorkerStats.
 func childWorker() int {
 	name := os.Getenv(nameEnv)
-	nc, err := nats.Connect(os.Getenv(urlEnv))
+	nc, err := nats.Connect(os.Getenv(urlEnv), nats.ReconnectWait(100*time.Millisecond), nats.MaxReconnects(-1))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 2
@@ -48,6 +50,7 @@ func childWorker() int {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 		return []byte(name), nil
 	})
+	w.Handle("tree", treeHandler(name))
 	nc.Subscribe("test.stats."+name, func(m *nats.Msg) {
 		b, _ := json.Marshal(w.Stats())
 		m.Respond(b)

@@ -32,6 +32,7 @@ func procCluster(t *testing.T) (*harness, map[string]*child, *starts) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	h.ready("w1", "w2", "w3") // subscribed: the lease is taken first
 	return h, kids, st
 }
 

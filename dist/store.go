@@ -73,6 +73,17 @@ func openStore(ctx context.Context, nc *nats.Conn, cfg config) (*store, error) {
 	return s, nil
 }
 
+// reopenWorkers creates the workers bucket again, as openStore made it,
+// after a server restart lost it (it is kept in memory). The handle in
+// s.workers names the bucket, not one stream, so it serves the new one.
+func (s *store) reopenWorkers(ctx context.Context) error {
+	_, err := s.bucket(ctx, jetstream.KeyValueConfig{
+		Bucket: s.cfg.workersBucket(), History: 1, Storage: jetstream.MemoryStorage,
+		Replicas: s.cfg.replicas, TTL: s.lease, LimitMarkerTTL: s.lease,
+	})
+	return err
+}
+
 // bucket opens the bucket if it exists (whatever its settings: the first
 // process to create it decides), else creates it.
 func (s *store) bucket(ctx context.Context, c jetstream.KeyValueConfig) (jetstream.KeyValue, error) {

@@ -43,6 +43,7 @@ type Worker struct {
 	kick    chan struct{} // asks for a heartbeat now
 	scan    chan struct{} // asks for an orphan scan
 	reload  chan struct{} // restarts the watch of the own records
+	rewatch chan struct{} // restarts the watch of the workers bucket
 	subs    []*nats.Subscription
 	ctx     context.Context // ends at Close: background loops
 	stop    context.CancelFunc
@@ -96,6 +97,7 @@ func NewWorker(nc *nats.Conn, name string, opts ...Option) (*Worker, error) {
 		kick:     make(chan struct{}, 1),
 		scan:     make(chan struct{}, 1),
 		reload:   make(chan struct{}, 1),
+		rewatch:  make(chan struct{}, 1),
 	}, nil
 }
 
