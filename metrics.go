@@ -15,8 +15,9 @@ import (
 // every task; n <= 0 times none. The default is 64.
 //
 // Cost: a random number per submitted task (a few ns); a timed task adds
-// two clock readings and one small allocation, about 100 ns, none of it
-// under the inject queue's lock. See docs/metrics.md for measurements.
+// two clock readings and one small allocation, about 100 ns, all of it
+// before the task takes its place in the inject queue. See docs/metrics.md
+// for measurements.
 func WithQueueWaitSampling(n int) Option {
 	return func(c *config) { c.waitEvery = max(n, 0); c.waitEverySet = true }
 }
