@@ -169,9 +169,6 @@ func (p *Pool) submitEntryWait(ctx context.Context, e entry) error {
 		if err != ErrBacklogFull {
 			return err
 		}
-		if p.callerWorker() != nil { // only our own workers make room
-			return p.submitEntry(e, true)
-		}
 		if err := p.waitRoom(ctx, e); err != ErrBacklogFull {
 			return err
 		}
@@ -181,7 +178,9 @@ func (p *Pool) submitEntryWait(ctx context.Context, e entry) error {
 // waitRoom takes the current room channel, tries once more, and if the
 // backlog is still full waits for a queued task to start. Taking the channel
 // before the retry means a task that starts in between closes a channel we
-// hold: no wakeup is lost.
+// hold: no wakeup is lost. Only then, about to block, does it ask whether
+// the caller is one of our workers (which reads the stack): those queue
+// past the cap instead, since only our own workers make room.
 func (p *Pool) waitRoom(ctx context.Context, e entry) error {
 	p.roomWaiters.Add(1)
 	defer p.roomWaiters.Add(-1)
@@ -190,6 +189,9 @@ func (p *Pool) waitRoom(ctx context.Context, e entry) error {
 	p.roomMu.Unlock()
 	if err := p.submitEntry(e, false); err != ErrBacklogFull {
 		return err
+	}
+	if p.callerWorker() != nil {
+		return p.submitEntry(e, true)
 	}
 	select {
 	case <-room:
