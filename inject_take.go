@@ -3,7 +3,7 @@ package steal
 import "unsafe"
 
 // getOne takes one task, or nil. A worker that has its handle uses
-// getOneFor instead, which recycles nothing but allocates records in slabs.
+// getOneFor instead, which allocates records in slabs.
 func (q *injectQueue) getOne() *task { return q.getOneFor(nil) }
 
 // getOneFor takes one task for c (nil: for any worker), or nil.
@@ -87,7 +87,7 @@ func (p *Pool) record(c *worker, e entry) *task {
 	if c != nil {
 		t = c.newRecord()
 	} else {
-		t = &task{recycle: true}
+		t = &task{}
 	}
 	*(*unsafe.Pointer)(unsafe.Pointer(&t.fn)) = e.fn // a func(*Worker), or a func() if goFn
 	t.ctx, t.sub, t.external = p.ctx, subQueued, p.maxQueued > 0
@@ -108,29 +108,18 @@ func (p *Pool) record(c *worker, e entry) *task {
 	return t
 }
 
-// maxFreeRecords bounds a worker's free list of records: one full batch
-// from the inject queue, twice over.
-const maxFreeRecords = 256
+// recordSlab is how many records a worker allocates at once for the
+// submissions it takes: one allocation per 32 tasks instead of one per task.
+// Records are never reused, so a handle kept past its task still fails its
+// check (see Worker); a slab lives while any of its records is referenced.
+const recordSlab = 32
 
-// newRecord returns a record for a submission c takes: one that c ran
-// before (see freeRecord), so that a plain submission allocates nothing
-// once the pool is warm.
+// newRecord returns a fresh record for a submission c takes.
 func (c *worker) newRecord() *task {
-	if n := len(c.freeRecords); n > 0 {
-		t := c.freeRecords[n-1]
-		c.freeRecords = c.freeRecords[:n-1]
-		return t
+	if len(c.slab) == 0 {
+		c.slab = make([]task, recordSlab)
 	}
-	return &task{recycle: true}
-}
-
-// freeRecord keeps t, a record newRecord made and whose task c has just
-// run or skipped, for another submission. Like Join's records, it may
-// serve again while a stale handle to it exists; see Worker.
-func (c *worker) freeRecord(t *task) {
-	if len(c.freeRecords) < maxFreeRecords {
-		t.fn, t.ctx = nil, nil // hold on to none of the task's data
-		t.own, t.goFn = false, false
-		c.freeRecords = append(c.freeRecords, t)
-	}
+	t := &c.slab[0]
+	c.slab = c.slab[1:]
+	return t
 }

@@ -12,19 +12,16 @@ import (
 // Each task gets a handle of its own, valid only while that task runs: like
 // a *testing.T, it must not be kept after the task returns or used from
 // another goroutine. Misuse is caught cheaply and panics with a message that
-// says so: a handle used while its task waits for other work (in Join,
-// Group.Wait, Future.Wait), always; a handle used after its task returned,
-// unless its record has since been reused for a task running now on the
-// same worker; a handle used from another goroutine while its task runs
-// cannot always be told apart from its own task and may instead be reported
-// by the race detector.
+// says so: a handle used after its task returned, or while its task waits
+// for other work (in Join, Group.Wait, Future.Wait), always; a handle used
+// from another goroutine while its task runs cannot always be told apart
+// from its own task and may instead be reported by the race detector.
 //
 // A task record is its own handle, so a handle costs nothing extra: the
 // record (64 bytes) is allocated once per Spawn or Group.Go. A task
 // submitted from outside (Submit, TrySubmit, Go) waits in the inject queue
-// as a 16-byte entry and gets its record from the worker that picks it up;
-// workers reuse the records of the submitted tasks they ran, as Join, Fork2
-// and For reuse theirs.
+// as a 16-byte entry and gets its record from the worker that picks it up,
+// which allocates them 32 at a time; Join, Fork2 and For recycle theirs.
 type Worker struct {
 	c    *worker // the worker running this task; nil unless it runs
 	fn   func(*Worker)
@@ -44,8 +41,6 @@ type Worker struct {
 	own bool
 	// goFn: fn holds a func() (Go), not a func(*Worker); see callGo.
 	goFn bool
-	// recycle: made by a worker for a submission, and reused once run.
-	recycle bool
 	// sub: queued by submitEntry (subQueued), and maybe timed (subSampled:
 	// ctx is then a *waitStamp until a worker picks the task up).
 	sub uint8

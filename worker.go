@@ -41,8 +41,8 @@ type worker struct {
 	spinning      bool
 	rnd           uint32 // xorshift state for victim order
 	freeJoins     []*joinTask
-	freeForks     []any     // *forkTask[T, R] of any T, R
-	freeRecords   []*Worker // records of submissions, to reuse (inject_take.go)
+	freeForks     []any    // *forkTask[T, R] of any T, R
+	slab          []Worker // fresh records for submissions (inject_take.go)
 
 	// running counts task starts, for the stall detector to tell whether
 	// the worker is still on one task; kept only while it runs (an atomic
@@ -203,9 +203,6 @@ func (c *worker) loop() {
 			return
 		}
 		c.execute(t)
-		if t.recycle {
-			c.freeRecord(t)
-		}
 	}
 }
 
