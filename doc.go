@@ -43,8 +43,14 @@
 //   - a ring, the runtime's 256-slot run queue (deque.Ring). When it is full,
 //     half of it moves to the inject queue in one batch.
 //
-// The pool owns the inject queue: unbounded, mutex-guarded, fed by Submit
-// from outside the pool and by ring overflow.
+// The pool owns the inject queue: unbounded, fed by Submit, TrySubmit, Go
+// and a Pool.Group's children from outside the pool, and by ring overflow.
+// A submission takes no lock: one fetch-add claims a position, one atomic
+// store publishes a 16-byte entry there (the layout of crossbeam's
+// Injector: segments of entries, linked). Workers take from it under a
+// lock, in batches, and make the task's record when they take it, reusing
+// the records of submitted tasks they ran; the overflow, already records,
+// waits in a list beside the entries.
 //
 // # Finding work
 //
@@ -83,7 +89,12 @@
 // before it parks. Two orders guarantee it:
 //
 //   - a producer stores the task (runnext, ring or inject queue) and only
-//     then reads nspinning and nidle in wakep;
+//     then reads nspinning and nidle in wakep. In the inject queue the
+//     claim of a position is the store that counts: from then on the
+//     queue's length includes the entry, even before its producer has
+//     written it, and a worker that finds the entry at the head not yet
+//     written yields until it is (its producer is a few instructions from
+//     done), so a worker never parks on a claimed entry;
 //   - a worker about to park first joins the idle list, then stops counting
 //     as spinning, and only then looks at every queue once more; if it sees
 //     work it leaves the idle list and spins again. Every parking worker
@@ -222,11 +233,13 @@
 //   - 1,000,000 tiny tasks (each a WaitGroup.Done): Spawn from inside a task
 //     92 ns/task (80-103), Submit from one outside goroutine 112 ns/task
 //     (109-134), a goroutine per task 470 ns/task (442-525). steal is 5.1x
-//     faster than goroutines with Spawn and 4.2x with Submit: the 5x goal is
-//     met from inside the pool and missed by a little from outside, where
-//     every task also takes the inject queue's mutex. A task allocates once
-//     (its 64-byte record); the ring and runnext cost one atomic swap, one
-//     slot store and one CAS per task.
+//     faster than goroutines with Spawn and 4.2x with Submit. A spawned
+//     task allocates once (its 64-byte record); the ring and runnext cost
+//     one atomic swap, one slot store and one CAS per task. A submitted
+//     task takes one fetch-add and one atomic store, and allocates nothing
+//     of its own once the workers have records to reuse; it costs the pool
+//     16 bytes while it waits. BenchmarkSubmitProducers and
+//     docs/benchmarks.md compare submission with a channel of funcs.
 //   - Tokio's scheduler benchmarks, steal vs goroutines: chained spawn (1000
 //     deep) 89 us vs 222 us (2.5x); ping-pong (1000 pings, 3 tasks each)
 //     245 us vs 1007 us (4.1x); spawn-many (10,000 tasks) 1.04 ms spawned

@@ -36,14 +36,14 @@ func (w *worker) findWork() *task {
 // findLocal looks at the inject queue (1 time in 61), runnext and the ring.
 func (w *worker) findLocal() *task {
 	if w.tick%61 == 0 {
-		if t := w.pool.inject.getOne(); t != nil {
+		if t := w.pool.inject.getOneFor(w); t != nil {
 			w.stats.globalGrabs.inc()
 			w.stopSpinning()
 			return t
 		}
 	}
 	if w.runnextStreak < maxRunnextStreak {
-		if t := w.runnext.Swap(nil); t != nil {
+		if t := w.takeRunnext(); t != nil {
 			w.runnextStreak++
 			w.stopSpinning()
 			return t
@@ -54,7 +54,7 @@ func (w *worker) findLocal() *task {
 		w.stopSpinning()
 		return t
 	}
-	if t := w.runnext.Swap(nil); t != nil { // skipped above for fairness, ring empty
+	if t := w.takeRunnext(); t != nil { // skipped above for fairness, ring empty
 		w.stopSpinning()
 		return t
 	}
@@ -63,6 +63,16 @@ func (w *worker) findLocal() *task {
 		return t
 	}
 	return nil
+}
+
+// takeRunnext empties w's runnext and returns what it held. It loads
+// before it swaps: the load is a plain move, the swap a locked instruction,
+// and runnext is empty for most tasks that came from the inject queue.
+func (w *worker) takeRunnext() *task {
+	if w.runnext.Load() == nil {
+		return nil
+	}
+	return w.runnext.Swap(nil)
 }
 
 // stopSpinning is called when w has found work. If w was the last spinning

@@ -1,89 +1,245 @@
 package steal
 
 import (
+	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
-// injectQueue is the pool's global run queue: unbounded, many producers,
-// guarded by a mutex, as the runtime's sched.runq. Workers read its length
-// without the lock to skip it cheaply when it is empty.
+// injectQueue is the pool's global run queue. It has two parts:
+//
+//   - the submissions: every Submit, Go, TrySubmit and Pool.Group child, in
+//     one unbounded FIFO of 16-byte entries kept in segments. Producers
+//     never take a lock: one fetch-add claims a position, and an atomic
+//     store of the entry's function publishes it (the shape of crossbeam's
+//     Injector and of Vyukov's segment queues). A plain Submit costs the
+//     pool 16 bytes until a worker picks it up and builds the task's record.
+//   - the spill: tasks moved out of a full ring, already records, in a
+//     linked list.
+//
+// Consumers (workers taking one task or a batch) hold mu, so only producers
+// race with each other. Workers read the length without the lock to skip
+// the queue cheaply when it is empty.
 type injectQueue struct {
-	mu         sync.Mutex
-	head, tail *task
-	n          atomic.Int64 // written under mu, read without it
+	_ [64]byte // keep producers' words off the lines of the fields before
+	// tail is the number of positions claimed, shifted left by one; its
+	// low bit is set once the queue is closed, after which a claim fails.
+	tail    atomic.Uint64
+	tailSeg atomic.Pointer[segment] // a segment at or before the tail
+	_       [48]byte                // and off the consumers' line
+
+	mu      sync.Mutex
+	head    uint64   // next position to take; under mu
+	clean   uint64   // entries before it are cleared or in a dropped segment; under mu
+	headSeg *segment // the segment holding head; under mu
+	// headPub is head, for len to read without mu. end is where close cut
+	// the queue: positions from end on were claimed after it and are void.
+	headPub atomic.Uint64
+	end     atomic.Uint64
+
+	spillHead, spillTail *task        // under mu
+	spillN               atomic.Int64 // written under mu, read without it
+	spillFirst           bool         // which part a take looks at first; under mu
+
+	pool *Pool // for the records of taken submissions
 }
 
-// push appends one task. Caller holds mu.
-func (q *injectQueue) push(t *task) {
-	t.next = nil
-	if q.tail == nil {
-		q.head = t
-	} else {
-		q.tail.next = t
+// segSlots entries and the segment's header fill the allocator's 16 KiB
+// size class exactly, so an entry costs 16 bytes and 1/1023 of a header.
+const segSlots = 1023
+
+// openEnd is end while the queue is open.
+const openEnd = math.MaxUint64 >> 1
+
+type segment struct {
+	slots [segSlots]entry
+	next  atomic.Pointer[segment]
+	base  uint64 // position of slots[0]
+}
+
+// entry is one queued submission. fn is published last and atomically: an
+// entry whose fn is nil is claimed but not yet written. What fn points to
+// depends on x:
+//
+//   - x == nil: fn is a func(*Worker) to run with the pool's context;
+//   - x == goMark: fn is a func() (Go), with the pool's context;
+//   - x == recordMark: fn is a *task, a record made by its submitter;
+//   - otherwise x describes the submission (see waitStamp).
+type entry struct {
+	fn unsafe.Pointer
+	x  *waitStamp
+}
+
+// goMark and recordMark are the markers of entry.x.
+var goMark, recordMark = new(waitStamp), new(waitStamp)
+
+func (q *injectQueue) init(p *Pool) {
+	q.pool = p
+	s := &segment{}
+	q.tailSeg.Store(s)
+	q.headSeg = s
+	q.end.Store(openEnd)
+}
+
+// put claims a position for e and publishes e there. It returns false,
+// queuing nothing, once the queue is closed. The tail segment is read
+// before the claim, so it cannot lie past the claimed position.
+func (q *injectQueue) put(e entry) bool {
+	s := q.tailSeg.Load()
+	old := q.tail.Add(2) - 2
+	if old&1 != 0 {
+		return false
 	}
-	q.tail = t
-	q.n.Add(1)
+	pos := old >> 1
+	s = q.segFor(s, pos)
+	slot := &s.slots[pos-s.base]
+	slot.x = e.x
+	atomic.StorePointer(&slot.fn, e.fn)
+	return true
 }
 
-// pushBatch appends tasks in order (a ring's overflow). It takes mu.
-func (q *injectQueue) pushBatch(batch []*task) {
+// segFor walks from s to the segment holding pos. The producer that claimed
+// a segment's first position makes that segment; a producer that needs it
+// first yields until it exists, which takes that producer a few
+// instructions.
+func (q *injectQueue) segFor(s *segment, pos uint64) *segment {
+	for pos >= s.base+segSlots {
+		next := s.next.Load()
+		if next == nil {
+			if pos != s.base+segSlots {
+				runtime.Gosched()
+				continue
+			}
+			next = &segment{base: pos}
+			s.next.Store(next)
+		}
+		q.tailSeg.CompareAndSwap(s, next)
+		s = next
+	}
+	return s
+}
+
+// claimed is the number of positions claimed before the queue closed
+// (every submission ever queued, taken or not). While close is in
+// progress it may count void claims too; claimedExact waits it out.
+func (q *injectQueue) claimed() uint64 {
+	t := q.tail.Load()
+	return min(t>>1, q.end.Load())
+}
+
+// claimedExact is claimed, exact even while close is in progress.
+func (q *injectQueue) claimedExact() uint64 {
+	if q.tail.Load()&1 == 0 {
+		return q.claimed()
+	}
 	q.mu.Lock()
-	for _, t := range batch {
-		q.push(t)
+	defer q.mu.Unlock()
+	return q.claimed()
+}
+
+// close makes every later put fail and records where the queue ends.
+func (q *injectQueue) close() {
+	q.mu.Lock()
+	old := q.tail.Or(1)
+	if old&1 == 0 {
+		q.end.Store(old >> 1)
 	}
 	q.mu.Unlock()
 }
 
-// pop removes the oldest task, or returns nil. Caller holds mu.
-func (q *injectQueue) pop() *task {
-	t := q.head
+// len is a lock-free snapshot of the queue's length. It may count too many
+// for a moment (entries being taken, or claimed and not yet written, or
+// void claims while close is in progress), never too few: head is read
+// before the tail.
+func (q *injectQueue) len() int {
+	h := q.headPub.Load()
+	return int(q.claimed()-h) + int(q.spillN.Load())
+}
+
+// takeLocked moves up to len(out) published entries from the head into out
+// and returns how many. It stops at an entry claimed but not yet written,
+// unless it has nothing yet: then it yields until the entry is written,
+// which its producer is about to do. Caller holds mu.
+func (q *injectQueue) takeLocked(out []entry) int {
+	k := 0
+	// One look at the tail for the whole take: every read of it takes its
+	// cache line from the producers, who write it for every entry.
+	claimed := q.claimed()
+	for k < len(out) && q.head < claimed {
+		s := q.headSeg
+		if q.head == s.base+segSlots {
+			next := s.next.Load()
+			if next == nil { // its producer has not made it yet
+				if k > 0 {
+					break
+				}
+				runtime.Gosched()
+				continue
+			}
+			q.headSeg, s = next, next
+		}
+		slot := &s.slots[q.head-s.base]
+		fn := atomic.LoadPointer(&slot.fn)
+		if fn == nil {
+			if k > 0 {
+				break
+			}
+			runtime.Gosched()
+			continue
+		}
+		out[k] = entry{fn: fn, x: slot.x}
+		q.head++
+		k++
+	}
+	q.headPub.Store(q.head)
+	q.sweepLocked()
+	return k
+}
+
+// sweepLocked clears the taken entries of the head segment, so that the
+// collector may have what they point to, up to the cache line that head is
+// in: producers write the lines from there on, and clearing an entry there
+// would take the line from a producer about to write its neighbour. The
+// rest of a segment goes with the segment. Caller holds mu.
+func (q *injectQueue) sweepLocked() {
+	s := q.headSeg
+	q.clean = max(q.clean, s.base)
+	end := s.base + (q.head-s.base)&^3 // 4 entries a line; a segment starts on one
+	for ; q.clean < end; q.clean++ {
+		s.slots[q.clean-s.base] = entry{}
+	}
+}
+
+// pushSpill appends tasks from a full ring, in order.
+func (q *injectQueue) pushSpill(batch []*task) {
+	q.mu.Lock()
+	for _, t := range batch {
+		t.next = nil
+		if q.spillTail == nil {
+			q.spillHead = t
+		} else {
+			q.spillTail.next = t
+		}
+		q.spillTail = t
+	}
+	q.spillN.Add(int64(len(batch)))
+	q.mu.Unlock()
+}
+
+// popSpillLocked removes the oldest spilled task, or returns nil. Caller
+// holds mu.
+func (q *injectQueue) popSpillLocked() *task {
+	t := q.spillHead
 	if t == nil {
 		return nil
 	}
-	q.head = t.next
-	if q.head == nil {
-		q.tail = nil
+	q.spillHead = t.next
+	if q.spillHead == nil {
+		q.spillTail = nil
 	}
 	t.next = nil
-	q.n.Add(-1)
+	q.spillN.Add(-1)
 	return t
-}
-
-// len is a lock-free snapshot of the queue's length.
-func (q *injectQueue) len() int { return int(q.n.Load()) }
-
-// getOne takes one task, or nil.
-func (q *injectQueue) getOne() *task {
-	if q.len() == 0 {
-		return nil
-	}
-	q.mu.Lock()
-	t := q.pop()
-	q.mu.Unlock()
-	return t
-}
-
-// getBatch takes up to min(128, len/workers + 1) tasks: it returns the first
-// to run now and puts the rest into w's ring (which is empty: the caller
-// looked) with one publishing store, as the runtime's globrunqget does.
-func (q *injectQueue) getBatch(w *worker, workers int) *task {
-	if q.len() == 0 {
-		return nil
-	}
-	var batch [128]*task
-	q.mu.Lock()
-	n := min(q.len()/workers+1, len(batch))
-	first := q.pop()
-	k := 0
-	for ; k < n-1; k++ {
-		if batch[k] = q.pop(); batch[k] == nil {
-			break
-		}
-	}
-	q.mu.Unlock()
-	if put := w.ring.PutBatch(batch[:k]); put < k { // cannot happen with an empty ring; stay safe
-		q.pushBatch(batch[put:k])
-	}
-	return first
 }

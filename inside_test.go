@@ -185,3 +185,37 @@ func TestChildCallsParentGo(t *testing.T) {
 		t.Fatalf("Wait = %v, want the child's misuse panic", err)
 	}
 }
+
+// TestKeptHandleOfSubmittedTask: a handle kept from a task submitted from
+// outside is still refused while later submitted tasks run on the same
+// worker: its record must not be serving one of them.
+func TestKeptHandleOfSubmittedTask(t *testing.T) {
+	p := New(WithWorkers(1))
+	defer p.Close()
+	kept := make(chan *Worker, 1)
+	done := make(chan struct{})
+	p.Go(func() {}) // warm the worker's records
+	p.Submit(context.Background(), func(w *Worker) { kept <- w })
+	old := <-kept
+	var misused int
+	for i := 0; i < 100; i++ {
+		i := i
+		p.Submit(context.Background(), func(w *Worker) {
+			func() {
+				defer func() {
+					if recover() == nil {
+						misused++ // the kept handle passed for this task's own
+					}
+				}()
+				old.Spawn(func(*Worker) {})
+			}()
+			if i == 99 {
+				close(done)
+			}
+		})
+	}
+	<-done
+	if misused > 0 {
+		t.Fatalf("a kept handle was accepted in %d of 100 later tasks on its worker", misused)
+	}
+}

@@ -15,8 +15,9 @@ import (
 // every task; n <= 0 times none. The default is 64.
 //
 // Cost: a random number per submitted task (a few ns); a timed task adds
-// two clock readings and one small allocation, about 100 ns, none of it
-// under the inject queue's lock. See docs/metrics.md for measurements.
+// two clock readings and one small allocation, about 100 ns, all of it
+// before the task takes its place in the inject queue. See docs/metrics.md
+// for measurements.
 func WithQueueWaitSampling(n int) Option {
 	return func(c *config) { c.waitEvery = max(n, 0); c.waitEverySet = true }
 }
@@ -24,7 +25,7 @@ func WithQueueWaitSampling(n int) Option {
 const defaultWaitEvery = 64
 
 // Task origins, in a task's sub field: whether it came in through the
-// inject queue from submitTask, and whether its queue wait is timed.
+// inject queue from submitEntry, and whether its queue wait is timed.
 const (
 	subNone    uint8 = iota // spawned, forked, or a NewGroup child
 	subQueued               // submitted
@@ -32,35 +33,59 @@ const (
 )
 
 // poolMetrics are the pool's counters of submitted tasks and their waits.
+// The count of submitted tasks is the inject queue's (claimed).
 type poolMetrics struct {
-	submitted uint64 // tasks queued by submitTask; guarded by inject.mu
-	every     uint64 // one task in every is timed; 0: none
+	every uint64 // one task in every is timed; 0: none
 	// sampleBelow: a task is timed when a random uint64 is at most this,
 	// which happens with probability 1/every (every 1: always).
 	sampleBelow uint64
 	waits       waitHist
 }
 
-// waitStamp wraps a timed task's context from the moment it is queued
-// until a worker picks it up, carrying the time it was queued. No user code
-// sees it: execute unwraps it before anything reads the task's context.
+// waitStamp describes a queued submission that is more than a function with
+// the pool's context (see entry), and it wraps a timed task's context from
+// the moment it is queued until a worker picks it up, carrying the time it
+// was queued. No user code sees it: execute unwraps it before anything
+// reads the task's context.
 type waitStamp struct {
-	context.Context
-	at int64 // nanoseconds since the pool started
+	context.Context       // the submitter's context; nil in an entry: the pool's
+	at              int64 // nanoseconds since the pool started; -1: not timed
+	goFn            bool  // the entry's fn is a func() (Go)
+	forced          bool  // queued past the WithMaxQueued cap, uncounted
 }
 
-// markSubmitted marks t, about to enter the inject queue, as submitted,
-// and, one time in every at random, timed: its context is wrapped with the
-// time. It runs before the queue's lock is taken, and at most once per
-// task (a Submit that waits for room is refused before it gets here).
-func (p *Pool) markSubmitted(t *task) {
-	if m := &p.metrics; m.every != 0 && rand.Uint64() <= m.sampleBelow {
-		t.ctx = &waitStamp{Context: t.ctx, at: int64(time.Since(p.start))}
-		t.sub = subSampled
-		return
+// markSubmitted marks e, about to enter the inject queue, as counted
+// against WithMaxQueued or not, and, one time in every at random, as
+// timed. It runs at most once per task (a Submit that waits for room is
+// refused before it gets here), and allocates only for a timed task or
+// one queued past the cap.
+func (p *Pool) markSubmitted(e entry, counted bool) entry {
+	timed := p.metrics.every != 0 && rand.Uint64() <= p.metrics.sampleBelow
+	if e.x == recordMark {
+		t := (*task)(e.fn)
+		t.external = counted
+		t.sub = subQueued
+		if timed {
+			t.ctx = &waitStamp{Context: t.ctx, at: p.sinceStart()}
+			t.sub = subSampled
+		}
+		return e
 	}
-	t.sub = subQueued
+	forced := p.maxQueued > 0 && !counted
+	if !timed && !forced {
+		return e
+	}
+	if e.x == nil || e.x == goMark {
+		e.x = &waitStamp{at: -1, goFn: e.x == goMark}
+	}
+	e.x.forced = forced
+	if timed {
+		e.x.at = p.sinceStart()
+	}
+	return e
 }
+
+func (p *Pool) sinceStart() int64 { return int64(time.Since(p.start)) }
 
 // takeSubmitted accounts for a submitted task a worker has picked up: it
 // leaves the backlog (WithMaxQueued's count too), and a timed one records
@@ -79,7 +104,7 @@ func (c *worker) takeSubmittedSlow(t *task) {
 	if t.sub == subSampled {
 		ws := t.ctx.(*waitStamp)
 		t.ctx, t.sub = ws.Context, subQueued
-		c.pool.metrics.waits.record(time.Duration(int64(time.Since(c.pool.start)) - ws.at))
+		c.pool.metrics.waits.record(time.Duration(c.pool.sinceStart() - ws.at))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // ErrClosed is returned when a task is submitted to a pool that is closing or
@@ -27,7 +28,6 @@ type Pool struct {
 	// and the spares running for Block. Copied on write (spares.go).
 	victims atomic.Pointer[[]*worker]
 	inject  injectQueue
-	// metrics sits by inject: submitters update it under inject.mu.
 	metrics poolMetrics
 
 	nworkers  atomic.Int64 // len(victims)
@@ -36,7 +36,7 @@ type Pool struct {
 	idleMu    sync.Mutex
 	idle      []*worker
 
-	closed      atomic.Bool // no more Submits; set under inject.mu
+	closed      atomic.Bool // no more Submits; set once the inject queue is closed
 	done        chan struct{}
 	workersDone sync.WaitGroup
 	ctx         context.Context
@@ -78,6 +78,7 @@ func New(opts ...Option) *Pool {
 		profileLabels: cfg.profileLabels,
 		room:          make(chan struct{}),
 	}
+	p.inject.init(p)
 	p.metrics.init(&cfg)
 	p.panics.init(&cfg)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
@@ -131,32 +132,44 @@ func (p *Pool) Workers() int { return len(p.workers) }
 // From inside a task, prefer Worker.Spawn: it keeps the task on the same
 // worker and never blocks.
 //
-// Cost: a 64-byte allocation, a mutex-guarded append and a wake-up check;
-// about 110 ns a task all told on the machine of the package doc's # Cost.
-// A ctx other than context.Background() adds a derived context when the
-// task starts.
+// Cost: one fetch-add and one atomic store, no lock and no allocation; the
+// task costs the pool 16 bytes while it waits, and the worker that picks
+// it up gives it a task record, reusing those of tasks it ran. A ctx other
+// than context.Background() adds a small allocation now and a derived
+// context when the task starts. docs/benchmarks.md has the measurements.
 func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
+	if fn == nil {
+		fn = callNil
+	}
+	e := entry{fn: *(*unsafe.Pointer)(unsafe.Pointer(&fn))}
 	if ctx == nil {
 		ctx = context.Background()
+	} else if ctx != context.Background() && ctx != context.TODO() {
+		e.x = &waitStamp{Context: ctx, at: -1}
 	}
-	t := &task{fn: fn, ctx: p.ctx}
-	if ctx != context.Background() && ctx != context.TODO() {
-		t.ctx, t.own = ctx, true
-	}
-	return p.submitWait(ctx, t)
+	return p.submitEntryWait(ctx, e)
 }
 
-// submitWait is Submit for a prepared task.
+// callNil stands in for a nil function, which a queue entry cannot hold:
+// it fails as calling the nil function would.
+func callNil(w *Worker) {
+	var fn func(*Worker)
+	fn(w)
+}
+
+// submitWait is Submit for a record made by its submitter.
 func (p *Pool) submitWait(ctx context.Context, t *task) error {
+	return p.submitEntryWait(ctx, entry{fn: unsafe.Pointer(t), x: recordMark})
+}
+
+// submitEntryWait queues e, waiting for room as Submit says.
+func (p *Pool) submitEntryWait(ctx context.Context, e entry) error {
 	for {
-		err := p.submitTask(t, false)
+		err := p.submitEntry(e, false)
 		if err != ErrBacklogFull {
 			return err
 		}
-		if p.callerWorker() != nil { // only our own workers make room
-			return p.submitTask(t, true)
-		}
-		if err := p.waitRoom(ctx, t); err != ErrBacklogFull {
+		if err := p.waitRoom(ctx, e); err != ErrBacklogFull {
 			return err
 		}
 	}
@@ -165,15 +178,20 @@ func (p *Pool) submitWait(ctx context.Context, t *task) error {
 // waitRoom takes the current room channel, tries once more, and if the
 // backlog is still full waits for a queued task to start. Taking the channel
 // before the retry means a task that starts in between closes a channel we
-// hold: no wakeup is lost.
-func (p *Pool) waitRoom(ctx context.Context, t *task) error {
+// hold: no wakeup is lost. Only then, about to block, does it ask whether
+// the caller is one of our workers (which reads the stack): those queue
+// past the cap instead, since only our own workers make room.
+func (p *Pool) waitRoom(ctx context.Context, e entry) error {
 	p.roomWaiters.Add(1)
 	defer p.roomWaiters.Add(-1)
 	p.roomMu.Lock()
 	room := p.room
 	p.roomMu.Unlock()
-	if err := p.submitTask(t, false); err != ErrBacklogFull {
+	if err := p.submitEntry(e, false); err != ErrBacklogFull {
 		return err
+	}
+	if p.callerWorker() != nil {
+		return p.submitEntry(e, true)
 	}
 	select {
 	case <-room:
@@ -188,31 +206,34 @@ func (p *Pool) waitRoom(ctx context.Context, t *task) error {
 // TrySubmit is Submit without waiting: it returns ErrBacklogFull instead of
 // blocking when WithMaxQueued tasks are already waiting to start.
 func (p *Pool) TrySubmit(fn func(w *Worker)) error {
-	return p.submitTask(&task{fn: fn, ctx: p.ctx}, false)
+	if fn == nil {
+		fn = callNil
+	}
+	return p.submitEntry(entry{fn: *(*unsafe.Pointer)(unsafe.Pointer(&fn))}, false)
 }
 
-// submitTask queues t on the inject queue and wakes a worker. Past the
-// WithMaxQueued cap it refuses t, unless force: then t is queued uncounted.
+// submitTask queues a record made by its submitter; see submitEntry.
 func (p *Pool) submitTask(t *task, force bool) error {
+	return p.submitEntry(entry{fn: unsafe.Pointer(t), x: recordMark}, force)
+}
+
+// submitEntry queues e on the inject queue and wakes a worker. Past the
+// WithMaxQueued cap it refuses e, unless force: then e is queued uncounted.
+func (p *Pool) submitEntry(e entry, force bool) error {
+	counted := false
 	if p.maxQueued > 0 && !force {
 		if p.queued.Add(1) > p.maxQueued {
 			p.undoRefused()
 			return ErrBacklogFull
 		}
-		t.external = true
+		counted = true
 	}
-	p.markSubmitted(t)
-	p.inject.mu.Lock()
-	if p.closed.Load() {
-		p.inject.mu.Unlock()
-		if t.external {
+	if !p.inject.put(p.markSubmitted(e, counted)) {
+		if counted {
 			p.releaseQueued()
 		}
 		return ErrClosed
 	}
-	p.metrics.submitted++
-	p.inject.push(t)
-	p.inject.mu.Unlock()
 	p.wakep()
 	return nil
 }
@@ -220,8 +241,12 @@ func (p *Pool) submitTask(t *task, force bool) error {
 // Go runs fn on the pool: Submit with context.Background() for functions
 // that do not need the *Worker handle. It blocks like Submit when the
 // backlog is full, and returns ErrClosed once Close or Shutdown has begun.
+// It costs what Submit does: fn is queued as it is, not wrapped.
 func (p *Pool) Go(fn func()) error {
-	return p.submitWait(context.Background(), &task{fn: func(*Worker) { fn() }, ctx: p.ctx})
+	if fn == nil {
+		fn = func() { callNil(nil) }
+	}
+	return p.submitEntryWait(context.Background(), entry{fn: *(*unsafe.Pointer)(unsafe.Pointer(&fn)), x: goMark})
 }
 
 // undoRefused takes back the count of a submit refused at the cap. Our
@@ -273,9 +298,8 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 	if p.callerWorker() != nil {
 		return ErrInsideTask
 	}
-	p.inject.mu.Lock()
+	p.inject.close() // first: a Submit that got in is counted in inject.len
 	p.closed.Store(true)
-	p.inject.mu.Unlock()
 	p.idleMu.Lock()
 	p.doneIfQuiescent()
 	p.idleMu.Unlock()

@@ -114,9 +114,7 @@ func (p *Pool) Stats() Stats {
 		s.Total.add(ws)
 	}
 	taken := p.takenCount()
-	p.inject.mu.Lock()
-	s.Submitted = p.metrics.submitted
-	p.inject.mu.Unlock()
+	s.Submitted = p.inject.claimedExact()
 	// taken was read first and never exceeds submitted, so Backlog >= 0.
 	s.Backlog = int(uint(s.Submitted) - taken)
 	s.QueueWait = p.metrics.waits.snapshot(p.metrics.every)

@@ -1,6 +1,9 @@
 package steal
 
-import "context"
+import (
+	"context"
+	"unsafe"
+)
 
 // Worker is the handle a task receives. A task uses it to spawn more tasks
 // onto the worker running it, to fork and join (Join, Fork2, For, Spawn,
@@ -15,8 +18,10 @@ import "context"
 // from its own task and may instead be reported by the race detector.
 //
 // A task record is its own handle, so a handle costs nothing extra: the
-// record (64 bytes) is allocated once per Spawn, Submit or Group.Go, and
-// Join, Fork2 and For recycle theirs.
+// record (64 bytes) is allocated once per Spawn or Group.Go. A task
+// submitted from outside (Submit, TrySubmit, Go) waits in the inject queue
+// as a 16-byte entry and gets its record from the worker that picks it up,
+// which allocates them 32 at a time; Join, Fork2 and For recycle theirs.
 type Worker struct {
 	c    *worker // the worker running this task; nil unless it runs
 	fn   func(*Worker)
@@ -34,9 +39,16 @@ type Worker struct {
 	// own: ctx is a submitter's own context, not yet joined with the pool's
 	// cancellation (Submit).
 	own bool
-	// sub: queued by submitTask (subQueued), and maybe timed (subSampled:
+	// goFn: fn holds a func() (Go), not a func(*Worker); see callGo.
+	goFn bool
+	// sub: queued by submitEntry (subQueued), and maybe timed (subSampled:
 	// ctx is then a *waitStamp until a worker picks the task up).
 	sub uint8
+}
+
+// callGo calls t's function as the func() that Go queued.
+func (t *task) callGo() {
+	(*(*func())(unsafe.Pointer(&t.fn)))()
 }
 
 // task is the scheduler's name for a Worker: the unit in every queue.

@@ -41,7 +41,8 @@ type worker struct {
 	spinning      bool
 	rnd           uint32 // xorshift state for victim order
 	freeJoins     []*joinTask
-	freeForks     []any // *forkTask[T, R] of any T, R
+	freeForks     []any    // *forkTask[T, R] of any T, R
+	slab          []Worker // fresh records for submissions (inject_take.go)
 
 	// running counts task starts, for the stall detector to tell whether
 	// the worker is still on one task; kept only while it runs (an atomic
@@ -168,7 +169,7 @@ func (c *worker) spawn(t *task) {
 func (c *worker) putRing(t *task) {
 	if spill := c.ring.Put(t); spill != nil {
 		c.stats.overflows.inc()
-		c.pool.inject.pushBatch(spill)
+		c.pool.inject.pushSpill(spill)
 	}
 }
 
@@ -245,6 +246,8 @@ func (c *worker) run(t *task) {
 		if err := t.efn(t); err != nil {
 			t.done.group.fail(err)
 		}
+	} else if t.goFn {
+		t.callGo()
 	} else {
 		t.fn(t)
 	}

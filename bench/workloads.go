@@ -37,7 +37,7 @@ var implOrder = []string{"steal", "steal-join", "steal-group", "steal-spawn", "g
 
 // workloads in the order they run and are published.
 var workloads = []*Workload{
-	fibWorkload, spawnWorkload, spawnInnerWorkload, chainedWorkload, nestedWorkload,
+	fibWorkload, spawnWorkload, spawn8Workload, spawnInnerWorkload, chainedWorkload, nestedWorkload,
 	imbalancedWorkload, sortWorkload, idleWorkload, memoryWorkload, utsBinWorkload, utsGeoWorkload,
 }
 

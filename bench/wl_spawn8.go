@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/worksteal/steal"
+)
+
+// spawn8Producers is how many goroutines submit in spawn8.
+const spawn8Producers = 8
+
+// spawn8: param tiny tasks submitted from eight goroutines outside the
+// pool, each task a fresh closure; the pools that queue without bound
+// against a channel of funcs (which blocks its producers at 1024).
+var spawn8Workload = &Workload{
+	Name:    "spawn8",
+	About:   "param tiny tasks, each a fresh closure, submitted from eight goroutines outside the pool",
+	Default: 1_000_000, Tiny: 10_000, Timeout: 60 * time.Second,
+	Tasks: func(n int) int64 { return int64(n) },
+	Want:  func(n int) int64 { return int64(n) },
+	Impls: append([]Impl{{"steal", spawn8Steal}}, pickImpls(peerImpls(spawn8Peer), "goroutines", "ants", "pond", "channel")...),
+}
+
+// pickImpls keeps the named implementations of impls.
+func pickImpls(impls []Impl, names ...string) []Impl {
+	var out []Impl
+	for _, im := range impls {
+		for _, n := range names {
+			if im.Name == n {
+				out = append(out, im)
+			}
+		}
+	}
+	return out
+}
+
+// produce8 calls submit(k) for k in [0, n) from spawn8Producers goroutines
+// and returns once all have returned, or the first error.
+func produce8(n int, submit func(k int) error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, spawn8Producers)
+	for g := range spawn8Producers {
+		wg.Go(func() {
+			for k := g; k < n; k += spawn8Producers {
+				if err := submit(k); err != nil {
+					errs[g] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func spawn8Peer(r *Run, np newPool) (int64, error) {
+	p := np(r.Workers)
+	var count counter
+	r.Start()
+	produce8(r.Param, func(k int) error {
+		p.Go(func() { count.n.Add(int64(k&1) + 1) })
+		return nil
+	})
+	p.Wait()
+	r.Stop()
+	p.Close()
+	return count.load() - int64(r.Param/2), nil
+}
+
+// spawn8Steal: Submit from eight goroutines outside the pool.
+func spawn8Steal(r *Run) (int64, error) {
+	p := newSteal(r)
+	var count counter
+	var wg sync.WaitGroup
+	ctx := context.Background()
+	r.Start()
+	wg.Add(r.Param)
+	err := produce8(r.Param, func(k int) error {
+		return p.Submit(ctx, func(*steal.Worker) { count.n.Add(int64(k&1) + 1); wg.Done() })
+	})
+	if err != nil {
+		return 0, err
+	}
+	wg.Wait()
+	r.Stop()
+	return count.load() - int64(r.Param/2), closeSteal(p)
+}

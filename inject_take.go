@@ -1,0 +1,125 @@
+package steal
+
+import "unsafe"
+
+// getOne takes one task, or nil. A worker that has its handle uses
+// getOneFor instead, which allocates records in slabs.
+func (q *injectQueue) getOne() *task { return q.getOneFor(nil) }
+
+// getOneFor takes one task for c (nil: for any worker), or nil.
+func (q *injectQueue) getOneFor(c *worker) *task {
+	if q.len() == 0 {
+		return nil
+	}
+	var e [1]entry
+	var t [1]*task
+	q.mu.Lock()
+	ns, ne := q.takeLocked2(t[:], e[:], 1)
+	q.mu.Unlock()
+	switch {
+	case ns == 1:
+		return t[0]
+	case ne == 1:
+		return q.pool.record(c, e[0])
+	}
+	return nil
+}
+
+// getBatch takes up to min(128, len/workers + 1) tasks: it returns the first
+// to run now and puts the rest into c's ring (which is empty: the caller
+// looked) with one publishing store, as the runtime's globrunqget does.
+// Submissions become records here, outside the lock.
+func (q *injectQueue) getBatch(c *worker, workers int) *task {
+	if q.len() == 0 {
+		return nil
+	}
+	var ents [128]entry
+	var batch [128]*task
+	q.mu.Lock()
+	n := min(q.len()/workers+1, len(batch))
+	ns, ne := q.takeLocked2(batch[:], ents[:], n)
+	q.mu.Unlock()
+	k := ns
+	for _, e := range ents[:ne] {
+		batch[k] = q.pool.record(c, e)
+		k++
+	}
+	if k == 0 {
+		return nil
+	}
+	first := batch[0]
+	if put := c.ring.PutBatch(batch[1:k]); put < k-1 { // cannot happen with an empty ring; stay safe
+		q.pushSpill(batch[1+put : k])
+	}
+	return first
+}
+
+// takeLocked2 takes up to n tasks, spilled ones into spill and submissions
+// into ents, looking at the two parts in turn so that neither starves the
+// other. Caller holds mu.
+func (q *injectQueue) takeLocked2(spill []*task, ents []entry, n int) (ns, ne int) {
+	q.spillFirst = !q.spillFirst
+	if !q.spillFirst {
+		ne = q.takeLocked(ents[:n])
+	}
+	for ns < n-ne {
+		t := q.popSpillLocked()
+		if t == nil {
+			break
+		}
+		spill[ns] = t
+		ns++
+	}
+	if q.spillFirst && ns < n {
+		ne = q.takeLocked(ents[:n-ns])
+	}
+	return ns, ne
+}
+
+// record returns the task record for a taken submission, made now for all
+// but those whose submitter made one: the pool holds only the 16-byte entry
+// while the task waits. c, if not nil, is the worker taking it.
+func (p *Pool) record(c *worker, e entry) *task {
+	if e.x == recordMark {
+		return (*task)(e.fn)
+	}
+	var t *task
+	if c != nil {
+		t = c.newRecord()
+	} else {
+		t = &task{}
+	}
+	*(*unsafe.Pointer)(unsafe.Pointer(&t.fn)) = e.fn // a func(*Worker), or a func() if goFn
+	t.ctx, t.sub, t.external = p.ctx, subQueued, p.maxQueued > 0
+	switch x := e.x; x {
+	case nil:
+	case goMark:
+		t.goFn = true
+	default:
+		t.goFn = x.goFn
+		t.external = t.external && !x.forced
+		if x.Context != nil {
+			t.ctx, t.own = x.Context, true
+		}
+		if x.at >= 0 { // timed: x is the record's context until execute unwraps it
+			x.Context, t.ctx, t.sub = t.ctx, x, subSampled
+		}
+	}
+	return t
+}
+
+// recordSlab is how many records a worker allocates at once for the
+// submissions it takes: one allocation per 32 tasks instead of one per task.
+// Records are never reused, so a handle kept past its task still fails its
+// check (see Worker); a slab lives while any of its records is referenced.
+const recordSlab = 32
+
+// newRecord returns a fresh record for a submission c takes.
+func (c *worker) newRecord() *task {
+	if len(c.slab) == 0 {
+		c.slab = make([]task, recordSlab)
+	}
+	t := &c.slab[0]
+	c.slab = c.slab[1:]
+	return t
+}
