@@ -94,9 +94,13 @@ const groupKids = 4
 // context derives from w.Context(), so a group nested in a group child is
 // cancelled with its parent.
 //
-// Cost: the group and a small context per round (an ordinary
-// context.WithCancelCause is made only if someone asks for the context's
-// Done channel or values), and one 64-byte task per child.
+// Cost: one 512-byte allocation holds the group, its first round's
+// context and the task records of the first round's first four children;
+// each further child takes a 64-byte record, and each later round a
+// small context. An ordinary context.WithCancelCause is made only if
+// someone asks for the context's Done channel or values. Go allocates
+// nothing else, but fn is a closure that escapes into its record, so the
+// caller pays for it and for the variables it captures by reference.
 func NewGroup(w *Worker) *Group {
 	w.core()
 	g := &Group{owner: w, p: w.c.pool, parent: w.ctx, up: w.group(), round1: true}
