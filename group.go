@@ -82,20 +82,23 @@ type Group struct {
 	// child. Each is used once: a record may be touched by the thief that
 	// ran it, or kept (wrongly) as a handle, after its child finished, so
 	// a record that has been a task is never handed out again. Group and
-	// kids fill 512 bytes, a size class that needs no allocation header.
+	// kids fill 384 bytes, one of Go's size classes; two records make a
+	// group with two children (the fork-join shape) smaller than a group
+	// and two records allocated apart, and more would make small groups
+	// bigger, and the collector runs in proportion to bytes allocated.
 	kids [groupKids]task
 }
 
 // groupKids is how many child records a NewGroup carries.
-const groupKids = 4
+const groupKids = 2
 
 // NewGroup returns a group whose children are queued on w's worker, where
 // idle workers may steal them, for use by the task that received w. Its
 // context derives from w.Context(), so a group nested in a group child is
 // cancelled with its parent.
 //
-// Cost: one 512-byte allocation holds the group, its first round's
-// context and the task records of the first round's first four children;
+// Cost: one 384-byte allocation holds the group, its first round's
+// context and the task records of the first round's first two children;
 // each further child takes a 64-byte record, and each later round a
 // small context. An ordinary context.WithCancelCause is made only if
 // someone asks for the context's Done channel or values. Go allocates
