@@ -1,14 +1,56 @@
 package steal
 
-import "context"
+import (
+	"context"
+	"unsafe"
+)
 
 // Future is the result of a task started with Spawn (inside a task) or
 // PoolSpawn (outside), to be collected with Wait or WaitContext, or
 // watched with Done in a select.
 type Future[T any] struct {
-	j   *joinTask
+	futureHead
 	p   *Pool
+	fn  func(*Worker) T // until it runs
 	val T
+}
+
+// futureHead is the start of every Future, whatever its T: the task and
+// latch, and the future itself as a runner, so that one function that
+// knows no T (runFutureTask) can run any future's task.
+type futureHead struct {
+	j    joinTask
+	self interface{ run(w *Worker) }
+}
+
+// newFuture returns a future for fn whose record is ready to queue
+// (pending, with no context yet). It is one allocation: the future, its
+// task and its latch together, with a task function shared by all.
+func newFuture[T any](p *Pool, fn func(*Worker) T) *Future[T] {
+	f := &Future[T]{p: p, fn: fn}
+	f.self = f
+	f.j.done = &f.j.latch
+	f.j.latch.pending.Store(1)
+	f.j.fn = runFutureTask
+	return f
+}
+
+// run calls fn and keeps its value. Only the future's task calls it.
+func (f *Future[T]) run(w *Worker) {
+	fn := f.fn
+	f.fn = nil // let the closure go once it has run
+	f.val = fn(w)
+}
+
+// runFutureTask is the task function of every future. A function value
+// that knew T would be a closure, allocated per future; this one finds
+// the future from the latch the record counts down (w.done), which is the
+// future's own: a future starts with its futureHead, so the head lies the
+// latch's offset in a joinTask before the latch. TestFutureLayout pins
+// that layout.
+func runFutureTask(w *Worker) {
+	h := (*futureHead)(unsafe.Add(unsafe.Pointer(w.done), -int(unsafe.Offsetof(joinTask{}.latch))))
+	h.self.run(w)
 }
 
 // Spawn starts fn as a fork-join task on w's deque and returns its future.
@@ -17,14 +59,12 @@ type Future[T any] struct {
 // unless the context is done before it starts: then it is skipped, and
 // Wait reports a *SkippedError.
 //
-// Cost: one allocation for the future and its task, plus fn's closure.
+// Cost: one allocation (the future, its task record and its latch,
+// together) plus what fn's closure costs the caller.
 func Spawn[T any](w *Worker, fn func(w *Worker) T) *Future[T] {
 	c := w.core()
-	f := &Future[T]{j: &joinTask{}, p: c.pool}
-	f.j.done = &f.j.latch
+	f := newFuture(c.pool, fn)
 	f.j.ctx = w.ctx
-	f.j.latch.pending.Store(1)
-	f.j.fn = func(w *Worker) { f.val = fn(w) }
 	c.jobs.Push(&f.j.task)
 	c.pool.wakep()
 	return f
@@ -43,10 +83,7 @@ func Spawn[T any](w *Worker, fn func(w *Worker) T) *Future[T] {
 //
 // Cost: Submit's, plus the future and fn's closure.
 func PoolSpawn[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (*Future[T], error) {
-	f := &Future[T]{j: &joinTask{}, p: p}
-	f.j.done = &f.j.latch
-	f.j.latch.pending.Store(1)
-	f.j.fn = func(w *Worker) { f.val = fn(w) }
+	f := newFuture(p, fn)
 	f.j.ctx = p.ctx
 	if ctx != nil && ctx != context.Background() && ctx != context.TODO() {
 		f.j.ctx, f.j.own = ctx, true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // spawnOutside starts fn as a future from outside the pool.
@@ -182,5 +183,26 @@ func TestPoolSpawn(t *testing.T) {
 	p.Close()
 	if f, err := PoolSpawn(context.Background(), p, func(*Worker) int { return 0 }); f != nil || !errors.Is(err, ErrClosed) {
 		t.Fatalf("PoolSpawn on a closed pool = %v, %v", f, err)
+	}
+}
+
+// TestFutureLayout pins what runFutureTask relies on: a Future starts
+// with its futureHead, which starts with the joinTask whose latch its
+// record counts down.
+func TestFutureLayout(t *testing.T) {
+	var f Future[string]
+	if off := unsafe.Offsetof(f.futureHead); off != 0 {
+		t.Fatalf("Future.futureHead at offset %d, want 0", off)
+	}
+	if off := unsafe.Offsetof(f.j); off != 0 {
+		t.Fatalf("futureHead.j at offset %d, want 0", off)
+	}
+	g := newFuture(nil, func(*Worker) string { return "x" })
+	if g.j.done != &g.j.latch {
+		t.Fatal("a future's record does not count down its own latch")
+	}
+	runFutureTask(&g.j.task)
+	if g.val != "x" || g.fn != nil {
+		t.Fatalf("after runFutureTask: val %q, fn kept %v", g.val, g.fn != nil)
 	}
 }

@@ -60,35 +60,53 @@ type Group struct {
 	mu sync.Mutex
 
 	// The round: set by newRound, read by children through their task.
-	// A NewGroup's context is a groupCtx (lazy); a Pool.Group's, an
+	// A NewGroup's context is a groupCtx (see lazy); a Pool.Group's, an
 	// ordinary one with its cancel.
 	ctx    context.Context
-	lazy   *groupCtx
 	first  groupCtx // the first round's, to save an allocation
 	cancel context.CancelCauseFunc
-	ended  bool // Wait returned; the next Go starts a round
+	ended  bool  // Wait returned; the next Go starts a round
+	round1 bool  // the first round is on: kids may be handed out
+	nkids  uint8 // kids handed out
 	// traceTask is the round's execution-tracer task, nil unless the
 	// tracer was on when the round began (observe.go).
 	traceTask *trace.Task
 
-	errMu   sync.Mutex
-	err     error
+	err     atomic.Pointer[error] // the round's first error; set once
 	skipped atomic.Int64
 
 	lim atomic.Pointer[groupLimit] // nil until SetLimit (limit.go)
+
+	// kids are the records of the first children of a NewGroup's first
+	// round, so that a small group is one allocation instead of one per
+	// child. Each is used once: a record may be touched by the thief that
+	// ran it, or kept (wrongly) as a handle, after its child finished, so
+	// a record that has been a task is never handed out again. Group and
+	// kids fill 384 bytes, one of Go's size classes; two records make a
+	// group with two children (the fork-join shape) smaller than a group
+	// and two records allocated apart, and more would make small groups
+	// bigger, and the collector runs in proportion to bytes allocated.
+	kids [groupKids]task
 }
+
+// groupKids is how many child records a NewGroup carries.
+const groupKids = 2
 
 // NewGroup returns a group whose children are queued on w's worker, where
 // idle workers may steal them, for use by the task that received w. Its
 // context derives from w.Context(), so a group nested in a group child is
 // cancelled with its parent.
 //
-// Cost: the group and a small context per round (an ordinary
-// context.WithCancelCause is made only if someone asks for the context's
-// Done channel or values), and one 64-byte task per child.
+// Cost: one 384-byte allocation holds the group, its first round's
+// context and the task records of the first round's first two children;
+// each further child takes a 64-byte record, and each later round a
+// small context. An ordinary context.WithCancelCause is made only if
+// someone asks for the context's Done channel or values. Go allocates
+// nothing else, but fn is a closure that escapes into its record, so the
+// caller pays for it and for the variables it captures by reference.
 func NewGroup(w *Worker) *Group {
 	w.core()
-	g := &Group{owner: w, p: w.c.pool, parent: w.ctx, up: w.group()}
+	g := &Group{owner: w, p: w.c.pool, parent: w.ctx, up: w.group(), round1: true}
 	g.latch.group = g
 	g.newRound()
 	return g
@@ -113,13 +131,12 @@ func (g *Group) newRound() {
 	parent, tt := traceGroup(g.parent)
 	g.traceTask = tt
 	if g.owner != nil {
-		if g.lazy == nil {
-			g.lazy = &g.first
-		} else {
-			g.lazy = new(groupCtx) // a retained context of an ended round stays cancelled
+		lazy := &g.first
+		if g.ctx != nil {
+			lazy = new(groupCtx) // a retained context of an ended round stays cancelled
 		}
-		g.lazy.init(parent, &g.p.ctxEpoch)
-		g.ctx = g.lazy
+		lazy.init(parent, &g.p.ctxEpoch)
+		g.ctx = lazy
 	} else {
 		g.ctx, g.cancel = context.WithCancelCause(parent)
 	}
@@ -129,11 +146,21 @@ func (g *Group) newRound() {
 		cancel := g.cancel
 		g.cancel = func(cause error) { stop(); cancel(cause) }
 	}
-	g.errMu.Lock()
-	g.err = nil
-	g.errMu.Unlock()
-	g.skipped.Store(0)
+	if g.err.Load() != nil {
+		g.err.Store(nil)
+	}
+	if g.skipped.Load() != 0 {
+		g.skipped.Store(0)
+	}
 	g.ended = false
+}
+
+// lazy returns the round's context if it is a groupCtx (NewGroup), else nil.
+func (g *Group) lazy() *groupCtx {
+	if g.owner == nil {
+		return nil
+	}
+	return g.ctx.(*groupCtx)
 }
 
 // Context returns the group's context for the current round, cancelled by
@@ -181,6 +208,18 @@ func (g *Group) addChild(fn func(*Worker) error) *task {
 		g.newRound()
 	}
 	g.latch.pending.Add(1)
+	return g.newChild(fn)
+}
+
+// newChild returns a record for a child running fn: one of the group's
+// own while the first round lasts, else a new one.
+func (g *Group) newChild(fn func(*Worker) error) *task {
+	if g.round1 && int(g.nkids) < len(g.kids) {
+		t := &g.kids[g.nkids]
+		g.nkids++
+		t.efn, t.ctx, t.done = fn, g.ctx, &g.latch
+		return t
+	}
 	return &task{efn: fn, ctx: g.ctx, done: &g.latch}
 }
 
@@ -221,9 +260,10 @@ func (g *Group) Wait() error {
 // endRound computes Wait's result, passes skipped counts to the enclosing
 // group, and cancels the round's context.
 func (g *Group) endRound() error {
-	g.errMu.Lock()
-	err := g.err
-	g.errMu.Unlock()
+	var err error
+	if p := g.err.Load(); p != nil {
+		err = *p
+	}
 	n := g.skipped.Load()
 	if err == nil && n > 0 {
 		err = &SkippedError{Count: int(n), Cause: context.Cause(g.ctx)}
@@ -232,12 +272,12 @@ func (g *Group) endRound() error {
 		if n > 0 && g.up != nil {
 			g.up.skipped.Add(n)
 		}
-		if g.lazy != nil {
-			g.lazy.end(err)
+		if lazy := g.lazy(); lazy != nil {
+			lazy.end(err)
 		} else {
 			g.cancel(err)
 		}
-		g.ended = true
+		g.ended, g.round1 = true, false
 		if g.traceTask != nil {
 			g.traceTask.End()
 			g.traceTask = nil
@@ -254,15 +294,18 @@ func (g *Group) Skipped() int { return int(g.skipped.Load()) }
 
 // fail records the round's first error and cancels its context.
 func (g *Group) fail(err error) {
-	g.errMu.Lock()
-	defer g.errMu.Unlock()
-	if g.err == nil {
-		g.err = err
-		if g.lazy != nil {
-			g.lazy.cancel(err, true)
-		} else {
-			g.cancel(err)
-		}
+	if g.err.Load() != nil {
+		return
+	}
+	first := new(error)
+	*first = err
+	if !g.err.CompareAndSwap(nil, first) {
+		return
+	}
+	if lazy := g.lazy(); lazy != nil {
+		lazy.cancel(err, true)
+	} else {
+		g.cancel(err)
 	}
 }
 

@@ -90,10 +90,12 @@ func (c *groupCtx) canceled() error {
 // cancel cancels the round with cause (context.Canceled if nil). The first
 // call wins. bump says whether contexts below may be caching a look.
 func (c *groupCtx) cancel(cause error, bump bool) {
-	if cause == nil {
-		cause = context.Canceled
+	p := &errCanceled // the common cause, without an allocation
+	if cause != nil && cause != context.Canceled {
+		p = new(error) // only here: &cause would move cause to the heap on every call
+		*p = cause
 	}
-	if !c.cause.CompareAndSwap(nil, &cause) {
+	if !c.cause.CompareAndSwap(nil, p) {
 		return
 	}
 	if bump {
@@ -103,9 +105,12 @@ func (c *groupCtx) cancel(cause error, bump bool) {
 	// now load real: one of the two sees the other, so the real context,
 	// if there is one, is cancelled.
 	if r := c.real.Load(); r != nil {
-		r.cancel(cause)
+		r.cancel(*p)
 	}
 }
+
+// errCanceled is context.Canceled in a variable, for cancel to point at.
+var errCanceled = context.Canceled
 
 // end is cancel at the end of the round: it closes the round's place among
 // its parent's open nested rounds.

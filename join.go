@@ -21,11 +21,20 @@ package steal
 // again. No grain size is involved: the cut-off adapts to whether anybody
 // is stealing.
 //
-// Cost: with no thief involved, a deque push and pop with no
-// read-modify-write atomics, and no allocation of Join's own: the record for
-// b comes from a per-worker free list. The allocations Go makes are b's
-// closure and the variables it captures by reference, since b escapes into
-// the record. See BenchmarkJoin.
+// Cost: Join itself allocates nothing: the record for b comes from a
+// per-worker free list, and with no thief involved it costs a deque push
+// and pop with no read-modify-write atomics, or, with the deque long, a
+// length check. The caller's closures cost more. b escapes (a thief may
+// run it), so Go allocates b's closure on the heap on every call, and with
+// it every variable b captures by reference, such as the result it writes:
+// fib written as Join(w, func(w) { a = fib(w, n-1) }, func(w) { b =
+// fib(w, n-2) }) makes two allocations per call, which are nearly all of
+// its time (about 10x Fork2's on fib; see the package doc's # Cost and
+// BenchmarkJoin) and make the garbage collector run often. a does not
+// escape and costs nothing. Where both halves call the same function,
+// use Fork2 (with results) or Join2 (without): they take a plain function
+// and its two arguments, and allocate nothing. Join suits halves that
+// differ, or that are not hot.
 func Join(w *Worker, a, b func(w *Worker)) {
 	c := w.coreInline()
 	c.stepped()

@@ -115,7 +115,7 @@ func (g *Group) addOwned(fn func(*Worker) error, s slotter, try bool) bool {
 	if s != nil {
 		s.reserve()
 	}
-	c.jobs.Push(&task{efn: fn, ctx: g.ctx, done: &g.latch})
+	c.jobs.Push(g.newChild(fn))
 	c.pool.wakep()
 	return true
 }
