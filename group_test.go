@@ -126,8 +126,11 @@ func TestNestedGroupSeesParentCancellation(t *testing.T) {
 		g.Go(func(*Worker) error { return errors.New("sibling failed") })
 		g.Wait()
 	})
-	if innerErr != nil {
-		t.Fatalf("inner Wait = %v", innerErr)
+	// The inner child either ran and saw the cancellation, or was skipped
+	// because the sibling's error came first; either way inner.Wait
+	// returned (the test would hang otherwise) and says which.
+	if innerErr != nil && !errors.Is(innerErr, ErrSkipped) {
+		t.Fatalf("inner Wait = %v, want nil or a skip", innerErr)
 	}
 }
 

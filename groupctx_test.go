@@ -95,14 +95,24 @@ func TestGroupContextUnwaitedNestedSeesEnd(t *testing.T) {
 	defer p.Close()
 	started := make(chan struct{})
 	saw := make(chan error, 1)
+	kept := make(chan context.Context, 1)
 	within(t, 10*time.Second, "unwaited nested", func() {
 		p.Run(func(w *Worker) {
+			root := w.ID()
 			outer := NewGroup(w)
 			outer.Go(func(w *Worker) error {
 				nested := NewGroup(w)
 				nested.Go(func(w *Worker) error {
-					close(started)
 					ctx := w.Context()
+					kept <- ctx
+					close(started)
+					if w.ID() == root {
+						// Run by the root's worker while it helps in
+						// outer.Wait: the round cannot end until this
+						// returns, so only the check below applies.
+						saw <- context.Canceled
+						return nil
+					}
 					deadline := time.Now().Add(5 * time.Second)
 					for ctx.Err() == nil && time.Now().Before(deadline) {
 						time.Sleep(100 * time.Microsecond)
@@ -118,6 +128,9 @@ func TestGroupContextUnwaitedNestedSeesEnd(t *testing.T) {
 	})
 	if err := <-saw; err != context.Canceled {
 		t.Fatalf("un-waited nested child saw %v after the outer Wait, want Canceled", err)
+	}
+	if err := (<-kept).Err(); err != context.Canceled {
+		t.Fatalf("un-waited nested child's context is %v after the outer Wait, want Canceled", err)
 	}
 }
 
