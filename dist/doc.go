@@ -131,6 +131,28 @@
 //     left, and Idle is never true while a job submitted before the call
 //     is incomplete (TestFaultMix; STEAL_FAULT_SEED replays a run,
 //     STEAL_FAULT_ROUNDS or -faults.long runs more faults).
+//   - Losing a minority of servers delays jobs but does not fail them. With
+//     WithReplicas(3) on three servers, the buckets elect new leaders when
+//     one server is lost (the Raft election timeout of nats-server, 4 to 9
+//     s). Meanwhile a worker retries each write that fails with a
+//     transient error (a timeout, no responders, JetStream temporarily
+//     unavailable, a batch cut by the leader change, a reconnecting
+//     connection) with backoff from 50 ms to 1 s, for at most 30 s. Retries
+//     are safe: each write is a compare-and-swap or deduplicated by id, so
+//     a retry whose first attempt was applied is refused and the caller
+//     reads it as done (a spawn or submission as already stored, a steal or
+//     takeover as moved, a completion as recorded). Only when the servers
+//     fail for the whole window does Spawn return an error wrapping
+//     ErrUnavailable; a completion that cannot be written leaves the job
+//     queued, to run again. Submit waits WithRequestTimeout (2 s) for the
+//     worker's answer: when it times out during an election the job may
+//     be stored, and submitting it again returns ErrDuplicateJob if so.
+//     A lease shorter than the election may expire during
+//     it: the worker fences itself and its jobs may run again, with one
+//     completion each (TestClusterLosesServer, run with STEAL_CLUSTER3=1:
+//     three server processes, the one leading both buckets killed with
+//     SIGKILL while 363 spawning jobs run; every job completes once, none
+//     fails, about 8 s after the kill).
 //   - Idle workers steal: with every job submitted to one worker, the others
 //     run a share (TestSkewedStart).
 //   - Spawned jobs stay on the spawning worker unless stolen
@@ -175,5 +197,7 @@
 // go test ./... runs everything in about 40 s under the race detector on
 // two cores; -short skips the process tests (TestKillWorker,
 // TestPausedWorkerFenced, TestFaultMix), which start worker processes by
-// re-running the test binary and wait out 1 s leases.
+// re-running the test binary and wait out 1 s leases. TestClusterLosesServer
+// runs only with STEAL_CLUSTER3=1 (about 30 s: forming three servers and
+// replicated buckets takes up to 20 s).
 package dist

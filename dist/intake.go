@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // submitReply answers a submission: empty code means queued.
@@ -65,6 +66,9 @@ func (w *Worker) write(r *record) submitReply {
 		data, _ := json.Marshal(r)
 		rev, err = w.st.put(ctx, qKey(w.name, r.ID), data, r.ID, "", 0)
 	}
+	if errors.Is(err, errDupRetried) {
+		rev, err = w.ownRecord(ctx, r.ID) // our first attempt may have been applied
+	}
 	w.mu.Lock()
 	w.incoming--
 	if err == nil {
@@ -88,4 +92,18 @@ func (w *Worker) onState(m *nats.Msg) {
 	b, _ := json.Marshal(w.stateLocked())
 	w.mu.Unlock()
 	m.Respond(b)
+}
+
+// ownRecord returns the revision of the record of id under this worker's
+// name, or errDupMsg when there is none: after a retried write refused as a
+// duplicate, the record tells whether the first attempt was applied here.
+func (w *Worker) ownRecord(ctx context.Context, id string) (uint64, error) {
+	e, err := w.st.get(ctx, qKey(w.name, id))
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return 0, errDupMsg
+	}
+	if err != nil {
+		return 0, err
+	}
+	return e.Revision(), nil
 }

@@ -43,6 +43,10 @@ func (j *Job) Local() *steal.Worker { return j.local }
 // that a re-run of the parent (after a crash) spawns the same ids, which are
 // recorded once. It returns ErrFenced when the parent's record is no longer
 // this worker's (the parent was taken over): the child is not queued.
+// Transient server errors (a leader election after a server was lost) are
+// retried until ctx ends or for at most 30 s; after that Spawn returns an
+// error wrapping ErrUnavailable, and the child may or may not be queued
+// (a re-run of the parent spawns it at most once).
 func (j *Job) Spawn(ctx context.Context, typ string, payload []byte) (string, error) {
 	id := j.ID + "-" + strconv.Itoa(j.spawned)
 	j.spawned++

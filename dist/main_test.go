@@ -8,8 +8,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(roleEnv) == "worker" {
+	switch os.Getenv(roleEnv) {
+	case "worker":
 		os.Exit(childWorker()) // this process is a worker for the process tests
+	case "server":
+		os.Exit(childServer()) // a NATS server of TestClusterLosesServer
 	}
 	goleak.VerifyTestMain(m)
 }

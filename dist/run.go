@@ -131,7 +131,7 @@ func (w *Worker) complete(e *entry, out *outcome) (requeue bool) {
 		w.stats.completed.Add(1)
 	case errors.Is(err, errConflict):
 		if !w.stillOurs(e) {
-			w.stats.refused.Add(1) // the record moved: another worker owns the job
+			w.countGone(ctx, out)
 			break
 		}
 		// Ours, but completed before (a duplicate record): retire it.
@@ -141,4 +141,16 @@ func (w *Worker) complete(e *entry, out *outcome) (requeue bool) {
 		return true
 	}
 	return false
+}
+
+// countGone counts a completion refused because the record is gone: either
+// another worker owns the job, or a retried commit found its own first
+// attempt applied (the ledger then holds this very outcome).
+func (w *Worker) countGone(ctx context.Context, out *outcome) {
+	if o, err := w.st.done(ctx, out.ID); err == nil && o != nil &&
+		o.Worker == out.Worker && o.Attempt == out.Attempt && o.Hops == out.Hops && o.Code == out.Code {
+		w.stats.completed.Add(1)
+		return
+	}
+	w.stats.refused.Add(1)
 }

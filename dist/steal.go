@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 type stealRequest struct {
@@ -107,7 +108,9 @@ func (w *Worker) giveAway(taken []*entry, thief string) []stolenJob {
 	}
 	revs, err := w.st.commit(w.ctx, ops)
 	if err != nil {
-		w.putBack(taken, errors.Is(err, errConflict))
+		// A conflict, or an outcome unknown after retries (the batch may
+		// have been applied): only records still ours come back.
+		w.putBack(taken)
 		return []stolenJob{}
 	}
 	w.mu.Lock()
@@ -124,12 +127,13 @@ func (w *Worker) giveAway(taken []*entry, thief string) []stolenJob {
 	return out
 }
 
-// putBack returns popped jobs to the back of the deque. After a conflict
-// each record is checked: only those still at their revision come back.
-func (w *Worker) putBack(taken []*entry, verify bool) {
+// putBack returns popped jobs to the back of the deque after a failed
+// move: each record is checked, only those still at their revision come
+// back.
+func (w *Worker) putBack(taken []*entry) {
 	keep := make([]bool, len(taken))
 	for i, e := range taken {
-		keep[i] = !verify || w.stillOurs(e)
+		keep[i] = w.stillOurs(e)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -145,11 +149,19 @@ func (w *Worker) putBack(taken []*entry, verify bool) {
 	}
 }
 
+// stillOurs reports whether e's record is still at e's revision under this
+// worker's name. When the servers cannot tell (unreachable for the whole
+// retry window) it reports true: keeping a job that moved costs a run whose
+// completion is refused, dropping one that did not would strand it.
 func (w *Worker) stillOurs(e *entry) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.timeout)
-	defer cancel()
-	kv, err := w.st.jobs.Get(ctx, qKey(w.name, e.id))
-	return err == nil && kv.Revision() == e.rev
+	kv, err := w.st.get(context.Background(), qKey(w.name, e.id))
+	switch {
+	case err == nil:
+		return kv.Revision() == e.rev
+	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrKeyDeleted):
+		return false
+	}
+	return true
 }
 
 // trySteal asks one victim for work; it reports whether jobs came.

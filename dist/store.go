@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -148,8 +149,12 @@ var errConflict = errors.New("dist: revision conflict")
 var errDupMsg = errors.New("dist: duplicate message id")
 
 // Codes from nats-server: wrong last sequence (10071, 10164 when
-// replicated), duplicate message in batch (10201), duplicate conflict.
+// replicated), duplicate message in batch (10201), duplicate conflict;
+// see transientCode for the answers that mean "try again".
 func classify(e *apiError) error {
+	if transientCode(e) {
+		return fmt.Errorf("%w: %s (%d)", errUnavailable, e.Description, e.ErrCode)
+	}
 	switch e.ErrCode {
 	case 10071, 10164:
 		return errConflict
@@ -161,7 +166,19 @@ func classify(e *apiError) error {
 
 // commit writes ops as one atomic batch: all of them or none. It returns the
 // stream sequence (= revision) of each op. A failed check gives errConflict.
-func (s *store) commit(ctx context.Context, ops []op) ([]uint64, error) {
+// Transient errors are retried (see retry) under a new batch id; when an
+// earlier attempt was applied but its answer lost, the retry fails its
+// revision check and gives errConflict, which every caller treats as "the
+// records are no longer where this batch expected them".
+func (s *store) commit(ctx context.Context, ops []op) (revs []uint64, err error) {
+	err = retry(ctx, func(int) error {
+		revs, err = s.commitOnce(ctx, ops)
+		return err
+	})
+	return revs, err
+}
+
+func (s *store) commitOnce(ctx context.Context, ops []op) ([]uint64, error) {
 	bid := nuid.Next()
 	for i := range ops {
 		m := s.opMsg(&ops[i])
@@ -221,11 +238,27 @@ func (s *store) opMsg(o *op) *nats.Msg {
 	return m
 }
 
+// errDupRetried is errDupMsg on a retry: the duplicate may be this put's own
+// earlier attempt, applied although its answer was lost.
+var errDupRetried = fmt.Errorf("%w after a retry", errDupMsg)
+
 // put writes one record, deduplicated by id. With guard set, the write is
 // also conditional on guardKey still being at guardRev (a spawn is fenced by
 // its parent's record). It returns the new revision; errDupMsg when the
-// server has seen the id within its duplicate window.
-func (s *store) put(ctx context.Context, key string, val []byte, msgID, guardKey string, guardRev uint64) (uint64, error) {
+// server has seen the id within its duplicate window, errDupRetried when
+// that happens on a retry. Transient errors are retried (see retry).
+func (s *store) put(ctx context.Context, key string, val []byte, msgID, guardKey string, guardRev uint64) (rev uint64, err error) {
+	err = retry(ctx, func(attempt int) error {
+		rev, err = s.putOnce(ctx, key, val, msgID, guardKey, guardRev)
+		if attempt > 0 && errors.Is(err, errDupMsg) {
+			return errDupRetried
+		}
+		return err
+	})
+	return rev, err
+}
+
+func (s *store) putOnce(ctx context.Context, key string, val []byte, msgID, guardKey string, guardRev uint64) (uint64, error) {
 	m := &nats.Msg{Subject: s.jobsPfx + key, Header: nats.Header{}, Data: val}
 	m.Header.Set(jetstream.MsgIDHeader, msgID)
 	if guardKey != "" {
@@ -248,11 +281,20 @@ func (s *store) put(ctx context.Context, key string, val []byte, msgID, guardKey
 	return ack.Sequence, nil
 }
 
+// get reads key, retrying transient errors; ErrKeyNotFound is final.
+func (s *store) get(ctx context.Context, key string) (e jetstream.KeyValueEntry, err error) {
+	err = retry(ctx, func(int) error {
+		actx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
+		defer cancel()
+		e, err = s.jobs.Get(actx, key)
+		return err
+	})
+	return e, err
+}
+
 // done reads the completion of id, or nil when there is none.
 func (s *store) done(ctx context.Context, id string) (*outcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
-	defer cancel()
-	e, err := s.jobs.Get(ctx, dKey(id))
+	e, err := s.get(ctx, dKey(id))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, nil
 	}
