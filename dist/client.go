@@ -105,13 +105,20 @@ type Result struct {
 }
 
 // Wait blocks until job id has a recorded completion and returns it. Its
-// error is about waiting (ctx ended, connection closed); a failed job is a
-// Result whose Err is a *JobError.
+// error is about waiting (ctx ended, connection closed, or ErrUnavailable:
+// the servers failed to start the watch through the whole retry window, as
+// the worker's writes are retried); a failed job is a Result whose Err is a
+// *JobError.
 func (c *Client) Wait(ctx context.Context, id string) (*Result, error) {
 	if !validID(id) {
 		return nil, ErrInvalidID
 	}
-	kw, err := c.st.jobs.Watch(ctx, dKey(id))
+	var kw jetstream.KeyWatcher
+	err := retry(ctx, func(int) error {
+		var err error
+		kw, err = c.st.jobs.Watch(ctx, dKey(id))
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
