@@ -79,8 +79,15 @@ type child struct {
 // startChild runs a worker process; the test's cleanup ends it.
 func startChild(t *testing.T, url, name string) *child {
 	t.Helper()
+	return startRole(t, name, roleEnv+"=worker", urlEnv+"="+url, nameEnv+"="+name)
+}
+
+// startRole runs the test binary again as a child process with env added
+// (its role and settings); the test's cleanup ends it.
+func startRole(t *testing.T, name string, env ...string) *child {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), roleEnv+"=worker", urlEnv+"="+url, nameEnv+"="+name)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
