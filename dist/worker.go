@@ -129,6 +129,14 @@ func (w *Worker) HandleAll(h Handler) {
 	w.hmu.Unlock()
 }
 
+// Queued is the number of jobs waiting in the worker's deque now, not
+// counting the ones its handlers are running.
+func (w *Worker) Queued() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.queueLocked()
+}
+
 // Stats returns the worker's counters.
 func (w *Worker) Stats() WorkerStats {
 	s := &w.stats

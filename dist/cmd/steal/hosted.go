@@ -121,7 +121,7 @@ func (s *session) popJob(ctx context.Context, req *request) (obj, error) {
 		return nil, err
 	}
 	h.inflight[ho.job.ID] = ho
-	return s.popReply(ctx, req, name, ho.job), nil
+	return popReply(req, h.w, ho.job), nil
 }
 
 // next waits up to popWait for the hosted worker's handler to offer a job.
@@ -138,8 +138,8 @@ func (h *hosted) next(ctx context.Context) (*handoff, error) {
 		h.w.Name(), popWait)
 }
 
-func (s *session) popReply(ctx context.Context, req *request, name string, j *dist.Job) obj {
-	reply := obj{{"type", "pop_job_ok"}, {"in_reply_to", *req.id}, {"worker", name}, {"job_id", j.ID}}
+func popReply(req *request, w *dist.Worker, j *dist.Job) obj {
+	reply := obj{{"type", "pop_job_ok"}, {"in_reply_to", *req.id}, {"worker", w.Name()}, {"job_id", j.ID}}
 	if j.StolenFrom != "" {
 		reply = append(reply, field{"source", "stolen"}, field{"victim", j.StolenFrom})
 	} else {
@@ -153,10 +153,7 @@ func (s *session) popReply(ctx context.Context, req *request, name string, j *di
 	default: // not submitted by push_job: handed back as a string
 		reply = append(reply, field{"payload", string(j.Payload)})
 	}
-	if q, ok := s.queueSize(ctx, name); ok {
-		reply = append(reply, field{"queue_size", q})
-	}
-	return reply
+	return append(reply, field{"queue_size", w.Queued()})
 }
 
 // completeJob retires a job in flight at a hosted worker: its handler

@@ -19,12 +19,12 @@ func TestNodeNATSHosted(t *testing.T) {
 	s := newNATSSession(t)
 	cl := s.client()
 	s.state(`"w2": {"queue_size": 0, "state": "idle"}}, "all_idle": true}`)
-	for _, id := range []string{"a", "b", "c"} { // w1 runs a; b and c wait
+	for _, id := range []string{"a", "c"} { // w1 runs a; c waits
 		if r := s.send(`"type": "push_job", "worker": "w1", "job_id": "` + id + `", "cost_ms": 30000`); !strings.Contains(r, `"type": "push_job_ok"`) {
 			t.Fatalf("push %s: %s", id, r)
 		}
 	}
-	s.state(`"w1": {"queue_size": 2, "state": "busy"}`)
+	s.state(`"w1": {"queue_size": 1, "state": "busy"}`)
 
 	// h1 is no live worker: the gateway hosts it; idle, it steals the
 	// back of w1's deque.
@@ -43,8 +43,8 @@ func TestNodeNATSHosted(t *testing.T) {
 	s.expect(`"type": "pop_job", "worker": "h1"`, "pop_job_ok",
 		`"worker": "h1", "job_id": "p", "source": "own", "cost_ms": 5, "payload": {"n":7}, "queue_size": 0`)
 	s.close() // p is in flight at h1: h1 closes and gives it back
-	// w1, first by name, takes p over (behind b); moved to w2, it runs.
-	s.queued(cl, "w1", 2)
+	// w1, first by name, takes p over; moved to w2, it runs.
+	s.queued(cl, "w1", 1)
 	res, err := cl.Steal(context.Background(), "w2", "w1", 1)
 	if err != nil || len(res.Jobs) != 1 || res.Jobs[0] != "p" {
 		t.Fatalf("steal from w1 after h1 closed: %v %v, want job p", res.Jobs, err)

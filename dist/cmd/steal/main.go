@@ -70,9 +70,9 @@
 //     idle loop stole (source "stolen", victim the worker it came from, as
 //     dist.Job.StolenFrom says; a job moved to it by steal_job also counts
 //     as stolen). The reply carries cost_ms, payload (when the job has one)
-//     and queue_size (left out if the worker did not answer). Error 1002
-//     when no job came in time, or at once when the worker already has a
-//     job in flight: a hosted worker holds one at a time. Error 10 when a
+//     and queue_size, the worker's queue after the pop. Error 1002 when no
+//     job came in time, or at once when the worker already has a job in
+//     flight: a hosted worker holds one at a time. Error 10 when a
 //     live worker that this program does not host has the name (it runs
 //     its own jobs), 12 for an invalid name.
 //   - complete_job retires a job in flight at a hosted worker: the worker
