@@ -9,7 +9,8 @@ import (
 
 // A catch-all handler takes every job type that has no handler of its
 // own; Job.StolenFrom says whether a steal brought the job (here it was
-// submitted, so it is empty).
+// submitted, so it is empty). Queued counts the jobs still waiting in the
+// worker's deque.
 func ExampleWorker_HandleAll() {
 	srv, err := dist.StartEmbedded()
 	if err != nil {
@@ -35,5 +36,8 @@ func ExampleWorker_HandleAll() {
 	}
 	r, _ := c.Wait(ctx, "any-1")
 	fmt.Printf("%s\n", r.Value)
-	// Output: resize job, stolen from ""
+	fmt.Println("queued:", w.Queued())
+	// Output:
+	// resize job, stolen from ""
+	// queued: 0
 }
