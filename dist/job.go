@@ -22,6 +22,11 @@ type Job struct {
 	// Attempt counts takeovers: 0 on the first worker, more when a worker
 	// died or was fenced while holding the job, so this may be a re-run.
 	Attempt int
+	// StolenFrom names the worker the job was stolen from when a steal
+	// brought it here (an idle worker's own, or Client.Steal): the victim
+	// writes its name into the moved record. It is empty for a job
+	// submitted or spawned here, or taken over from a dead worker.
+	StolenFrom string
 
 	w       *Worker
 	rev     uint64 // revision of the job's record: spawns are fenced by it

@@ -10,6 +10,7 @@ type record struct {
 	Cost    int64  `json:"cost,omitempty"`
 	Attempt int    `json:"attempt,omitempty"` // takeovers so far: runs that may have been lost
 	Hops    int    `json:"hops,omitempty"`    // steals so far
+	From    string `json:"from,omitempty"`    // the victim of the steal that moved it here, if one did
 }
 
 // outcome is the value of d.<id>: the one recorded completion of a job.

@@ -74,13 +74,16 @@ func (w *Worker) execute(e *entry, sw *steal.Worker) *outcome {
 	out.Type, out.Attempt, out.Hops = r.Type, r.Attempt, r.Hops
 	w.hmu.RLock()
 	h := w.handlers[r.Type]
+	if h == nil {
+		h = w.fallback
+	}
 	w.hmu.RUnlock()
 	if h == nil {
 		out.Code, out.Text = ErrUnknownType.Code, fmt.Sprintf("no handler for type %q on worker %s", r.Type, w.name)
 		return out
 	}
 	j := &Job{ID: r.ID, Type: r.Type, Payload: r.Payload, Cost: r.Cost, Attempt: r.Attempt,
-		w: w, rev: e.rev, local: sw}
+		StolenFrom: r.From, w: w, rev: e.rev, local: sw}
 	res, err := callHandler(w.jobCtx, h, j)
 	var pe *panicError
 	switch {

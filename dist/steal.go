@@ -102,6 +102,7 @@ func (w *Worker) giveAway(taken []*entry, thief string) []stolenJob {
 	for i, e := range taken {
 		r := *e.rec
 		r.Hops++
+		r.From = w.name
 		recs[i], _ = json.Marshal(&r)
 		ops = append(ops, op{key: qKey(w.name, e.id), del: true, check: true, expect: e.rev},
 			op{key: qKey(thief, e.id), value: recs[i]})

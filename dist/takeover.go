@@ -182,6 +182,7 @@ func (w *Worker) moveIn(batch []stored) bool {
 		e, raw := decodeEntry(s.id, 0, s.raw), s.raw
 		if e.rec != nil {
 			e.rec.Attempt++
+			e.rec.From = "" // a takeover, not a steal
 			raw, _ = json.Marshal(e.rec)
 		}
 		moved[i] = e

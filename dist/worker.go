@@ -22,6 +22,7 @@ type Worker struct {
 
 	hmu      sync.RWMutex
 	handlers map[string]Handler
+	fallback Handler // for types with no handler of their own; nil: none
 
 	mu       sync.Mutex
 	dq       cluster.Deque[*entry] // owner at the front, thieves at the back
@@ -116,6 +117,24 @@ func (w *Worker) Handle(typ string, h Handler) error {
 	w.handlers[typ] = h
 	w.hmu.Unlock()
 	return nil
+}
+
+// HandleAll registers h for jobs of every type that has no handler of its
+// own (Handle), replacing any earlier catch-all; nil removes it. It may be
+// called before or after Start. A program that hands jobs to another
+// process, rather than running them itself, registers one here.
+func (w *Worker) HandleAll(h Handler) {
+	w.hmu.Lock()
+	w.fallback = h
+	w.hmu.Unlock()
+}
+
+// Queued is the number of jobs waiting in the worker's deque now, not
+// counting the ones its handlers are running.
+func (w *Worker) Queued() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.queueLocked()
 }
 
 // Stats returns the worker's counters.

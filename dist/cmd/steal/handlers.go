@@ -49,11 +49,20 @@ func (s *session) pushJob(ctx context.Context, req *request) (obj, error) {
 	reply := obj{{"type", "push_job_ok"}, {"in_reply_to", *req.id}, {"worker", worker}, {"job_id", id}}
 	// The job is stored: the reply says so even if the queue size cannot
 	// be read, leaving queue_size out.
-	states, _ := s.client.Workers(ctx)
-	if i := slices.IndexFunc(states, func(st dist.WorkerState) bool { return st.Name == worker }); i >= 0 {
-		reply = append(reply, field{"queue_size", states[i].Queue})
+	if q, ok := s.queueSize(ctx, worker); ok {
+		reply = append(reply, field{"queue_size", q})
 	}
 	return reply, nil
+}
+
+// queueSize is the worker's queue as it answered; ok is false if it did
+// not.
+func (s *session) queueSize(ctx context.Context, worker string) (int, bool) {
+	states, _ := s.client.Workers(ctx)
+	if i := slices.IndexFunc(states, func(st dist.WorkerState) bool { return st.Name == worker }); i >= 0 {
+		return states[i].Queue, true
+	}
+	return 0, false
 }
 
 func workerAndJob(req *request) (string, string, error) {

@@ -59,11 +59,41 @@
 //   - init and run_simulation act, exactly as in steal node, on a cluster
 //     simulated in this process: run_simulation compares policies on the
 //     jobs init queued there. They never touch the real cluster.
-//   - pop_job and complete_job get error 10: the cluster's workers take and
-//     complete their own jobs, and dist has no way for a process outside it
-//     to hold a job; to take part, run steal worker or a dist.Worker.
+//   - pop_job lets the process on stdin act as a worker. A worker name no
+//     live worker holds becomes, on its first pop_job, a worker this
+//     program hosts (a dist.Worker with one slot that steals one job at a
+//     time, on the same cluster, its lease kept by this program): push_job
+//     can then name it, and its deque and steals are the cluster's own. Its
+//     handler runs nothing: it hands each job to pop_job and holds it until
+//     complete_job. pop_job waits up to 1 s for that job: the front of the
+//     worker's own deque (source "own") or, when that is empty, one its
+//     idle loop stole (source "stolen", victim the worker it came from, as
+//     dist.Job.StolenFrom says; a job moved to it by steal_job also counts
+//     as stolen). The reply carries cost_ms, payload (when the job has one)
+//     and queue_size, the worker's queue after the pop. Error 1002 when no
+//     job came in time, or at once when the worker already has a job in
+//     flight: a hosted worker holds one at a time. Error 10 when a
+//     live worker that this program does not host has the name (it runs
+//     its own jobs), 12 for an invalid name.
+//   - complete_job retires a job in flight at a hosted worker: the worker
+//     records the completion (an empty result) in the ledger, and the
+//     reply comes once the ledger holds it, with all_idle as in
+//     check_cluster_state. Error 1003 when the job is not in flight at
+//     that worker (never popped there, already completed, or the worker is
+//     not hosted here).
 //
-// An error reply changes nothing on the cluster. A request the cluster did
+// When the input ends, the hosted workers close and give up their leases:
+// their queued jobs and the jobs popped but not completed go back to the
+// cluster (a surviving worker takes them over, or the next worker to
+// join if none survives) and run again there; none
+// is lost, and none is recorded as completed by the hosted worker. Killed
+// without closing, the program's hosted workers are taken for dead when
+// their leases expire, with the same result.
+//
+// An error reply changes nothing on the cluster, except that a pop_job
+// that started a hosted worker keeps it even when it answers 1002. A
+// hosted worker holds at most one job out of its deque, waiting for
+// pop_job; check_cluster_state counts that job as running. A request the cluster did
 // not answer in time gets error 11 (Maelstrom's "temporarily
 // unavailable"): a push_job may then have been stored, and sending it again
 // with the same job_id is safe.

@@ -53,8 +53,9 @@ func runNode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "steal node: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	// No signal handler: as in steal node, SIGINT ends the process, which
-	// holds nothing that needs closing (its requests are each complete).
+	// No signal handler: as in steal node, SIGINT ends the process. Its
+	// hosted workers then stop renewing their leases, and their jobs go to
+	// survivors once the leases expire.
 	ctx := context.Background()
 	nc, err := c.connect(c.url, "steal node")
 	if err != nil {
@@ -67,7 +68,8 @@ func runNode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "steal node:", err)
 		return 1
 	}
-	s := &session{client: cl, sim: node.New(), timeout: 10 * time.Second}
+	s := &session{client: cl, hosts: newHosts(nc, c.options()), sim: node.New(), timeout: 10 * time.Second}
+	defer s.hosts.close() // before nc closes: hosted workers hand their jobs over
 	if err := s.serve(ctx, stdin, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "steal node:", err)
 		return 1

@@ -23,6 +23,7 @@ type natsSession struct {
 	out   *bufio.Reader
 	exit  chan int
 	msgID int
+	srv   *dist.Embedded
 }
 
 func newNATSSession(t *testing.T) *natsSession {
@@ -49,7 +50,7 @@ func newNATSSession(t *testing.T) *natsSession {
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	s := &natsSession{t: t, in: inW, out: bufio.NewReader(outR), exit: make(chan int, 1)}
+	s := &natsSession{t: t, in: inW, out: bufio.NewReader(outR), exit: make(chan int, 1), srv: srv}
 	go func() {
 		code := runNode([]string{"-nats", srv.URL(), "-lease", "1s"}, inR, outW, io.Discard)
 		outW.Close()
@@ -141,8 +142,10 @@ func TestNodeNATSSession(t *testing.T) {
 		{`"type": "steal_job", "thief_worker": "w2", "busy_workers": ["w9"]`, `"code": 1000, "text": "unknown worker: w9"`},
 		{`"type": "steal_job", "thief_worker": "w1"`, `"code": 1002, "text": "nothing to steal: no candidate worker has a queued job"`},
 		{`"type": "steal_job"`, `"code": 12, "text": "missing field thief_worker"`},
-		{`"type": "pop_job", "worker": "w2"`, `"code": 10, "text": "pop_job is not served against a NATS cluster: its workers take and complete their own jobs; to run jobs, start a worker (steal worker, or dist.Worker in Go)"`},
-		{`"type": "complete_job", "worker": "w1", "job_id": "a"`, `"code": 10, "text": "complete_job is not served against a NATS cluster: its workers take and complete their own jobs; to run jobs, start a worker (steal worker, or dist.Worker in Go)"`},
+		{`"type": "pop_job", "worker": "w2"`, `"code": 10, "text": "worker w2 runs its own jobs: pop_job serves only names that no live worker of the cluster holds (this gateway then hosts a worker of that name)"`},
+		{`"type": "pop_job", "worker": "w 2"`, `"code": 12, "text": "invalid worker \"w 2\": 1 to 64 characters from A-Z a-z 0-9 _ -"`},
+		{`"type": "pop_job"`, `"code": 12, "text": "missing field worker"`},
+		{`"type": "complete_job", "worker": "w1", "job_id": "a"`, `"code": 1003, "text": "unknown job: a is not in flight at worker w1 (jobs are in flight only at workers this gateway hosts, from pop_job to complete_job)"`},
 		{`"type": "fly"`, `"code": 10, "text": "unknown message type \"fly\""`},
 	} {
 		s.expect(tc.body, "error", tc.want)

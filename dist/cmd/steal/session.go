@@ -19,6 +19,7 @@ import (
 // other messages act on the real workers through client.
 type session struct {
 	client  *dist.Client
+	hosts   *hosts // workers run for the process on stdin: pop_job, complete_job
 	sim     *node.Node
 	timeout time.Duration // for each request to the cluster
 }
@@ -174,9 +175,10 @@ func (s *session) dispatch(ctx context.Context, req *request) (obj, error) {
 		return s.stealJob(ctx, req)
 	case "check_cluster_state":
 		return s.checkClusterState(ctx, req)
-	case "pop_job", "complete_job":
-		return nil, fail(node.CodeNotSupported, "%s is not served against a NATS cluster: its workers take and "+
-			"complete their own jobs; to run jobs, start a worker (steal worker, or dist.Worker in Go)", *req.Type)
+	case "pop_job":
+		return s.popJob(ctx, req)
+	case "complete_job":
+		return s.completeJob(ctx, req)
 	}
 	return nil, fail(node.CodeNotSupported, "unknown message type %q", *req.Type)
 }
