@@ -214,44 +214,25 @@ func (m *members) pick(me string) string {
 // watch starts over when the bucket was created again (rewatch): a watch
 // resumed on the new bucket would wait for sequences of the old one.
 func (w *Worker) membersLoop() {
-	for w.ctx.Err() == nil {
+	open := func() (jetstream.KeyWatcher, error) {
 		w.members.clear() // the new watch delivers every live lease first
-		kw, err := w.st.workers.WatchAll(w.ctx)
-		if err != nil {
-			w.sleep(w.st.lease / 4)
-			continue
-		}
-		w.followMembers(kw)
-		kw.Stop()
+		return w.st.workers.WatchAll(w.ctx)
 	}
+	w.watchLoop(open, w.rewatch, w.onMember)
 }
 
-func (w *Worker) followMembers(kw jetstream.KeyWatcher) {
-	for {
-		select {
-		case <-w.ctx.Done():
-			return
-		case <-w.rewatch:
-			return
-		case e, ok := <-kw.Updates():
-			if !ok {
-				return
-			}
-			if e == nil {
-				continue
-			}
-			if e.Operation() != jetstream.KeyValuePut {
-				w.members.remove(e.Key())
-				poke(w.scan)
-				continue
-			}
-			var b beat
-			if json.Unmarshal(e.Value(), &b) == nil && b.Name == e.Key() {
-				w.members.set(b)
-				if b.Queue > 0 {
-					w.signal()
-				}
-			}
+// onMember applies one update of the workers bucket.
+func (w *Worker) onMember(e jetstream.KeyValueEntry) {
+	if e.Operation() != jetstream.KeyValuePut {
+		w.members.remove(e.Key())
+		poke(w.scan)
+		return
+	}
+	var b beat
+	if json.Unmarshal(e.Value(), &b) == nil && b.Name == e.Key() {
+		w.members.set(b)
+		if b.Queue > 0 {
+			w.signal()
 		}
 	}
 }

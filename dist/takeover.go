@@ -17,41 +17,58 @@ import (
 // takeover into this worker. A record that moved away (a takeover of this
 // worker while it was paused) makes its queued entry stale.
 func (w *Worker) ownLoop() {
+	open := func() (jetstream.KeyWatcher, error) {
+		return w.st.jobs.Watch(w.ctx, "q."+w.name+".>")
+	}
+	w.watchLoop(open, w.reload, w.onOwn)
+}
+
+// onOwn applies one update of the records under the worker's name.
+func (w *Worker) onOwn(e jetstream.KeyValueEntry) {
+	id := strings.TrimPrefix(e.Key(), "q."+w.name+".")
+	w.mu.Lock()
+	if e.Operation() == jetstream.KeyValuePut {
+		w.adoptLocked(decodeEntry(id, e.Revision(), e.Value()), false)
+	} else {
+		w.retireLocked(id, e.Revision())
+	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+// watchLoop keeps a watch open until the worker closes: it opens one (again
+// a lease/4 later if that fails), hands each update to apply, and starts
+// over when the watch ends or restart is poked.
+func (w *Worker) watchLoop(open func() (jetstream.KeyWatcher, error), restart <-chan struct{},
+	apply func(jetstream.KeyValueEntry)) {
 	for w.ctx.Err() == nil {
-		kw, err := w.st.jobs.Watch(w.ctx, "q."+w.name+".>")
+		kw, err := open()
 		if err != nil {
 			w.sleep(w.st.lease / 4)
 			continue
 		}
-		w.followOwn(kw)
+		w.follow(kw, restart, apply)
 		kw.Stop()
 	}
 }
 
-func (w *Worker) followOwn(kw jetstream.KeyWatcher) {
-	pfx := "q." + w.name + "."
+// follow hands kw's updates to apply until the worker closes, restart is
+// poked or the watch ends. The nil that marks the end of the initial
+// values is skipped.
+func (w *Worker) follow(kw jetstream.KeyWatcher, restart <-chan struct{}, apply func(jetstream.KeyValueEntry)) {
 	for {
 		select {
 		case <-w.ctx.Done():
 			return
-		case <-w.reload:
+		case <-restart:
 			return
 		case e, ok := <-kw.Updates():
 			if !ok {
 				return
 			}
-			if e == nil {
-				continue
+			if e != nil {
+				apply(e)
 			}
-			id := strings.TrimPrefix(e.Key(), pfx)
-			w.mu.Lock()
-			if e.Operation() == jetstream.KeyValuePut {
-				w.adoptLocked(decodeEntry(id, e.Revision(), e.Value()), false)
-			} else {
-				w.retireLocked(id, e.Revision())
-			}
-			w.mu.Unlock()
-			w.signal()
 		}
 	}
 }
