@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/worksteal/steal/bench/internal/stats"
 )
 
 // Result is one (workload, impl) measurement: one JSON line with -json.
@@ -164,33 +166,18 @@ func measure(spec Spec) Result {
 		bytes += r.bytes
 	}
 	res.OK = true
-	res.MedianNs = median(times)
+	res.MedianNs = stats.Median(times)
 	res.MinNs = slices.Min(times)
 	res.MaxNs = slices.Max(times)
 	res.AllocsPerOp = float64(allocs) / float64(spec.Runs)
 	res.BytesPerOp = float64(bytes) / float64(spec.Runs)
 	if wl.Name == "idle" {
-		res.CPUNsPerS = median(cpus)
+		res.CPUNsPerS = stats.Median(cpus)
 	}
 	if wl.Name == "memory" {
-		res.BytesPerTask = median(perTask)
+		res.BytesPerTask = stats.Median(perTask)
 	}
 	return res
-}
-
-// median of the values (the mean of the middle two for an even count); 0
-// for none.
-func median[T int64 | float64](v []T) T {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // childEnv names the environment variable that makes the binary a child:

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/worksteal/steal/bench/internal/stats"
 )
 
 // cell is everything measured for one (kernel, implementation): a sample
@@ -71,14 +73,14 @@ func (rs results) figures(c *cell, k kernel, ref *cell, hasRef bool) []string {
 	if len(c.Samples) == 0 {
 		return []string{"**failed**", "", "", oneError(c)}
 	}
-	med := median(c.Samples)
+	med := stats.Median(c.Samples)
 	span := fmtNs(slices.Min(c.Samples)) + "–" + fmtNs(slices.Max(c.Samples))
 	if len(c.Errors) > 0 {
 		span += fmt.Sprintf(" (%d failed: %s)", len(c.Errors), oneError(c))
 	}
 	ratio := "—"
 	if hasRef && len(ref.Samples) > 0 {
-		ratio = fmt.Sprintf("%.2f×", float64(med)/float64(median(ref.Samples)))
+		ratio = fmt.Sprintf("%.2f×", float64(med)/float64(stats.Median(ref.Samples)))
 	}
 	return []string{fmtNs(med), span, ratio, fmtPer(float64(med) / float64(k.Units))}
 }

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/worksteal/steal/bench/internal/stats"
 )
 
 // settings are what every process of a run gets.
@@ -98,7 +100,7 @@ func parseOther(out []byte, k kernel, reps int) (int64, error) {
 	case len(r.Ns) != reps:
 		return 0, fmt.Errorf("%d timings, want %d", len(r.Ns), reps)
 	}
-	return median(r.Ns), nil
+	return stats.Median(r.Ns), nil
 }
 
 // lastJSON decodes the last line of out that is a JSON object.
@@ -118,18 +120,4 @@ func lastJSON(out []byte, v any) error {
 		return fmt.Errorf("bad result line %q: %v", last, err)
 	}
 	return nil
-}
-
-// median of v (the mean of the middle two for an even count); 0 for none.
-func median(v []int64) int64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
