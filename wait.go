@@ -1,6 +1,9 @@
 package steal
 
-import "runtime"
+import (
+	"context"
+	"runtime"
+)
 
 // helpSpins is how many empty rounds a waiting worker makes (yielding the
 // processor between them) before it sleeps.
@@ -13,13 +16,17 @@ const helpSpins = 64
 // new work anywhere wakes it as it would wake a parked worker. This is what
 // makes any nesting of waits complete, even with one worker: a waiting
 // worker never holds runnable work hostage.
-func (w *worker) waitFor(l *latch) {
+func (w *worker) waitFor(l *latch) { w.helpUntil(l, nil) }
+
+// helpUntil is waitFor's loop; with a non-nil ctx it also stops once ctx
+// is done (see waitForCtx), leaving l's sleeper slot as it found it.
+func (w *worker) helpUntil(l *latch, ctx context.Context) {
 	// While it waits the task runs no code of its own: its handle is not
 	// current, so a goroutine it leaked that uses the handle is caught.
 	cur := w.cur.load()
 	w.cur.store(nil)
 	empty := 0
-	for !l.open() {
+	for !l.open() && (ctx == nil || ctx.Err() == nil) {
 		if t := w.helpOnce(); t != nil {
 			// A worker woken as a spinner must not run a task while still
 			// counted in nspinning: every wakep would think someone is
@@ -35,6 +42,9 @@ func (w *worker) waitFor(l *latch) {
 		}
 		w.sleepOn(l)
 		empty = 0
+	}
+	if ctx != nil {
+		l.sleeper.CompareAndSwap(w, nil)
 	}
 	w.stopSpinning()
 	w.cur.store(cur)

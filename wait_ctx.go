@@ -1,9 +1,6 @@
 package steal
 
-import (
-	"context"
-	"runtime"
-)
+import "context"
 
 // closedChan is the channel doneChan returns for a latch already open.
 var closedChan = func() chan struct{} {
@@ -34,9 +31,9 @@ func (l *latch) doneChan() <-chan struct{} {
 }
 
 // waitForCtx is waitFor that also stops when ctx is done; it reports
-// whether l opened. It keeps waitFor's loop (help, yield, then sleep on
-// the idle list), and wakes the sleeper when ctx ends through the same
-// token a latch sends when it opens.
+// whether l opened. It runs waitFor's loop (helpUntil: help, yield, then
+// sleep on the idle list), and wakes the sleeper when ctx ends through the
+// same token a latch sends when it opens.
 func (w *worker) waitForCtx(l *latch, ctx context.Context) bool {
 	if ctx.Done() == nil {
 		w.waitFor(l)
@@ -49,25 +46,6 @@ func (w *worker) waitForCtx(l *latch, ctx context.Context) bool {
 		}
 	})
 	defer stop()
-	cur := w.cur.load()
-	w.cur.store(nil)
-	empty := 0
-	for !l.open() && ctx.Err() == nil {
-		if t := w.helpOnce(); t != nil {
-			w.stopSpinning() // see waitFor
-			w.execute(t)
-			empty = 0
-			continue
-		}
-		if empty++; empty < helpSpins {
-			runtime.Gosched()
-			continue
-		}
-		w.sleepOn(l)
-		empty = 0
-	}
-	l.sleeper.CompareAndSwap(w, nil)
-	w.stopSpinning()
-	w.cur.store(cur)
+	w.helpUntil(l, ctx)
 	return l.open()
 }
