@@ -26,7 +26,8 @@ func tcpConn(t *testing.T, url string) *nats.Conn {
 // hostPort strips the scheme from a server URL.
 func hostPort(url string) string { return strings.TrimPrefix(url, "nats://") }
 
-// workerOn is harness.worker on a given connection.
+// workerOn starts a worker on connection nc; handlers are added by
+// register. It is closed at the end of the test.
 func (h *harness) workerOn(nc *nats.Conn, name string, register func(*Worker), extra ...Option) *Worker {
 	h.t.Helper()
 	w, err := NewWorker(nc, name, append(append([]Option{}, h.opts...), extra...)...)

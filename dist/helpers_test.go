@@ -54,16 +54,8 @@ func (h *harness) conn() *nats.Conn {
 // worker starts a worker; handlers are added by register. It is closed
 // at the end of the test (before its connection: cleanups run in reverse).
 func (h *harness) worker(name string, register func(*Worker), extra ...Option) *Worker {
-	w, err := NewWorker(h.conn(), name, append(append([]Option{}, h.opts...), extra...)...)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	register(w)
-	if err := w.Start(context.Background()); err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() { w.Close() })
-	return w
+	h.t.Helper()
+	return h.workerOn(h.conn(), name, register, extra...)
 }
 
 func (h *harness) ran(id string) {
