@@ -19,6 +19,22 @@ type encoder struct {
 	comma bool // a value was written at this level: the next key needs ", "
 }
 
+// open starts a reply: `{"src": src, "dest": dest, "body": {`, the
+// envelope in the order every reply has it.
+func (e *encoder) open(src, dest string) {
+	e.obj("")
+	e.str("src", src)
+	e.str("dest", dest)
+	e.obj("body")
+}
+
+// close ends the reply that open started, with its newline.
+func (e *encoder) close() {
+	e.end()
+	e.end()
+	e.buf = append(e.buf, '\n')
+}
+
 // key writes the separator if needed and `"k": `.
 func (e *encoder) key(k string) {
 	if e.comma {

@@ -61,10 +61,7 @@ func (n *Node) Handle(msg []byte) ([]byte, error) {
 		e.buf = nil // let a rare large reply's buffer go
 	}
 	e.buf, e.comma = e.buf[:0], false
-	e.obj("")
-	e.str("src", env.Dest)
-	e.str("dest", env.Src)
-	e.obj("body")
+	e.open(env.Dest, env.Src)
 	mark := len(e.buf)
 	if idErr := req.parseMsgID(); err == nil {
 		err = idErr
@@ -76,9 +73,7 @@ func (n *Node) Handle(msg []byte) ([]byte, error) {
 		e.buf, e.comma = e.buf[:mark], false
 		n.writeError(req, toWire(err))
 	}
-	e.end()
-	e.end()
-	e.buf = append(e.buf, '\n')
+	e.close()
 	return e.buf, nil
 }
 
@@ -138,10 +133,10 @@ func (n *Node) writeError(req *request, w *wireError) {
 // write error.
 func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
 	w := bufio.NewWriterSize(out, 64<<10)
-	r := newValueReader(&flushingReader{in: in, out: w}, MaxMessageBytes)
+	r := NewReader(&flushingReader{in: in, out: w})
 	for {
-		msg, err := r.next()
-		var skip *skipped
+		msg, err := r.Next()
+		var skip *SkipError
 		switch {
 		case err == io.EOF:
 			return w.Flush()
@@ -154,7 +149,7 @@ func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
 		}
 		reply, err := n.Handle(msg)
 		if err != nil {
-			fmt.Fprintf(log, "steal node: skipped line %d: %v\n", r.line, err)
+			fmt.Fprintf(log, "steal node: skipped line %d: %v\n", r.Line(), err)
 			continue
 		}
 		if _, err := w.Write(reply); err != nil {

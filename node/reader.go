@@ -19,21 +19,28 @@ const MaxMessageBytes = 1 << 20
 // when it completes or hits MaxMessageBytes.
 const prefixCheckBytes = 64 << 10
 
-// skipped describes input that was not a message; the node reports it on
-// stderr and reads on.
-type skipped struct {
-	line   int // line number where the skipped input ends
-	reason string
+// SkipError is input that is not a message: a line, or a JSON value spread
+// over lines, that is not valid JSON, ends inside a value, or is longer
+// than MaxMessageBytes. Serve reports it on its log and reads on; nothing
+// is replied to it.
+type SkipError struct {
+	Line   int    // the line where the skipped input ends, counting from 1
+	Reason string // what is wrong with it, e.g. "invalid JSON"
 }
 
-func (s *skipped) Error() string { return fmt.Sprintf("line %d: %s", s.line, s.reason) }
+// Error returns "line N: reason", as Serve logs it.
+func (s *SkipError) Error() string { return fmt.Sprintf("line %d: %s", s.Line, s.Reason) }
 
-// valueReader splits its input into JSON values. The normal case is one
-// value per line, checked with a cheap bracket scan and handed over without
-// copying. A line that leaves brackets open starts a value spread over
-// lines, as in pretty-printed input: following lines are appended until the
-// brackets close, as long as what has been read is a valid JSON prefix.
-type valueReader struct {
+// A Reader splits input into the messages of the protocol exactly as Serve
+// does (see Input framing in the package doc): one JSON value per line, or
+// one spread over lines while what has been read stays a valid JSON
+// prefix, blank lines skipped. It is for programs that serve the protocol
+// with their own handler, so that their framing and skip reports are the
+// node's. A Reader is not safe for concurrent use.
+//
+// The normal case, one value per line, is checked with a cheap bracket
+// scan and handed over without copying.
+type Reader struct {
 	r       *bufio.Reader
 	limit   int
 	line    int
@@ -44,13 +51,29 @@ type valueReader struct {
 	stashed bool
 }
 
-func newValueReader(r io.Reader, limit int) *valueReader {
-	return &valueReader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
+// NewReader returns a Reader of in, which it reads through a 64 KiB
+// buffer: it may read past the value that Next returns.
+func NewReader(in io.Reader) *Reader { return newReader(in, MaxMessageBytes) }
+
+func newReader(r io.Reader, limit int) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
 }
 
-// next returns the next value, a *skipped error for input to report and
-// skip, or io.EOF at the end. The value is valid until the next call.
-func (v *valueReader) next() ([]byte, error) {
+// Line returns the number, counting from 1, of the last line read: after
+// Next returns a value, the line on which it ends.
+func (v *Reader) Line() int { return v.line }
+
+// Next returns the next message, a JSON value valid until the next call.
+// Input that is not a message gives a *SkipError and is consumed: calling
+// Next again reads on after it. A line over MaxMessageBytes is read
+// through and dropped in chunks, never held whole. At the end of input
+// Next returns io.EOF (a *SkipError first if the input ended inside a
+// value); an error reading in is returned as it is.
+//
+// A value whose brackets balance on its line is returned without checking
+// the rest of its syntax, which Node.Handle does: Next does not promise
+// valid JSON, only that it framed the input as the node does.
+func (v *Reader) Next() ([]byte, error) {
 	if v.stashed {
 		v.stashed = false
 		return v.stash, nil
@@ -60,7 +83,7 @@ func (v *valueReader) next() ([]byte, error) {
 		if err == io.EOF {
 			if v.pending != nil {
 				v.pending = nil
-				return nil, &skipped{v.line, "input ended inside a JSON value"}
+				return nil, &SkipError{v.line, "input ended inside a JSON value"}
 			}
 			return nil, io.EOF
 		}
@@ -74,9 +97,9 @@ func (v *valueReader) next() ([]byte, error) {
 	}
 }
 
-// add takes one line and returns a complete value, a *skipped error, or
+// add takes one line and returns a complete value, a *SkipError, or
 // nothing yet.
-func (v *valueReader) add(line []byte) ([]byte, error) {
+func (v *Reader) add(line []byte) ([]byte, error) {
 	if v.pending == nil {
 		if len(bytes.TrimSpace(line)) == 0 {
 			return nil, nil
@@ -89,7 +112,7 @@ func (v *valueReader) add(line []byte) ([]byte, error) {
 	}
 	if len(v.pending)+1+len(line) > v.limit {
 		v.pending = nil
-		return nil, &skipped{v.line, fmt.Sprintf("JSON value longer than %d bytes", v.limit)}
+		return nil, &SkipError{v.line, fmt.Sprintf("JSON value longer than %d bytes", v.limit)}
 	}
 	v.pending = append(append(v.pending, '\n'), line...)
 	if v.scan.feed(line); v.scan.closed() {
@@ -101,10 +124,10 @@ func (v *valueReader) add(line []byte) ([]byte, error) {
 		v.pending = nil
 		// The value so far was a valid prefix, so this line broke it:
 		// perhaps the value was cut short and this line starts a new one.
-		cut := &skipped{v.line - 1, "JSON value cut short by the next line"}
+		cut := &SkipError{v.line - 1, "JSON value cut short by the next line"}
 		value, err := v.add(line)
 		if err != nil {
-			return nil, &skipped{v.line, "invalid JSON"}
+			return nil, &SkipError{v.line, "invalid JSON"}
 		}
 		v.stash = append(v.stash[:0], value...) // nil when line began a new value
 		v.stashed = value != nil
@@ -114,10 +137,10 @@ func (v *valueReader) add(line []byte) ([]byte, error) {
 }
 
 // start begins a multi-line value with line, if it is a valid prefix.
-func (v *valueReader) start(line []byte) error {
+func (v *Reader) start(line []byte) error {
 	v.scan = brackets{}
 	if v.scan.feed(line); v.scan.closed() || !validPrefix(line) {
-		return &skipped{v.line, "invalid JSON"}
+		return &SkipError{v.line, "invalid JSON"}
 	}
 	v.pending = append([]byte(nil), line...)
 	return nil
@@ -126,7 +149,7 @@ func (v *valueReader) start(line []byte) error {
 // readLine returns the next line without its line ending. A line over the
 // limit is read through in bufio-sized chunks and dropped, so it never
 // occupies more than the limit.
-func (v *valueReader) readLine() ([]byte, error) {
+func (v *Reader) readLine() ([]byte, error) {
 	v.line++
 	chunk, err := v.r.ReadSlice('\n')
 	if err == nil || err == io.EOF && len(chunk) > 0 {
@@ -150,7 +173,7 @@ func (v *valueReader) readLine() ([]byte, error) {
 }
 
 // discard drops the rest of an over-long line.
-func (v *valueReader) discard(err error) error {
+func (v *Reader) discard(err error) error {
 	v.long = v.long[:0]
 	for err == bufio.ErrBufferFull {
 		_, err = v.r.ReadSlice('\n')
@@ -158,7 +181,7 @@ func (v *valueReader) discard(err error) error {
 	if err != nil && err != io.EOF {
 		return err
 	}
-	return &skipped{v.line, fmt.Sprintf("line longer than %d bytes", v.limit)}
+	return &SkipError{v.line, fmt.Sprintf("line longer than %d bytes", v.limit)}
 }
 
 func trimEOL(b []byte) []byte {

@@ -10,10 +10,10 @@ import (
 // values reads everything and returns the values and the skip reasons.
 func values(t *testing.T, input string, limit int) (vals, skips []string) {
 	t.Helper()
-	v := newValueReader(strings.NewReader(input), limit)
+	v := newReader(strings.NewReader(input), limit)
 	for {
-		b, err := v.next()
-		var s *skipped
+		b, err := v.Next()
+		var s *SkipError
 		switch {
 		case err == io.EOF:
 			return vals, skips
@@ -81,8 +81,8 @@ func TestReaderDropsOverLongLinesInChunks(t *testing.T) {
 	if len(skips) != 1 || !strings.Contains(skips[0], "line 1: line longer than") {
 		t.Fatalf("skips %q", skips)
 	}
-	v := newValueReader(strings.NewReader(long), limit)
-	if _, err := v.next(); err == nil || cap(v.long) > 2*limit {
+	v := newReader(strings.NewReader(long), limit)
+	if _, err := v.Next(); err == nil || cap(v.long) > 2*limit {
 		t.Fatalf("err %v, buffer grew to %d bytes", err, cap(v.long))
 	}
 }
