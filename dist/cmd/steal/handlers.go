@@ -46,11 +46,11 @@ func (s *session) pushJob(ctx context.Context, req *request) (obj, error) {
 	if err != nil {
 		return nil, submitError(err, worker, id, typ)
 	}
-	reply := obj{{"type", "push_job_ok"}, {"in_reply_to", *req.id}, {"worker", worker}, {"job_id", id}}
+	reply := obj{kv("type", "push_job_ok"), kv("in_reply_to", *req.id), kv("worker", worker), kv("job_id", id)}
 	// The job is stored: the reply says so even if the queue size cannot
 	// be read, leaving queue_size out.
 	if q, ok := s.queueSize(ctx, worker); ok {
-		reply = append(reply, field{"queue_size", q})
+		reply = append(reply, kv("queue_size", q))
 	}
 	return reply, nil
 }
@@ -115,8 +115,8 @@ func (s *session) stealJob(ctx context.Context, req *request) (obj, error) {
 	case len(res.Jobs) == 0:
 		return nil, fail(node.CodeNothingToSteal, "nothing to steal: %s's queue emptied before the steal reached it", victim.Name)
 	}
-	return obj{{"type", "job_stolen"}, {"in_reply_to", *req.id}, {"thief", thief}, {"victim", victim.Name},
-		{"job_id", res.Jobs[0]}, {"victim_queue_size", res.VictimQueue}}, nil
+	return obj{kv("type", "job_stolen"), kv("in_reply_to", *req.id), kv("thief", thief), kv("victim", victim.Name),
+		kv("job_id", res.Jobs[0]), kv("victim_queue_size", res.VictimQueue)}, nil
 }
 
 // pickVictim applies the node's default victim policy, most_loaded, to
@@ -170,7 +170,7 @@ func (s *session) checkClusterState(ctx context.Context, req *request) (obj, err
 		if st.Busy {
 			state = "busy"
 		}
-		workers = append(workers, field{st.Name, obj{{"queue_size", st.Queue}, {"state", state}}})
+		workers = append(workers, kv(st.Name, obj{kv("queue_size", st.Queue), kv("state", state)}))
 	}
-	return obj{{"type", "cluster_state_ok"}, {"in_reply_to", *req.id}, {"workers", workers}, {"all_idle", idle}}, nil
+	return obj{kv("type", "cluster_state_ok"), kv("in_reply_to", *req.id), kv("workers", workers), kv("all_idle", idle)}, nil
 }

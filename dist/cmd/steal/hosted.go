@@ -139,21 +139,21 @@ func (h *hosted) next(ctx context.Context) (*handoff, error) {
 }
 
 func popReply(req *request, w *dist.Worker, j *dist.Job) obj {
-	reply := obj{{"type", "pop_job_ok"}, {"in_reply_to", *req.id}, {"worker", w.Name()}, {"job_id", j.ID}}
+	reply := obj{kv("type", "pop_job_ok"), kv("in_reply_to", *req.id), kv("worker", w.Name()), kv("job_id", j.ID)}
 	if j.StolenFrom != "" {
-		reply = append(reply, field{"source", "stolen"}, field{"victim", j.StolenFrom})
+		reply = append(reply, kv("source", "stolen"), kv("victim", j.StolenFrom))
 	} else {
-		reply = append(reply, field{"source", "own"})
+		reply = append(reply, kv("source", "own"))
 	}
-	reply = append(reply, field{"cost_ms", float64(j.Cost) / 1000})
+	reply = append(reply, kv("cost_ms", float64(j.Cost)/1000))
 	switch {
 	case len(j.Payload) == 0:
 	case json.Valid(j.Payload):
-		reply = append(reply, field{"payload", json.RawMessage(j.Payload)})
+		reply = append(reply, kv("payload", json.RawMessage(j.Payload)))
 	default: // not submitted by push_job: handed back as a string
-		reply = append(reply, field{"payload", string(j.Payload)})
+		reply = append(reply, kv("payload", string(j.Payload)))
 	}
-	return append(reply, field{"queue_size", w.Queued()})
+	return append(reply, kv("queue_size", w.Queued()))
 }
 
 // completeJob retires a job in flight at a hosted worker: its handler
@@ -182,6 +182,6 @@ func (s *session) completeJob(ctx context.Context, req *request) (obj, error) {
 	if err != nil {
 		return nil, err
 	}
-	return obj{{"type", "complete_job_ok"}, {"in_reply_to", *req.id}, {"worker", name}, {"job_id", id},
-		{"all_idle", idle}}, nil
+	return obj{kv("type", "complete_job_ok"), kv("in_reply_to", *req.id), kv("worker", name), kv("job_id", id),
+		kv("all_idle", idle)}, nil
 }

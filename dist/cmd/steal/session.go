@@ -65,11 +65,12 @@ const codeUnavailable = 11
 
 // serve reads messages until in ends and writes each reply as soon as it
 // is ready; input that is not a message is reported on log and skipped.
+// The framing and the reports are steal node's (node.Reader).
 func (s *session) serve(ctx context.Context, in io.Reader, out, log io.Writer) error {
-	r := newLineReader(in)
+	r := node.NewReader(in)
 	for {
-		msg, err := r.next()
-		var skip *errSkip
+		msg, err := r.Next()
+		var skip *node.SkipError
 		switch {
 		case err == io.EOF:
 			return nil
@@ -81,7 +82,7 @@ func (s *session) serve(ctx context.Context, in io.Reader, out, log io.Writer) e
 		}
 		reply, err := s.handle(ctx, msg)
 		if err != nil {
-			fmt.Fprintf(log, "steal node: skipped line %d: %v\n", r.line, err)
+			fmt.Fprintf(log, "steal node: skipped line %d: %v\n", r.Line(), err)
 			continue
 		}
 		if _, err := out.Write(reply); err != nil {
@@ -90,11 +91,16 @@ func (s *session) serve(ctx context.Context, in io.Reader, out, log io.Writer) e
 	}
 }
 
-// handle answers one message. A message with no body object gets no
-// reply: handle returns an error to report instead.
+// handle answers one message. A message that is not JSON or has no body
+// object gets no reply: handle returns an error to report instead, as
+// node.Node.Handle does.
 func (s *session) handle(ctx context.Context, msg []byte) ([]byte, error) {
 	var env envelope
 	err := json.Unmarshal(msg, &env)
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		return nil, fmt.Errorf("not JSON: %v", err)
+	}
 	var mistyped *json.UnmarshalTypeError
 	if env.Body == nil || errors.As(err, &mistyped) && mistyped.Field == "body" {
 		return nil, errors.New("no body object, nothing to reply to")
@@ -116,8 +122,11 @@ func (s *session) handle(ctx context.Context, msg []byte) ([]byte, error) {
 	if err != nil {
 		body = errorBody(req, err)
 	}
-	b := obj{{"src", env.Dest}, {"dest", env.Src}, {"body", body}}.append(nil)
-	return append(b, '\n'), nil
+	reply, err := node.AppendReply(nil, env.Dest, env.Src, body...)
+	if err != nil { // over node.MaxReplyBytes (a payload that large): say so instead
+		reply, err = node.AppendReply(nil, env.Dest, env.Src, errorBody(req, fail(node.CodeMalformed, "%v", err))...)
+	}
+	return reply, err
 }
 
 // parseID reads msg_id when it is an integer.
@@ -138,11 +147,11 @@ func errorBody(req *request, err error) obj {
 	if !errors.As(err, &re) {
 		re = &replyError{codeUnavailable, "the cluster did not complete the request: " + err.Error()}
 	}
-	body := obj{{"type", "error"}}
+	body := obj{kv("type", "error")}
 	if req.id != nil {
-		body = append(body, field{"in_reply_to", *req.id})
+		body = append(body, kv("in_reply_to", *req.id))
 	}
-	return append(body, field{"code", re.code}, field{"text", re.text})
+	return append(body, kv("code", re.code), kv("text", re.text))
 }
 
 // isSimulated: init and run_simulation are the simulator's.

@@ -1,40 +1,54 @@
 package main
 
 import (
-	"errors"
-	"io"
+	"bytes"
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/worksteal/steal/node"
 )
 
-// The reader frames input as steal node does: blank lines skipped, a
-// value may span lines, bad and over-long input is reported and skipped,
-// and reading goes on after it.
-func TestLineReader(t *testing.T) {
-	long := `{"pad": "` + strings.Repeat("x", node.MaxMessageBytes) + `"}`
-	in := "\n{\"a\": 1}\n\n{\"b\":\n  [1,\n   2]}\nnot json\n" + long + "\n{\"c\": 3}\n{\"d\":"
-	want := []string{`{"a": 1}`, "{\"b\":\n  [1,\n   2]}", "skip: line 7: not JSON: ",
-		"skip: line 8: message longer than 1048576 bytes", `{"c": 3}`, "skip: line 10: input ended inside a JSON value"}
-	r := newLineReader(strings.NewReader(in))
-	for i := 0; ; i++ {
-		msg, err := r.next()
-		var skip *errSkip
-		got := string(msg)
-		switch {
-		case err == io.EOF:
-			if i != len(want) {
-				t.Fatalf("%d values, want %d", i, len(want))
-			}
-			return
-		case errors.As(err, &skip):
-			got = "skip: " + skip.text
-		case err != nil:
-			t.Fatal(err)
-		}
-		if i >= len(want) || got != want[i] && !(strings.HasPrefix(want[i], "skip: ") && strings.HasPrefix(got, want[i])) {
-			t.Fatalf("value %d: %.80q", i, got)
-		}
+// The gateway frames its input, reports what it skips and writes its
+// replies exactly as steal node does: on input whose messages need no
+// cluster (framing cases, bad envelopes, requests refused before they
+// reach the cluster, the simulator's messages), its output and its log
+// are byte for byte steal node's.
+func TestGatewayWireIsTheNodes(t *testing.T) {
+	msg := func(body string) string {
+		return `{"src": "c<1>", "dest": "n&1", "body": {` + body + "}}\n"
+	}
+	in := strings.Join([]string{
+		"\n",
+		msg(`"type": "init", "msg_id": 1, "workers": ["a", "b"], "jobs_to_distribute": 3`),
+		"{\"src\": \"c\", \"dest\": \"n\",\n \"body\": {\"type\": \"fly\", \"msg_id\": 2}}\n",
+		msg(`"type": "<fly>", "msg_id": 3`),
+		msg(`"msg_id": 4`),
+		msg(`"type": "push_job", "msg_id": "x"`),
+		"not json\n",
+		`{"src": "c", "body": 5}` + "\n",
+		"{\"a\" x\n",
+		"{\"src\": \"c\",\n" + msg(`"type": "fly", "msg_id": 5`),
+		`{"pad": "` + strings.Repeat("x", node.MaxMessageBytes) + "\"}\n",
+		msg(`"type": "run_simulation", "msg_id": 6, "duration_ms": 100`),
+		"{\"src\":\n",
+	}, "")
+	var wantOut, wantLog bytes.Buffer
+	if err := node.New().Serve(strings.NewReader(in), &wantOut, &wantLog); err != nil {
+		t.Fatal(err)
+	}
+	var gotOut, gotLog bytes.Buffer
+	s := &session{sim: node.New()}
+	if err := s.serve(context.Background(), strings.NewReader(in), &gotOut, &gotLog); err != nil {
+		t.Fatal(err)
+	}
+	if gotOut.String() != wantOut.String() {
+		t.Errorf("replies differ\n got %s\nwant %s", gotOut.String(), wantOut.String())
+	}
+	if gotLog.String() != wantLog.String() {
+		t.Errorf("logs differ\n got %s\nwant %s", gotLog.String(), wantLog.String())
+	}
+	if strings.Count(wantOut.String(), "\n") != 7 || strings.Count(wantLog.String(), "\n") != 6 {
+		t.Errorf("the input does not exercise what it should: node wrote\n%s\nand logged\n%s", wantOut.String(), wantLog.String())
 	}
 }
