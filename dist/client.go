@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -51,8 +52,19 @@ func Cost(c int64) SubmitOption { return func(o *submitOpts) { o.cost = c } }
 // crash). Invalid input gives ErrInvalidID, ErrInvalidType,
 // ErrPayloadTooLarge or ErrInvalidName; an id already queued, running or
 // completed gives ErrDuplicateJob; no worker listening gives ErrNoWorkers.
-// None of these changes anything. A timeout leaves the outcome unknown:
-// submitting again with the same id is safe.
+// None of these changes anything.
+//
+// A transient error (no answer within WithRequestTimeout, as while the
+// servers elect a new leader, or a connection that is reconnecting) is
+// retried as Spawn's writes are: with backoff from 50 ms to 1 s, until
+// ctx ends, when Submit returns the last error, or 30 s pass, when it
+// returns an error wrapping ErrUnavailable and the last error. Either way
+// the outcome is unknown, and submitting again with the same id is safe:
+// a submission is deduplicated by its id. For the same reason a retry
+// after an attempt whose answer was lost may be refused as a duplicate,
+// because that attempt stored the job or because another submission of
+// the id did; Submit cannot tell which, and returns an error wrapping
+// ErrMaybeStored.
 func (c *Client) Submit(ctx context.Context, id, typ string, payload []byte, opts ...SubmitOption) error {
 	var so submitOpts
 	for _, o := range opts {
@@ -70,6 +82,26 @@ func (c *Client) Submit(ctx context.Context, id, typ string, payload []byte, opt
 		subj = c.cfg.subject("w." + so.to + ".submit")
 	}
 	data, _ := json.Marshal(r)
+	var lost error // the last attempt's error; retry calls again only after a transient one
+	return retry(ctx, func(attempt int) error {
+		err := c.submitOnce(ctx, subj, data)
+		if attempt > 0 && errors.Is(err, ErrDuplicateJob) {
+			return fmt.Errorf("%w: job %s: an attempt's answer was lost (%v) and the retry was refused as a duplicate", ErrMaybeStored, id, lost)
+		}
+		lost = err
+		return err
+	})
+}
+
+// ErrMaybeStored is returned, wrapped, by Submit when an attempt's answer
+// was lost and its retry was refused as a duplicate: the job with that id
+// is stored, by the lost attempt or by another submission of the id.
+var ErrMaybeStored = &Error{"maybe_stored", "job stored, by this submission or another of its id"}
+
+// submitOnce sends one submission and waits WithRequestTimeout for the
+// worker's answer. No responders is final here (ErrNoWorkers), not a
+// transient error: the subject names the workers, not the servers.
+func (c *Client) submitOnce(ctx context.Context, subj string, data []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout)
 	defer cancel()
 	m, err := c.nc.RequestWithContext(ctx, subj, data)

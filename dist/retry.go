@@ -10,9 +10,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// ErrUnavailable is returned (wrapped, with the last cause) by Spawn and the
-// worker's other writes when the servers kept answering with transient
-// errors for the whole retry window.
+// ErrUnavailable is returned (wrapped, with the last cause) by Spawn,
+// Submit and the worker's other writes when the servers kept answering
+// with transient errors for the whole retry window.
 var ErrUnavailable = &Error{"unavailable", "servers unavailable"}
 
 // retryWindow bounds how long a write is retried through transient errors.
