@@ -224,6 +224,11 @@
 // the exercise's pretty-printed sample: lines are joined until the value
 // closes, provided what has been read stays a valid JSON prefix.
 //
+// A program that serves this protocol with handlers of its own (as steal
+// node -nats does, against a cluster on NATS) frames its input with
+// Reader and writes its replies with AppendReply, so that both are the
+// node's.
+//
 // # Costs
 //
 // Messages are handled one at a time on the calling goroutine: no locks, no

@@ -38,6 +38,12 @@ func (s *SkipError) Error() string { return fmt.Sprintf("line %d: %s", s.Line, s
 // with their own handler, so that their framing and skip reports are the
 // node's. A Reader is not safe for concurrent use.
 //
+// Next may block reading its source. Serve therefore flushes its buffered
+// replies before every read of the source (not only before each Next, as
+// the Reader reads ahead); a program that buffers its replies must do the
+// same, or write each reply as soon as it is ready, or a peer waiting for a
+// reply before it sends more waits for ever.
+//
 // The normal case, one value per line, is checked with a cheap bracket
 // scan and handed over without copying.
 type Reader struct {
