@@ -226,13 +226,23 @@ func TestIdleUsesNoCPU(t *testing.T) {
 	for _, p := range pools {
 		waitAllParked(t, p)
 	}
-	runtime.GC()
-	before, start := processCPU(t), time.Now()
-	time.Sleep(time.Second)
-	used, wall := processCPU(t)-before, time.Since(start)
-	t.Logf("CPU used over %v idle: %v", wall.Round(time.Millisecond), used)
+	// The process's CPU time also counts the runtime's own work (a
+	// collection, the race detector) and, on a loaded machine, accounting
+	// noise; a pool that spins or polls burns CPU in every second, so the
+	// test takes the best of three idle seconds.
+	var used, wall time.Duration
+	for try := 0; try < 3; try++ {
+		runtime.GC()
+		before, start := processCPU(t), time.Now()
+		time.Sleep(time.Second)
+		used, wall = processCPU(t)-before, time.Since(start)
+		t.Logf("CPU used over %v idle: %v", wall.Round(time.Millisecond), used)
+		if used <= 50*time.Millisecond {
+			break
+		}
+	}
 	if used > 50*time.Millisecond {
-		t.Errorf("idle pools used %v of CPU in %v (want flat, < 50ms)", used, wall)
+		t.Errorf("idle pools used %v of CPU in %v, the best of three idle seconds (want flat, < 50ms)", used, wall)
 	}
 	for _, p := range pools {
 		if s := p.Stats(); s.Idle != p.Workers() || s.Spinning != 0 {
