@@ -129,6 +129,12 @@ func BenchmarkJoin(b *testing.B) {
 			fibSeq(30)
 		}
 	})
+	b.Run("floor-closures", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			fibClosures(30)
+		}
+	})
 	b.Run("steal", func(b *testing.B) {
 		p := New()
 		defer p.Close()
@@ -166,6 +172,25 @@ func fibSeq(n int) int {
 	}
 	return fibSeq(n-1) + fibSeq(n-2)
 }
+
+// fibClosures is fibJoin without a pool: the two allocations per call that
+// the compiler makes for Join's closures (b's closure escapes, a thief may
+// run it, and the result it writes moves to the heap with it), and no
+// scheduling. It is the floor for fib written with Join and closures.
+func fibClosures(n int) int {
+	if n < 2 {
+		return n
+	}
+	var x, y int
+	a := func() { x = fibClosures(n - 1) }
+	b := func() { y = fibClosures(n - 2) }
+	fibClosureSink = b // escapes, as Join's b does
+	a()
+	b()
+	return x + y
+}
+
+var fibClosureSink func()
 
 func fibFork(w *Worker, n int) int {
 	if n < 2 {

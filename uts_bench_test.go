@@ -114,6 +114,20 @@ var utsNodes = utsSeq(1, true)
 
 // BenchmarkUTS compares the walks on one pool of GOMAXPROCS workers.
 func BenchmarkUTS(b *testing.B) {
+	for _, group := range []bool{false, true} {
+		name := "floor-closures"
+		if group {
+			name = "floor-closures+group"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if utsFloor(1, true, group) != utsNodes {
+					b.Fatal("wrong count")
+				}
+			}
+		})
+	}
 	b.Run("sequential", func(b *testing.B) {
 		for range b.N {
 			if utsSeq(1, true) != utsNodes {
@@ -142,4 +156,35 @@ func BenchmarkUTS(b *testing.B) {
 			}
 		})
 	}
+}
+
+// utsFloorGroup is what a group per node allocates, without the scheduler:
+// an object the size of a Group, a counter, and a closure per child (called
+// at once). It is the floor for any errgroup-style walk in Go, which must
+// keep each child's closure and the group's state on the heap.
+type utsFloorGroup struct {
+	_ [384]byte
+}
+
+var (
+	utsFloorSink *utsFloorGroup
+	utsFloorFn   func()
+)
+
+func utsFloor(h uint64, root, group bool) int64 {
+	k := utsKids(h, root)
+	if k == 0 {
+		return 1
+	}
+	var n atomic.Int64
+	if group {
+		utsFloorSink = &utsFloorGroup{}
+	}
+	for i := range k {
+		c := utsChild(h, i)
+		fn := func() { n.Add(utsFloor(c, false, group)) }
+		utsFloorFn = fn // escapes, as a child's closure does
+		fn()
+	}
+	return 1 + n.Load()
 }
