@@ -234,7 +234,8 @@
 //     92 ns/task (80-103), Submit from one outside goroutine 112 ns/task
 //     (109-134), a goroutine per task 470 ns/task (442-525). steal is 5.1x
 //     faster than goroutines with Spawn and 4.2x with Submit. A spawned
-//     task allocates once (its 64-byte record); the ring and runnext cost
+//     task allocated its record (then 64 bytes; now 48, from a per-worker
+//     slab of 31); the ring and runnext cost
 //     one atomic swap, one slot store and one CAS per task. A submitted
 //     task takes one fetch-add and one atomic store, and allocates nothing
 //     of its own once the workers have records to reuse; it costs the pool
@@ -278,10 +279,13 @@
 //     children 70-220 ms, a NewGroup per node with a Go per child 0.5-3.3
 //     s and a Spawn per child 0.7-3.6 s, the spread being other jobs on
 //     the two cores (about 1.0 and 1.2 s of CPU per walk). A group of two
-//     children is one 384-byte allocation (the group, its context and
-//     both task records), a Spawn one of 176 bytes; with the caller's
-//     closures, a walk makes 7.8M allocations with groups and 8.5M with
-//     futures. Allocation and the collector set the pace: docs/xlang.md
+//     children is one 352-byte allocation (the group, its context and
+//     both task records; further children's 48-byte records come 31 to
+//     an allocation), a Spawn one of 144 bytes; with the caller's
+//     closures, a walk makes 5.5M allocations (487 MB) with groups and
+//     8.5M (658 MB) with futures, of which the caller's closures and the
+//     counter they share are 4.7M (130 MB): BenchmarkUTS/floor-closures
+//     makes just those, with no pool. Allocation and the collector set the pace: docs/xlang.md
 //     has these walks against Rayon and Java's ForkJoinPool, where a task
 //     per child takes 2-4x the time of rayon::scope and more than the
 //     sequential walk, while Fork2 matches or beats Rayon's join on fib

@@ -82,10 +82,11 @@ type Group struct {
 	// child. Each is used once: a record may be touched by the thief that
 	// ran it, or kept (wrongly) as a handle, after its child finished, so
 	// a record that has been a task is never handed out again. Group and
-	// kids fill 384 bytes, one of Go's size classes; two records make a
-	// group with two children (the fork-join shape) smaller than a group
-	// and two records allocated apart, and more would make small groups
-	// bigger, and the collector runs in proportion to bytes allocated.
+	// kids fit 352 bytes, one of Go's size classes (TestRecordSizes); two
+	// records make a group with two children (the fork-join shape) one
+	// allocation, and more would make small groups bigger, and the
+	// collector runs in proportion to bytes allocated. Further children
+	// take records from the worker's slab (see recordSlab).
 	kids [groupKids]task
 }
 
@@ -97,10 +98,10 @@ const groupKids = 2
 // context derives from w.Context(), so a group nested in a group child is
 // cancelled with its parent.
 //
-// Cost: one 384-byte allocation holds the group, its first round's
+// Cost: one 352-byte allocation holds the group, its first round's
 // context and the task records of the first round's first two children;
-// each further child takes a 64-byte record, and each later round a
-// small context. An ordinary context.WithCancelCause is made only if
+// each further child takes a 48-byte record from the worker's slab (one
+// allocation per 31 records), and each later round a small context. An ordinary context.WithCancelCause is made only if
 // someone asks for the context's Done channel or values. Go allocates
 // nothing else, but fn is a closure that escapes into its record, so the
 // caller pays for it and for the variables it captures by reference.
@@ -187,7 +188,11 @@ func (g *Group) Go(fn func(w *Worker) error) {
 	}
 	if g.owner != nil {
 		c := g.ownerCore()
-		t := g.addChild(fn)
+		if g.ended {
+			g.newRound()
+		}
+		g.latch.pending.Add(1)
+		t := g.newChildOn(c, fn)
 		c.jobs.Push(t)
 		c.pool.wakep()
 		return
@@ -214,13 +219,35 @@ func (g *Group) addChild(fn func(*Worker) error) *task {
 // newChild returns a record for a child running fn: one of the group's
 // own while the first round lasts, else a new one.
 func (g *Group) newChild(fn func(*Worker) error) *task {
-	if g.round1 && int(g.nkids) < len(g.kids) {
-		t := &g.kids[g.nkids]
-		g.nkids++
-		t.efn, t.ctx, t.done = fn, g.ctx, &g.latch
-		return t
+	if t := g.ownKid(); t != nil {
+		return g.fill(t, fn)
 	}
-	return &task{efn: fn, ctx: g.ctx, done: &g.latch}
+	return g.fill(new(task), fn)
+}
+
+// newChildOn is newChild for the owner's worker c: records past the
+// group's own come from c's slab (one allocation per 31 records).
+func (g *Group) newChildOn(c *worker, fn func(*Worker) error) *task {
+	if t := g.ownKid(); t != nil {
+		return g.fill(t, fn)
+	}
+	return g.fill(c.newRecord(), fn)
+}
+
+// ownKid hands out the next of the group's own records, or returns nil.
+func (g *Group) ownKid() *task {
+	if g.round1 && int(g.nkids) < len(g.kids) {
+		g.nkids++
+		return &g.kids[g.nkids-1]
+	}
+	return nil
+}
+
+// fill makes t a child of the round running fn.
+func (g *Group) fill(t *task, fn func(*Worker) error) *task {
+	t.setErrFn(fn)
+	t.ctx, t.done = g.ctx, &g.latch
+	return t
 }
 
 // ownerCore returns the worker of the task that made g, and panics if

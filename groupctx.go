@@ -2,7 +2,6 @@ package steal
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -37,8 +36,7 @@ type groupCtx struct {
 	checked atomic.Uint64         // epoch at which every ancestor was seen live
 	nested  atomic.Int64          // open rounds of groups made under this one
 
-	mu   sync.Mutex              // serialises materialize
-	real atomic.Pointer[realCtx] // made on demand (materialize)
+	real atomic.Pointer[realCtx] // made on demand (materialize); the first to store it wins
 }
 
 // realCtx is the ordinary context a groupCtx stands for, once made.
@@ -127,17 +125,17 @@ func (c *groupCtx) materialize() context.Context {
 	if r := c.real.Load(); r != nil {
 		return r.ctx
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if r := c.real.Load(); r != nil {
-		return r.ctx
-	}
 	parent := c.root
 	if c.up != nil {
-		parent = c.up.materialize() // child before parent: the only lock order
+		parent = c.up.materialize()
 	}
 	ctx, cancel := context.WithCancelCause(parent)
-	c.real.Store(&realCtx{ctx, cancel})
+	if !c.real.CompareAndSwap(nil, &realCtx{ctx, cancel}) {
+		// Another goroutine made it first: drop ours (cancelling it
+		// takes it off parent's list) and use theirs.
+		cancel(nil)
+		return c.real.Load().ctx
+	}
 	if p := c.cause.Load(); p != nil { // see cancel
 		cancel(*p)
 	}

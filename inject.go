@@ -39,9 +39,10 @@ type injectQueue struct {
 	headPub atomic.Uint64
 	end     atomic.Uint64
 
-	spillHead, spillTail *task        // under mu
-	spillN               atomic.Int64 // written under mu, read without it
-	spillFirst           bool         // which part a take looks at first; under mu
+	spill      []*task      // tasks spilled by full rings, oldest at spillHead; under mu
+	spillHead  int          // under mu
+	spillN     atomic.Int64 // written under mu, read without it
+	spillFirst bool         // which part a take looks at first; under mu
 
 	pool *Pool // for the records of taken submissions
 }
@@ -212,18 +213,19 @@ func (q *injectQueue) sweepLocked() {
 	}
 }
 
-// pushSpill appends tasks from a full ring, in order.
+// pushSpill appends tasks from a full ring, in order. Spilled tasks wait
+// in a slice, not a list through the records, so that a record has no
+// link field: it is smaller by one word for every task, spilled or not.
 func (q *injectQueue) pushSpill(batch []*task) {
 	q.mu.Lock()
-	for _, t := range batch {
-		t.next = nil
-		if q.spillTail == nil {
-			q.spillHead = t
-		} else {
-			q.spillTail.next = t
-		}
-		q.spillTail = t
+	if h := q.spillHead; h > 0 && h >= len(q.spill)/2 {
+		// Slide the waiting tasks down, so that spills that never drain
+		// completely do not grow the array without end.
+		n := copy(q.spill, q.spill[h:])
+		clear(q.spill[n:])
+		q.spill, q.spillHead = q.spill[:n], 0
 	}
+	q.spill = append(q.spill, batch...)
 	q.spillN.Add(int64(len(batch)))
 	q.mu.Unlock()
 }
@@ -231,15 +233,17 @@ func (q *injectQueue) pushSpill(batch []*task) {
 // popSpillLocked removes the oldest spilled task, or returns nil. Caller
 // holds mu.
 func (q *injectQueue) popSpillLocked() *task {
-	t := q.spillHead
-	if t == nil {
+	if q.spillHead == len(q.spill) {
 		return nil
 	}
-	q.spillHead = t.next
-	if q.spillHead == nil {
-		q.spillTail = nil
+	t := q.spill[q.spillHead]
+	q.spill[q.spillHead] = nil
+	if q.spillHead++; q.spillHead == len(q.spill) {
+		q.spill, q.spillHead = q.spill[:0], 0 // drained: reuse the array,
+		if cap(q.spill) > 4096 {
+			q.spill = nil // unless a burst made it big
+		}
 	}
-	t.next = nil
 	q.spillN.Add(-1)
 	return t
 }

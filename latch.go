@@ -15,10 +15,10 @@ type latch struct {
 	// sleeper is the worker asleep on this latch, if any.
 	sleeper atomic.Pointer[worker]
 	// outside is set before a goroutine outside the pool blocks; only then
-	// does countDown take mu, so fork-join inside the pool pays no lock.
-	outside atomic.Bool
-	mu      sync.Mutex
-	ch      chan struct{}
+	// does countDown take its lock, so fork-join inside the pool pays no
+	// lock, and a latch nobody outside waits for carries one pointer for
+	// it (latches are in every group, future and fork record).
+	outside atomic.Pointer[outsideWait]
 
 	// err is how the task this latch waits for failed: a *PanicError or a
 	// *SkippedError. Written before countDown, read after the latch opens.
@@ -44,30 +44,47 @@ func (l *latch) countDown() {
 		default: // a token is already there
 		}
 	}
-	if l.outside.Load() {
-		l.mu.Lock()
-		if l.ch != nil {
-			close(l.ch)
-			l.ch = nil
+	if o := l.outside.Load(); o != nil {
+		o.mu.Lock()
+		if o.ch != nil {
+			close(o.ch)
+			o.ch = nil
 		}
-		l.mu.Unlock()
+		o.mu.Unlock()
 	}
+}
+
+// outsideWait is what goroutines outside the pool block on: the channel
+// countDown closes when the latch opens, made on demand.
+type outsideWait struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// waiter returns l's outsideWait, making it on first use. Storing it is
+// what tells countDown to look; see block.
+func (l *latch) waiter() *outsideWait {
+	if o := l.outside.Load(); o != nil {
+		return o
+	}
+	l.outside.CompareAndSwap(nil, new(outsideWait))
+	return l.outside.Load()
 }
 
 // block waits, without helping, until the latch opens. It is for goroutines
 // outside the pool, which have no queues to help with.
 func (l *latch) block() {
-	l.outside.Store(true)
-	l.mu.Lock()
+	o := l.waiter()
+	o.mu.Lock()
 	if l.open() {
-		l.mu.Unlock()
+		o.mu.Unlock()
 		return
 	}
-	if l.ch == nil {
-		l.ch = make(chan struct{})
+	if o.ch == nil {
+		o.ch = make(chan struct{})
 	}
-	ch := l.ch
-	l.mu.Unlock()
+	ch := o.ch
+	o.mu.Unlock()
 	<-ch
 }
 

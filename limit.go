@@ -115,7 +115,7 @@ func (g *Group) addOwned(fn func(*Worker) error, s slotter, try bool) bool {
 	if s != nil {
 		s.reserve()
 	}
-	c.jobs.Push(g.newChild(fn))
+	c.jobs.Push(g.newChildOn(c, fn))
 	c.pool.wakep()
 	return true
 }
@@ -144,7 +144,7 @@ func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 	if s != nil {
 		s.reserve()
 	}
-	t := &task{efn: fn, ctx: g.ctx, done: &g.latch}
+	t := g.fill(new(task), fn)
 	ctx := g.ctx
 	if try {
 		// submitTask never blocks, so it may run under the lock, where the

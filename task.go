@@ -18,15 +18,13 @@ import (
 // from its own task and may instead be reported by the race detector.
 //
 // A task record is its own handle, so a handle costs nothing extra: the
-// record (64 bytes) is allocated once per Spawn or Group.Go. A task
+// record (48 bytes) is allocated once per Spawn or Group.Go. A task
 // submitted from outside (Submit, TrySubmit, Go) waits in the inject queue
 // as a 16-byte entry and gets its record from the worker that picks it up,
 // which allocates them 32 at a time; Join, Fork2 and For recycle theirs.
 type Worker struct {
-	c    *worker // the worker running this task; nil unless it runs
-	fn   func(*Worker)
-	efn  func(*Worker) error // a Group child's function, instead of fn
-	next *Worker             // inject queue link, owned by whoever holds the queue lock
+	c  *worker // the worker running this task; nil unless it runs
+	fn func(*Worker)
 	// ctx is what the task sees as Context: the context of the place that
 	// created it, whoever runs it.
 	ctx  context.Context
@@ -41,9 +39,25 @@ type Worker struct {
 	own bool
 	// goFn: fn holds a func() (Go), not a func(*Worker); see callGo.
 	goFn bool
+	// errFn: fn holds a group child's func(*Worker) error; see setErrFn.
+	errFn bool
 	// sub: queued by submitEntry (subQueued), and maybe timed (subSampled:
 	// ctx is then a *waitStamp until a worker picks the task up).
 	sub uint8
+}
+
+// setErrFn stores a group child's function in fn. Every func value is one
+// pointer, so the record keeps one function field for its three kinds
+// (func(*Worker), func() for Go, func(*Worker) error), which keeps it at
+// 48 bytes: records are allocated for every child and every submission.
+func (t *task) setErrFn(fn func(*Worker) error) {
+	*(*func(*Worker) error)(unsafe.Pointer(&t.fn)) = fn
+	t.errFn = true
+}
+
+// callErr calls t's function as the func(*Worker) error of setErrFn.
+func (t *task) callErr() error {
+	return (*(*func(*Worker) error)(unsafe.Pointer(&t.fn)))(t)
 }
 
 // callGo calls t's function as the func() that Go queued.

@@ -18,16 +18,16 @@ func (l *latch) doneChan() <-chan struct{} {
 	if l.open() {
 		return closedChan
 	}
-	l.outside.Store(true)
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	o := l.waiter()
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if l.open() {
 		return closedChan
 	}
-	if l.ch == nil {
-		l.ch = make(chan struct{})
+	if o.ch == nil {
+		o.ch = make(chan struct{})
 	}
-	return l.ch
+	return o.ch
 }
 
 // waitForCtx is waitFor that also stops when ctx is done; it reports
