@@ -29,7 +29,7 @@ type Job struct {
 	StolenFrom string
 
 	w       *Worker
-	rev     uint64 // revision of the job's record: spawns are fenced by it
+	e       *entry // the job as the worker holds it: its record's revision fences spawns
 	spawned int
 	local   *steal.Worker
 }
@@ -46,12 +46,22 @@ func (j *Job) Local() *steal.Worker { return j.local }
 // here next unless a thief takes it) and returns the child's id,
 // "<parent id>-<n>" for the n-th spawn of this run. Ids are deterministic so
 // that a re-run of the parent (after a crash) spawns the same ids, which are
-// recorded once. It returns ErrFenced when the parent's record is no longer
-// this worker's (the parent was taken over): the child is not queued.
-// Transient server errors (a leader election after a server was lost) are
-// retried until ctx ends or for at most 30 s; after that Spawn returns an
-// error wrapping ErrUnavailable, and the child may or may not be queued
-// (a re-run of the parent spawns it at most once).
+// recorded once.
+//
+// With local spawn (the default, WithLocalSpawn), Spawn writes nothing: the
+// child is held in memory until a thief steals it or this job completes,
+// and the record of this job (or of the ancestor it was spawned from)
+// stands for it meanwhile. Spawn returns ErrFenced when the worker has
+// fenced itself since this job started (its record may be another's): the
+// child is not queued.
+//
+// With WithLocalSpawn(false), Spawn writes the child's record before it
+// returns, conditional on this job's record: ErrFenced means that record
+// is no longer this worker's (the job was taken over). Transient server
+// errors (a leader election after a server was lost) are retried until ctx
+// ends or for at most 30 s; after that Spawn returns an error wrapping
+// ErrUnavailable, and the child may or may not be queued (a re-run of the
+// parent spawns it at most once).
 func (j *Job) Spawn(ctx context.Context, typ string, payload []byte) (string, error) {
 	id := j.ID + "-" + strconv.Itoa(j.spawned)
 	j.spawned++
@@ -67,7 +77,13 @@ func (j *Job) SpawnID(ctx context.Context, id, typ string, payload []byte) error
 	if err := r.check(j.w.cfg.maxPayload); err != nil {
 		return err
 	}
-	return j.w.spawn(ctx, r, qKey(j.w.name, j.ID), j.rev)
+	if j.w.cfg.localSpawn {
+		return j.w.spawnLocal(j.e, r)
+	}
+	j.w.mu.Lock()
+	rev := j.e.rev
+	j.w.mu.Unlock()
+	return j.w.spawn(ctx, r, qKey(j.w.name, j.ID), rev)
 }
 
 // ErrFenced is returned by Spawn when the running job's record has moved to

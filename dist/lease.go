@@ -127,6 +127,7 @@ func (w *Worker) fence() {
 		w.dq.PopFront()
 	}
 	clear(w.known)
+	clear(w.locals) // their parents still list them: a completion writes their records
 	w.epoch++
 	w.mu.Unlock()
 	for w.ctx.Err() == nil {

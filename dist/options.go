@@ -49,6 +49,7 @@ type config struct {
 	steal      StealMode
 	maxPayload int
 	timeout    time.Duration
+	localSpawn bool
 }
 
 func defaults() config {
@@ -59,6 +60,7 @@ func defaults() config {
 		slots:      runtime.GOMAXPROCS(0),
 		maxPayload: defaultMaxPay,
 		timeout:    2 * time.Second,
+		localSpawn: true,
 	}
 }
 
@@ -102,6 +104,18 @@ func WithMaxPayload(n int) Option { return func(c *config) { c.maxPayload = n } 
 // WithRequestTimeout bounds each request to a worker or to the servers
 // (default 2 s).
 func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// WithLocalSpawn sets whether jobs a handler spawns stay in the worker's
+// memory until stolen or until their parent completes (default true), or
+// are written to the servers at once, as a submission is. Local spawn
+// costs a child one write (its completion) instead of three messages in
+// two round trips, and loses nothing in a crash: the parent's record stays
+// until the parent's completion writes the records of its unfinished
+// children, and a re-run of the parent spawns the same ids. Written at
+// once, a child is visible to Client.Workers and to takeovers from the
+// start, and a handler that spawns from a run that lost its record learns
+// it from Spawn (ErrFenced) rather than at its completion.
+func WithLocalSpawn(on bool) Option { return func(c *config) { c.localSpawn = on } }
 
 func buildConfig(opts []Option) (config, error) {
 	c := defaults()

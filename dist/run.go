@@ -2,7 +2,6 @@ package dist
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -83,7 +82,7 @@ func (w *Worker) execute(e *entry, sw *steal.Worker) *outcome {
 		return out
 	}
 	j := &Job{ID: r.ID, Type: r.Type, Payload: r.Payload, Cost: r.Cost, Attempt: r.Attempt,
-		StolenFrom: r.From, w: w, rev: e.rev, local: sw}
+		StolenFrom: r.From, w: w, e: e, local: sw}
 	res, err := callHandler(w.jobCtx, h, j)
 	var pe *panicError
 	switch {
@@ -114,46 +113,4 @@ func callHandler(ctx context.Context, h Handler, j *Job) (res []byte, err error)
 		}
 	}()
 	return h(ctx, j)
-}
-
-// complete records the outcome and retires the record in one batch: the
-// completion is create-only (the first one wins) and the delete is a
-// compare-and-swap on the record (a fenced worker's completion is
-// refused). It reports whether the job must be queued again because the
-// servers could not be reached.
-func (w *Worker) complete(e *entry, out *outcome) (requeue bool) {
-	data, _ := json.Marshal(out)
-	q := qKey(w.name, e.id)
-	ctx := context.Background()
-	_, err := w.st.commit(ctx, []op{
-		{key: q, del: true, check: true, expect: e.rev},
-		{key: dKey(e.id), value: data, check: true, expect: 0},
-	})
-	switch {
-	case err == nil:
-		w.stats.completed.Add(1)
-	case errors.Is(err, errConflict):
-		if !w.stillOurs(e) {
-			w.countGone(ctx, out)
-			break
-		}
-		// Ours, but completed before (a duplicate record): retire it.
-		w.stats.duplicates.Add(1)
-		w.st.commit(ctx, []op{{key: q, del: true, check: true, expect: e.rev}})
-	default:
-		return true
-	}
-	return false
-}
-
-// countGone counts a completion refused because the record is gone: either
-// another worker owns the job, or a retried commit found its own first
-// attempt applied (the ledger then holds this very outcome).
-func (w *Worker) countGone(ctx context.Context, out *outcome) {
-	if o, err := w.st.done(ctx, out.ID); err == nil && o != nil &&
-		o.Worker == out.Worker && o.Attempt == out.Attempt && o.Hops == out.Hops && o.Code == out.Code {
-		w.stats.completed.Add(1)
-		return
-	}
-	w.stats.refused.Add(1)
 }

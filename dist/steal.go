@@ -58,8 +58,20 @@ func (w *Worker) onSteal(m *nats.Msg) {
 	poke(w.kick)
 }
 
-// takeBack pops the jobs to give from the back of the deque.
-func (w *Worker) takeBack(max int) []*entry {
+// taken is a job popped for a thief, with what fences its move, read
+// under w.mu: its record's revision, or for a job without a record (see
+// local.go) the key and revision of its anchor's record.
+type taken struct {
+	e     *entry
+	rev   uint64
+	guard string
+	grev  uint64
+}
+
+// takeBack pops the jobs to give from the back of the deque. Jobs without
+// a record are claimed for the steal, and skipped while another batch
+// claims them (their parent's completion is writing their records).
+func (w *Worker) takeBack(max int) []taken {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closing {
@@ -71,94 +83,114 @@ func (w *Worker) takeBack(max int) []*entry {
 		k = min(k, max)
 	}
 	k = min(k, maxStealJobs)
-	var taken, bad []*entry
+	var out []taken
+	var skip []*entry
 	size := 0
-	for len(taken) < k && size < maxStealBytes {
+	for len(out) < k && size < maxStealBytes {
 		e, ok := w.dq.PopBack()
 		if !ok {
 			break
 		}
 		switch {
 		case !w.liveLocked(e):
-		case e.rec == nil:
-			bad = append(bad, e) // undecodable: recorded here, not moved
+		case e.rec == nil || e.flying != flightNone:
+			skip = append(skip, e) // undecodable (recorded here) or claimed: not moved
 		default:
-			taken = append(taken, e)
+			t := taken{e: e, rev: e.rev}
+			if e.rev == 0 {
+				e.flying = flightSteal
+				t.guard, t.grev = w.guardLocked(e)
+			}
+			out = append(out, t)
 			size += len(e.rec.Payload) + 256
 		}
 	}
-	for _, e := range bad {
+	for _, e := range skip {
 		w.dq.PushFront(e)
 	}
-	w.moving += len(taken)
-	return taken
+	w.moving += len(out)
+	return out
 }
 
-// giveAway commits the move of taken to thief and returns the jobs as the
-// thief will hold them; on failure it puts back what is still ours.
-func (w *Worker) giveAway(taken []*entry, thief string) []stolenJob {
-	ops := make([]op, 0, 2*len(taken))
-	recs := make([][]byte, len(taken))
-	for i, e := range taken {
-		r := *e.rec
+// giveAway commits the move of jobs to thief and returns them as the
+// thief will hold them; on failure it puts back what is still ours. A job
+// with a record moves by a delete (conditional on its revision) and a put;
+// one without gets its first record, under the thief's name, conditional
+// on its anchor's record (a zombie victim's steal is refused).
+func (w *Worker) giveAway(jobs []taken, thief string) []stolenJob {
+	ops := make([]op, 0, 2*len(jobs))
+	recs := make([][]byte, len(jobs))
+	at := make([]int, len(jobs)) // index of each job's put in ops
+	for i, t := range jobs {
+		r := *t.e.rec
 		r.Hops++
 		r.From = w.name
 		recs[i], _ = json.Marshal(&r)
-		ops = append(ops, op{key: qKey(w.name, e.id), del: true, check: true, expect: e.rev},
-			op{key: qKey(thief, e.id), value: recs[i]})
+		put := op{key: qKey(thief, t.e.id), value: recs[i], guard: t.guard, check: t.guard != "", expect: t.grev}
+		if t.rev != 0 {
+			ops = append(ops, op{key: qKey(w.name, t.e.id), del: true, check: true, expect: t.rev})
+		}
+		at[i] = len(ops)
+		ops = append(ops, put)
 	}
 	revs, err := w.st.commit(w.ctx, ops)
 	if err != nil {
 		// A conflict, or an outcome unknown after retries (the batch may
 		// have been applied): only records still ours come back.
-		w.putBack(taken)
+		w.putBack(jobs)
 		return []stolenJob{}
 	}
 	w.mu.Lock()
-	for _, e := range taken {
-		w.retireLocked(e.id, e.rev)
+	for _, t := range jobs {
+		t.e.flying, t.e.gone = flightNone, true
+		w.retireLocked(t.e.id, t.rev)
 	}
-	w.moving -= len(taken)
+	w.moving -= len(jobs)
+	w.flights.Broadcast()
 	w.mu.Unlock()
-	w.stats.given.Add(int64(len(taken)))
-	out := make([]stolenJob, len(taken))
-	for i := range taken {
-		out[i] = stolenJob{Rev: revs[2*i+1], Rec: recs[i]}
+	w.stats.given.Add(int64(len(jobs)))
+	out := make([]stolenJob, len(jobs))
+	for i := range jobs {
+		out[i] = stolenJob{Rev: revs[at[i]], Rec: recs[i]}
 	}
 	return out
 }
 
 // putBack returns popped jobs to the back of the deque after a failed
 // move: each record is checked, only those still at their revision come
-// back.
-func (w *Worker) putBack(taken []*entry) {
-	keep := make([]bool, len(taken))
-	for i, e := range taken {
-		keep[i] = w.stillOurs(e)
+// back. A job without a record stays ours unless the worker fenced itself:
+// if a steal whose answer was lost did apply, the thief runs it too, and
+// one of the two completions is refused.
+func (w *Worker) putBack(jobs []taken) {
+	keep := make([]bool, len(jobs))
+	for i, t := range jobs {
+		keep[i] = t.rev == 0 || w.stillOurs(qKey(w.name, t.e.id), t.rev)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.moving -= len(taken)
-	for i := len(taken) - 1; i >= 0; i-- {
-		e := taken[i]
+	w.moving -= len(jobs)
+	for i := len(jobs) - 1; i >= 0; i-- {
+		e := jobs[i].e
+		e.flying = flightNone
 		switch {
 		case keep[i] && w.liveLocked(e):
 			w.dq.PushBack(e)
 		default:
-			w.retireLocked(e.id, e.rev)
+			w.retireLocked(e.id, jobs[i].rev)
 		}
 	}
+	w.flights.Broadcast()
 }
 
-// stillOurs reports whether e's record is still at e's revision under this
-// worker's name. When the servers cannot tell (unreachable for the whole
+// stillOurs reports whether the record at key (under this worker's name)
+// is still at rev. When the servers cannot tell (unreachable for the whole
 // retry window) it reports true: keeping a job that moved costs a run whose
 // completion is refused, dropping one that did not would strand it.
-func (w *Worker) stillOurs(e *entry) bool {
-	kv, err := w.st.get(context.Background(), qKey(w.name, e.id))
+func (w *Worker) stillOurs(key string, rev uint64) bool {
+	kv, err := w.st.get(context.Background(), key)
 	switch {
 	case err == nil:
-		return kv.Revision() == e.rev
+		return kv.Revision() == rev
 	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrKeyDeleted):
 		return false
 	}

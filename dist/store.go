@@ -123,8 +123,9 @@ type op struct {
 	key    string
 	value  []byte // nil with del
 	del    bool
-	expect uint64 // expected revision of key (when check)
+	expect uint64 // expected revision of key, or of guard when set (when check)
 	check  bool
+	guard  string // key whose revision is checked instead of key's, optional
 	msgID  string // deduplication id, optional
 }
 
@@ -225,6 +226,9 @@ func (s *store) opMsg(o *op) *nats.Msg {
 	m := &nats.Msg{Subject: s.jobsPfx + o.key, Header: nats.Header{}, Data: o.value}
 	if o.check {
 		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(o.expect, 10))
+	}
+	if o.guard != "" {
+		m.Header.Set(jetstream.ExpectedLastSubjSeqSubjHeader, s.jobsPfx+o.guard)
 	}
 	if o.del {
 		// A delete marker that expires: the bucket keeps nothing of a

@@ -26,7 +26,9 @@ type Worker struct {
 
 	mu       sync.Mutex
 	dq       cluster.Deque[*entry] // owner at the front, thieves at the back
-	known    map[string]uint64     // id -> revision of each record held (queued, running or moving)
+	known    map[string]uint64     // id -> revision of each job held (queued, running or moving); 0: no record yet
+	locals   map[string]*entry     // jobs held that have no record yet (spawned here, see local.go)
+	flights  *sync.Cond            // on mu: signalled when a batch about local jobs settles
 	retired  [2]map[string]uint64  // id -> revision of records let go lately (completed, given, moved away)
 	rotated  time.Time             // when retired[1] became retired[0]
 	running  int                   // jobs handed to the pool
@@ -55,12 +57,19 @@ type Worker struct {
 }
 
 // entry is one job in the deque. rec is nil for a record that did not
-// decode: it is completed with ErrMalformedJob.
+// decode: it is completed with ErrMalformedJob. rev is 0 for a job spawned
+// here that has no record yet; the fields after err track such jobs (see
+// local.go) and are guarded by Worker.mu, as rev is.
 type entry struct {
 	id  string
 	rev uint64
 	rec *record
 	err string // why rec is nil
+
+	parent *entry   // the job whose run spawned this one here, if one did
+	kids   []*entry // jobs this one's run spawned that had no record then
+	flying flight   // the batch in flight that is about this job, if any
+	gone   bool     // completed or moved away: no longer the parent's to write
 }
 
 type stats struct {
@@ -88,10 +97,11 @@ func NewWorker(nc *nats.Conn, name string, opts ...Option) (*Worker, error) {
 	if !validName(name) {
 		return nil, ErrInvalidName
 	}
-	return &Worker{
+	w := &Worker{
 		name: name, cfg: cfg, nc: nc,
 		handlers: map[string]Handler{},
 		known:    map[string]uint64{},
+		locals:   map[string]*entry{},
 		retired:  [2]map[string]uint64{{}, {}},
 		members:  newMembers(),
 		wake:     make(chan struct{}, 1),
@@ -99,7 +109,9 @@ func NewWorker(nc *nats.Conn, name string, opts ...Option) (*Worker, error) {
 		scan:     make(chan struct{}, 1),
 		reload:   make(chan struct{}, 1),
 		rewatch:  make(chan struct{}, 1),
-	}, nil
+	}
+	w.flights = sync.NewCond(&w.mu)
+	return w, nil
 }
 
 // Name is the worker's name.
@@ -174,6 +186,12 @@ func (w *Worker) enterLocked() {
 // watch of its own records), the second time possibly after it completed:
 // the retired revisions keep it from running twice.
 func (w *Worker) adoptLocked(e *entry, front bool) bool {
+	if l := w.locals[e.id]; l != nil && l.flying <= flightKid {
+		// The record of a job held here without one: its parent's
+		// completion wrote it, and its watch echo may beat the batch's ack.
+		w.upgradeLocked(l, e.rev)
+		return false
+	}
 	if r, ok := w.known[e.id]; ok && r >= e.rev {
 		return false
 	}
@@ -194,20 +212,35 @@ func (w *Worker) adoptLocked(e *entry, front bool) bool {
 // kept for two rotation periods, long enough to outlast any late delivery
 // of the same record (a request timeout).
 func (w *Worker) retireLocked(id string, rev uint64) {
+	if w.locals[id] != nil && rev > 0 {
+		return // the delete of an older record of an id now held without one
+	}
 	if r, ok := w.known[id]; ok && r <= rev {
 		delete(w.known, id)
+		delete(w.locals, id)
 	}
 	if now := time.Now(); now.Sub(w.rotated) > 2*w.cfg.timeout {
 		w.retired[0], w.retired[1], w.rotated = w.retired[1], map[string]uint64{}, now
 	}
-	if rev > w.retired[1][id] {
+	if r, ok := w.retired[1][id]; !ok || rev > r {
 		w.retired[1][id] = rev
 	}
 }
 
-// liveLocked reports whether e is still the record the worker holds; an
-// entry goes stale when its record moved away or was replaced.
-func (w *Worker) liveLocked(e *entry) bool { return w.known[e.id] == e.rev }
+// retiredLocked reports whether id was let go lately.
+func (w *Worker) retiredLocked(id string) bool {
+	_, a := w.retired[0][id]
+	_, b := w.retired[1][id]
+	return a || b
+}
+
+// liveLocked reports whether e is still the job the worker holds; an
+// entry goes stale when its record moved away or was replaced, or when the
+// worker fenced itself.
+func (w *Worker) liveLocked(e *entry) bool {
+	r, ok := w.known[e.id]
+	return ok && r == e.rev
+}
 
 // popFrontLocked takes the owner's next job, dropping stale entries.
 func (w *Worker) popFrontLocked() *entry {

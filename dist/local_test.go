@@ -1,0 +1,259 @@
+package dist
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// jobsWrites returns how many messages the jobs bucket's stream has
+// stored so far (its last sequence): every put, delete and completion.
+func jobsWrites(t *testing.T, h *harness) uint64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	s, err := h.client.st.js.Stream(ctx, "KV_"+h.client.cfg.jobsBucket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.State.LastSeq
+}
+
+// fanTree spawns fanout children of depth payload-1 (payload is the
+// depth in decimal) and returns; with join set it first waits for each
+// child's completion, as a fork-join program does.
+func fanTree(h *harness, fanout int, join bool) Handler {
+	return func(ctx context.Context, j *Job) ([]byte, error) {
+		h.ran(j.ID)
+		d, _ := strconv.Atoi(string(j.Payload))
+		var kids []string
+		for i := 0; d > 0 && i < fanout; i++ {
+			id, err := j.Spawn(ctx, "tree", []byte(strconv.Itoa(d-1)))
+			if err != nil {
+				return nil, err
+			}
+			kids = append(kids, id)
+		}
+		for _, id := range kids {
+			if !join {
+				break
+			}
+			wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+			_, err := h.client.Wait(wctx, id)
+			cancel()
+			if err != nil {
+				return nil, err
+			}
+		}
+		return []byte(j.Worker()), nil
+	}
+}
+
+func fanIDs(root string, fanout, d int) []string {
+	out := []string{root}
+	for i := 0; d > 0 && i < fanout; i++ {
+		out = append(out, fanIDs(root+"-"+strconv.Itoa(i), fanout, d-1)...)
+	}
+	return out
+}
+
+// TestLocalTree: a tree of spawns on two workers that steal from each
+// other completes with exactly one completion per id, each job run once,
+// and no record left, with local spawn and without.
+func TestLocalTree(t *testing.T) {
+	for _, local := range []bool{true, false} {
+		t.Run("local="+strconv.FormatBool(local), func(t *testing.T) {
+			h := newHarness(t, WithLease(time.Second), WithSlots(2), WithLocalSpawn(local))
+			for _, n := range []string{"w1", "w2"} {
+				h.worker(n, func(w *Worker) { w.Handle("tree", fanTree(h, 2, false)) })
+			}
+			h.ready("w1", "w2")
+			const depth = 6 // 127 jobs
+			if err := h.client.Submit(context.Background(), "r", "tree", []byte(strconv.Itoa(depth)), To("w1")); err != nil {
+				t.Fatal(err)
+			}
+			ids := fanIDs("r", 2, depth)
+			stolen := 0
+			for _, id := range ids {
+				if r := h.wait(id); r.Err != nil || h.runCount(id) != 1 {
+					t.Fatalf("%s: err %v, ran %d times", id, r.Err, h.runCount(id))
+				} else if r.Hops > 0 {
+					stolen++
+				}
+			}
+			checkQuiet(t, h, len(ids))
+			t.Logf("%d jobs, %d of them stolen", len(ids), stolen)
+		})
+	}
+}
+
+// TestLocalSpawnWrites: a fork-join tree of N jobs on one worker (each job
+// waits for its children before it returns) costs about one write per job
+// with local spawn: a child's completion only. Written at spawn, each child
+// costs three (its record, its delete, its completion).
+func TestLocalSpawnWrites(t *testing.T) {
+	const depth = 3 // 15 jobs; every waiting parent holds a slot
+	n := uint64(len(fanIDs("r", 2, depth)))
+	for _, local := range []bool{true, false} {
+		t.Run("local="+strconv.FormatBool(local), func(t *testing.T) {
+			h := newHarness(t, WithLease(time.Second), WithSlots(16), WithLocalSpawn(local), WithStealMode(StealOff))
+			h.worker("w1", func(w *Worker) { w.Handle("tree", fanTree(h, 2, true)) })
+			h.ready("w1")
+			before := jobsWrites(t, h)
+			if err := h.client.Submit(context.Background(), "r", "tree", []byte(strconv.Itoa(depth))); err != nil {
+				t.Fatal(err)
+			}
+			h.wait("r")
+			checkQuiet(t, h, int(n))
+			writes := jobsWrites(t, h) - before
+			t.Logf("%d jobs, %d writes to the jobs bucket", n, writes)
+			switch {
+			case local && writes > n+2: // the root: its record, delete and completion
+				t.Fatalf("local spawn: %d writes for %d jobs, want at most %d", writes, n, n+2)
+			case !local && writes < 3*n:
+				t.Fatalf("spawn written at once: %d writes for %d jobs, want at least %d", writes, n, 3*n)
+			}
+		})
+	}
+}
+
+// gate blocks a handler until it is closed (at most 20 s, or until the
+// worker closes).
+func gate(ctx context.Context, c <-chan struct{}) {
+	select {
+	case <-c:
+	case <-ctx.Done():
+	case <-time.After(20 * time.Second):
+	}
+}
+
+// TestStealLocalChildren: children held only in the spawning worker's
+// memory (their parent still running) are stolen with records written
+// under the thief's name in the steal's batch; the victim's records are
+// untouched, and every job completes once.
+func TestStealLocalChildren(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithSlots(1))
+	release := make(chan struct{})
+	handler := func(ctx context.Context, j *Job) ([]byte, error) {
+		h.ran(j.ID)
+		if j.ID == "root" {
+			for range 20 {
+				if _, err := j.Spawn(ctx, "job", nil); err != nil {
+					return nil, err
+				}
+			}
+		}
+		gate(ctx, release)
+		return []byte(j.Worker()), nil
+	}
+	w1 := h.worker("w1", func(w *Worker) { w.Handle("job", handler) }, WithStealMode(StealOff))
+	h.ready("w1")
+	if err := h.client.Submit(context.Background(), "root", "job", nil, To("w1")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "root to spawn its children", func() bool { return w1.Queued() == 20 })
+	if q := h.count("q.>"); q != 1 {
+		t.Fatalf("%d records while the children wait on w1, want 1 (the root's)", q)
+	}
+	w2 := h.worker("w2", func(w *Worker) { w.Handle("job", handler) })
+	waitFor(t, 10*time.Second, "w2 to steal", func() bool { return w2.Stats().Stolen > 0 })
+	stolen := int(w2.Stats().Stolen)
+	if q1, q2 := h.count("q.w1.>"), h.count("q.w2.>"); q1 != 1 || q2 != stolen {
+		t.Fatalf("after w2 stole %d: %d records on w1 (want the root's), %d on w2 (want %d)", stolen, q1, q2, stolen)
+	}
+	close(release)
+	ids := append([]string{"root"}, fanIDs("root", 20, 1)[1:]...)
+	onW2 := 0
+	for _, id := range ids {
+		r := h.wait(id)
+		if r.Err != nil || h.runCount(id) != 1 {
+			t.Fatalf("%s: err %v, ran %d times", id, r.Err, h.runCount(id))
+		}
+		if r.Worker == "w2" {
+			onW2++
+		}
+	}
+	checkQuiet(t, h, len(ids))
+	if onW2 < stolen {
+		t.Fatalf("%d jobs recorded by w2, which stole %d", onW2, stolen)
+	}
+}
+
+// TestCompleteManyChildren: a parent that completes with more children
+// pending than one batch can hold (the servers take at most 1000 messages
+// a batch) writes their records in several batches, then its completion.
+func TestCompleteManyChildren(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithSlots(1), WithStealMode(StealOff))
+	const kids = 1100
+	release := make(chan struct{})
+	w1 := h.worker("w1", func(w *Worker) {
+		w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
+			h.ran(j.ID)
+			if j.ID != "root" {
+				gate(ctx, release)
+				return nil, nil
+			}
+			for range kids {
+				if _, err := j.Spawn(ctx, "job", nil); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		})
+	})
+	h.ready("w1")
+	if err := h.client.Submit(context.Background(), "root", "job", nil); err != nil {
+		t.Fatal(err)
+	}
+	h.wait("root")
+	// One child runs (held at the gate), the others are queued: all of
+	// them have records now.
+	if q := h.count("q.w1.>"); q != kids {
+		t.Fatalf("%d records after the root completed, want %d", q, kids)
+	}
+	close(release)
+	checkQuiet(t, h, kids+1)
+	if s := w1.Stats(); s.Completed != kids+1 || s.Duplicates != 0 || s.Refused != 0 {
+		t.Fatalf("w1: %+v", s)
+	}
+}
+
+// TestLocalChildrenCount: children without records count in the worker's
+// queue (which thieves read from its heartbeat) and keep it busy.
+func TestLocalChildrenCount(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithSlots(1), WithStealMode(StealOff))
+	release := make(chan struct{})
+	h.worker("w1", func(w *Worker) {
+		w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
+			if j.ID == "root" {
+				for range 3 {
+					if _, err := j.Spawn(ctx, "job", nil); err != nil {
+						return nil, err
+					}
+				}
+				gate(ctx, release)
+			}
+			return nil, nil
+		})
+	})
+	h.ready("w1")
+	if err := h.client.Submit(context.Background(), "root", "job", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the heartbeat to show 3 queued", func() bool {
+		e, err := h.client.st.workers.Get(context.Background(), "w1")
+		var b beat
+		return err == nil && json.Unmarshal(e.Value(), &b) == nil && b.Queue == 3 && b.Running == 1 && b.Busy
+	})
+	if idle, err := h.client.Idle(context.Background()); idle || err != nil {
+		t.Fatalf("Idle = %v, %v while 3 children wait", idle, err)
+	}
+	close(release)
+	checkQuiet(t, h, 4)
+}
