@@ -257,3 +257,47 @@ func TestLocalChildrenCount(t *testing.T) {
 	close(release)
 	checkQuiet(t, h, 4)
 }
+
+// TestStealFencedByAnchor: a steal of children held without records is
+// conditional on their anchor's record: once that record has moved on (as
+// a takeover of a paused victim moves it), the victim's steal batch is
+// refused and writes nothing; the children stay with the victim and every
+// job still completes once.
+func TestStealFencedByAnchor(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithSlots(1), WithStealMode(StealOff))
+	release := make(chan struct{})
+	handler := func(ctx context.Context, j *Job) ([]byte, error) {
+		if j.ID == "root" && j.Attempt == 0 && len(j.StolenFrom) == 0 {
+			for range 4 {
+				if _, err := j.Spawn(ctx, "job", nil); err != nil && err != ErrFenced {
+					return nil, err
+				}
+			}
+			gate(ctx, release)
+		}
+		return nil, nil
+	}
+	w1 := h.worker("w1", func(w *Worker) { w.Handle("job", handler) })
+	h.worker("w2", func(w *Worker) { w.Handle("job", handler) })
+	h.ready("w1", "w2")
+	ctx := context.Background()
+	if err := h.client.Submit(ctx, "root", "job", nil, To("w1")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "root to spawn", func() bool { return w1.Queued() == 4 })
+	// Write the root's record again: the revision w1's children are
+	// fenced on is stale, as after a takeover.
+	e, err := h.client.st.get(ctx, qKey("w1", "root"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.client.st.commit(ctx, []op{{key: qKey("w1", "root"), value: e.Value(), check: true, expect: e.Revision()}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.client.Steal(ctx, "w2", "w1", 0)
+	if err != nil || len(res.Jobs) != 0 || h.count("q.w2.>") != 0 {
+		t.Fatalf("steal with a stale anchor: %+v, %v, %d records on w2", res, err, h.count("q.w2.>"))
+	}
+	close(release)
+	checkQuiet(t, h, 5)
+}
