@@ -20,13 +20,15 @@
 //
 // Usage:
 //
-//	go run ./cmd/distbench [-quick] [-runs N] [-json FILE] [-md FILE] [-chart FILE]
+//	go run ./cmd/distbench [-quick] [-runs N] [-only W1,W2] [-json FILE] [-md FILE] [-chart FILE]
 //
 // -md FILE writes the markdown tables; when FILE already holds the lines
 // "<!-- distbench:begin -->" and "<!-- distbench:end -->", only the text
 // between them is replaced. -chart FILE writes the input of
 // `charts scaling` (bench/cmd/charts). With no output flag the tables go
-// to standard output. Progress goes to standard error.
+// to standard output. Progress goes to standard error. -only runs just the
+// sweep of the named workloads (for example tree-noop,tree-1ms) and prints
+// one line per design and W.
 package main
 
 import (
@@ -59,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
 	mdOut := fs.String("md", "", "write the markdown tables to this file")
 	chartOut := fs.String("chart", "", "write the scaling chart's input to this file")
+	only := fs.String("only", "", "comma-separated workload names: run only their sweep, one line per cell")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -73,6 +76,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *runs > 0 {
 		cfg.Runs, cfg.RecoveryRuns = *runs, *runs
 	}
+	if *only != "" {
+		return sweepOnly(cfg, strings.Split(*only, ","), stdout, stderr)
+	}
 	r, err := measure(cfg, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "distbench:", err)
@@ -82,6 +88,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := write(r, *jsonOut, *mdOut, *chartOut, stdout); err != nil {
 		fmt.Fprintln(stderr, "distbench:", err)
 		return 1
+	}
+	return 0
+}
+
+// sweepOnly runs the sweep of the named workloads and prints each cell:
+// median time, jobs/s and server messages per job.
+func sweepOnly(cfg config, names []string, stdout, stderr io.Writer) int {
+	var wls []workload
+	for _, wl := range cfg.Workloads {
+		for _, n := range names {
+			if wl.Name == n {
+				wls = append(wls, wl)
+			}
+		}
+	}
+	if len(wls) != len(names) {
+		fmt.Fprintln(stderr, "distbench: -only names a workload the config does not have")
+		return 2
+	}
+	cfg.Workloads = wls
+	cells, err := sweep(cfg, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "distbench:", err)
+		return 1
+	}
+	for _, c := range cells {
+		fmt.Fprintf(stdout, "%-10s W=%-2d %-11s %8.1f ms %9.0f jobs/s %6.1f msgs/job\n",
+			c.Workload, c.W, c.Design, c.MedianMS, c.JobsPerS, c.MsgsPerJob)
 	}
 	return 0
 }
