@@ -88,7 +88,11 @@ func (w *Worker) settle(e *entry, kids []*entry, revs []uint64, ok bool) {
 		k.flying = flightNone
 	}
 	e.flying = flightNone
-	e.gone = e.gone || ok
+	if ok {
+		// Its pending children have records now: nothing walks through
+		// it to an anchor any more, and a tree need not stay in memory.
+		e.gone, e.kids, e.parent = true, nil, nil
+	}
 	w.flights.Broadcast()
 }
 

@@ -34,7 +34,9 @@
 // back, submitted and taken-over jobs enter at the back. A worker runs at
 // most WithSlots jobs at once on a steal.Pool; the rest wait in the deque,
 // where they can be stolen. Jobs a handler spawns go to the spawning
-// worker's own deque and records, never through a central queue.
+// worker's own deque, never through a central queue, and by default stay
+// in its memory alone until they are stolen or their parent completes
+// (local spawn, below).
 //
 // A steal is a request-reply to the victim (subject
 // steal.<cluster>.w.<victim>.steal). The thief asks; the victim decides and
@@ -49,13 +51,64 @@
 // 2.12 and newer), each delete conditional on the record's revision:
 //
 //	submit     PUT q.<w>.<id>, message id = job id (duplicate window)
-//	spawn      PUT q.<w>.<child>, conditional on the parent's record revision
-//	steal      DEL q.<v>.<id> (revision) + PUT q.<thief>.<id>, per job
+//	spawn      nothing (local spawn); or, with WithLocalSpawn(false),
+//	           PUT q.<w>.<child>, conditional on the parent's record revision
+//	steal      DEL q.<v>.<id> (revision) + PUT q.<thief>.<id>, per job;
+//	           PUT q.<thief>.<id> (anchor's revision) for a job held in memory
 //	takeover   DEL q.<dead>.<id> (revision) + PUT q.<me>.<id>, per job
 //	complete   DEL q.<w>.<id> (revision) + PUT d.<id> (must not exist)
+//	           + PUT q.<w>.<child> per pending child held in memory;
+//	           a job held in memory writes no DEL, and its children's PUTs
+//	           are conditional on its anchor's revision
 //
 // Deletes carry a 1 s message TTL, so the bucket keeps nothing of finished
 // or moved jobs and listing live records costs O(live).
+//
+// Local spawn. Spawn writes nothing: the child (its id "<parent>-<n>",
+// the same in every run of the parent) waits in the worker's deque with no
+// record, listed among its parent's children. Its anchor is its nearest
+// ancestor that has a record; that ancestor is running on this worker (a
+// job spawns only while it runs, and see below for a completed one). A
+// child gets a record in one of two ways:
+//
+//   - a thief steals it: the victim's steal batch writes q.<thief>.<id>
+//     (there is nothing to delete), conditional on the anchor's record
+//     still being at the revision the victim holds, as a spawn used to be
+//     conditional on its parent's. A victim whose anchor was taken over
+//     (it was paused past its lease) has its steal refused and writes
+//     nothing; the revision is what every other write of this worker is
+//     fenced on, so no second fence (the lease's incarnation, in another
+//     bucket, which a batch cannot check) is needed.
+//   - its parent completes first: the parent's completion batch writes the
+//     records of its children still pending (queued or running here, not
+//     completed or stolen) under this worker's name. From then on they are
+//     ordinary jobs; a running one completes with DEL + PUT d.<id>. When
+//     more children are pending than one batch holds (256 jobs or about
+//     600 KiB; the servers take at most 1000 messages a batch), they are
+//     written first in batches conditional on the parent's record (or its
+//     anchor's), then the completion.
+//
+// A child that completes before its parent writes d.<id> alone (must not
+// exist), plus the records of its own pending children, conditional on its
+// anchor: the same rule, one level down. A job's own completion, its
+// parent's completion and a steal each claim the in-memory jobs they write
+// (under the worker's lock, all at once, waiting while another batch holds
+// one), so that no two of them race: a child is never both completed and
+// given a record. The heartbeat's queue size and the busy flag count such
+// children like any other job, so thieves see them and Client.Idle is false
+// while one is queued or running.
+//
+// Why a crash loses nothing: until a child has a record or a completion,
+// its anchor's record exists (the anchor's completion would have written
+// the child's record), and the anchor is a job of this worker. A worker
+// killed with SIGKILL has the anchor's record taken over; its re-run spawns
+// the same ids, children that had completed find d.<id> at their
+// completion (one completion recorded, as for any re-run), and the others
+// run. A tree of spawn-and-return jobs therefore costs about as many
+// messages as before (most children are pending when their parent
+// completes: a PUT in the parent's batch, then DEL + PUT d.<id>), but no
+// round trip at spawn; children that complete before their parent (a
+// parent that works or waits after spawning) cost one write each.
 //
 // Liveness. A worker renews its lease every lease/4 with a compare-and-swap
 // on its last revision, and soon after its state changes (at most every
@@ -75,17 +128,25 @@
 //
 // # Invariants
 //
-//  1. A live job has exactly one record, q.<owner>.<id>; moves are atomic.
+//  1. A live job has at most one record, q.<owner>.<id>; moves are atomic.
+//     A live job without one is held in the memory of the worker that
+//     spawned it, whose record of its anchor (an ancestor running there)
+//     is live.
 //  2. Only the owner's revision can retire or move a record: a worker that
 //     lost a record (taken over while it was paused) has every later write
-//     about it refused, because the revision it holds is stale.
+//     about it refused, because the revision it holds is stale. Writes
+//     about a job held in memory are fenced by its anchor's revision; the
+//     one exception is the completion of such a job that spawned nothing
+//     pending (d.<id> alone): a fenced worker's may be recorded, and it is
+//     a completion of a run that did happen.
 //  3. d.<id> is written at most once, in the same batch that deletes the
-//     record: a job is live (has a record) or completed (has d.<id>), and
-//     between the two there is no instant where it is neither.
+//     record (if the job has one) and writes the records of its pending
+//     children: a job is live or completed, and between the two there is
+//     no instant where it is neither, nor where its children are.
 //  4. A worker counts as busy while it holds a job in any state: queued,
 //     running, being moved by a steal or takeover, or being written by a
-//     submission. Its epoch rises each time it leaves idle, and every
-//     record is written by a busy worker.
+//     submission, with or without a record. Its epoch rises each time it
+//     leaves idle, and every record is written by a busy worker.
 //
 // # Guarantees and the tests that check them
 //
@@ -106,10 +167,12 @@
 //   - A worker paused past its lease is fenced: its late completion is
 //     refused and it re-registers (TestPausedWorkerFenced: SIGSTOP, a
 //     survivor re-runs the job and is recorded, SIGCONT, the old worker's
-//     completion is refused and it fences itself). Its late steals and
-//     spawns are refused by the same revision check (TestStoreBatch checks
-//     the server behaviour: a stale batch writes nothing, a guarded put
-//     fails once its guard moved).
+//     completion is refused and it fences itself). Its late steals are
+//     refused by the same revision check, a steal of a job held in memory
+//     by its anchor's (TestStealFencedByAnchor), and once fenced its
+//     Spawn returns ErrFenced (TestStoreBatch checks the server behaviour:
+//     a stale batch writes nothing, a guarded put fails once its guard
+//     moved).
 //   - A worker cut off by the network (its sockets open, no bytes
 //     flowing) past its lease is treated like a paused one: taken over,
 //     its late spawn and completion refused; when the network heals it
@@ -158,7 +221,20 @@
 //     run a share (TestSkewedStart).
 //   - Spawned jobs stay on the spawning worker unless stolen
 //     (TestSpawnStaysLocal, with stealing off: every child of a tree runs on
-//     its root's worker).
+//     its root's worker), and in its memory alone until stolen or their
+//     parent completes: a tree on two workers that steal from each other
+//     records one completion per id and leaves no record, with local spawn
+//     and without (TestLocalTree); a fork-join tree of 15 jobs writes at
+//     most 17 messages to the jobs bucket, against 45 when each spawn is
+//     written (TestLocalSpawnWrites); stolen children get their records
+//     under the thief's name in the steal's batch and the victim holds
+//     only the parent's (TestStealLocalChildren); a parent that completes
+//     with 1100 children pending writes all their records, in five
+//     batches (TestCompleteManyChildren); and a worker process killed with
+//     SIGKILL in the middle of a tree of 255 jobs loses none
+//     (TestKillMidTree).
+//   - Children held in memory count in the worker's heartbeat (queue and
+//     busy) and keep Idle false (TestLocalChildrenCount).
 //   - Cluster idle is never reported while a job is queued, running or in
 //     flight in a steal. Client.Idle explains the check: two waves of worker
 //     states with equal epochs around an empty listing of records
@@ -195,10 +271,10 @@
 //
 // # Tests
 //
-// go test ./... runs everything in about 40 s under the race detector on
-// two cores; -short skips the process tests (TestKillWorker,
-// TestPausedWorkerFenced, TestFaultMix), which start worker processes by
-// re-running the test binary and wait out 1 s leases. TestClusterLosesServer
-// runs only with STEAL_CLUSTER3=1 (about 30 s: forming three servers and
-// replicated buckets takes up to 20 s).
+// go test ./... runs everything in about a minute under the race detector
+// on two cores; -short skips the process tests (TestKillWorker,
+// TestPausedWorkerFenced, TestKillMidTree, TestFaultMix), which start
+// worker processes by re-running the test binary and wait out 1 s leases.
+// TestClusterLosesServer runs only with STEAL_CLUSTER3=1 (about 30 s:
+// forming three servers and replicated buckets takes up to 20 s).
 package dist

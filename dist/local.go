@@ -50,7 +50,7 @@ func (w *Worker) upgradeLocked(e *entry, rev uint64) {
 	if e.rev != 0 || rev == 0 {
 		return
 	}
-	e.rev = rev
+	e.rev, e.parent = rev, nil // its own record fences it from now on
 	if w.locals[e.id] == e {
 		delete(w.locals, e.id)
 		w.known[e.id] = rev

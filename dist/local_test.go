@@ -301,3 +301,71 @@ func TestStealFencedByAnchor(t *testing.T) {
 	close(release)
 	checkQuiet(t, h, 5)
 }
+
+// TestFencedRunningChild: a worker cut off past its lease while it runs a
+// job and the child it spawned (held in its memory) is taken for dead; a
+// survivor re-runs the job, which spawns the same child id, and records
+// both. When the cut-off worker comes back, its completions of the two are
+// refused (the child's finds d.<id> present), it fences itself, and the
+// ledger holds one completion each; with local spawn and without.
+func TestFencedRunningChild(t *testing.T) {
+	for _, local := range []bool{true, false} {
+		t.Run("local="+strconv.FormatBool(local), func(t *testing.T) { fencedRunningChild(t, local) })
+	}
+}
+
+func fencedRunningChild(t *testing.T, local bool) {
+	h := newHarness(t, WithLease(time.Second), WithStealMode(StealOff), WithLocalSpawn(local))
+	p := newProxy(t, hostPort(h.e.URL()))
+	release := make(chan struct{})
+	started := make(chan string, 4)
+	w1 := h.workerOn(tcpConn(t, p.url()), "w1", func(w *Worker) {
+		w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
+			if j.ID == "root" {
+				if _, err := j.Spawn(ctx, "job", nil); err != nil {
+					return nil, err
+				}
+			}
+			started <- j.ID
+			gate(ctx, release)
+			return []byte("w1"), nil
+		})
+	}, WithSlots(2))
+	w2 := h.worker("w2", func(w *Worker) {
+		w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
+			if j.ID == "root" {
+				if _, err := j.Spawn(ctx, "job", nil); err != nil {
+					return nil, err
+				}
+			}
+			return []byte("w2"), nil
+		})
+	})
+	h.ready("w1", "w2")
+	if err := h.client.Submit(context.Background(), "root", "job", nil, To("w1")); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // root and root-0 both run on w1
+		<-started
+	}
+	p.blackhole(true, true)
+	for _, id := range []string{"root", "root-0"} {
+		if r := h.wait(id); r.Worker != "w2" {
+			t.Fatalf("%s recorded by %s, want w2 after the takeover", id, r.Worker)
+		}
+	}
+	p.heal()
+	waitFor(t, 10*time.Second, "w1 to fence itself", func() bool { return w1.Stats().Fenced >= 1 })
+	close(release)
+	waitFor(t, 10*time.Second, "w1's late completions to be answered", func() bool {
+		s := w1.Stats()
+		return s.Refused+s.Duplicates+s.Completed >= 2
+	})
+	if s := w1.Stats(); s.Completed != 0 {
+		t.Fatalf("w1 after the partition: %+v, want both completions refused", s)
+	}
+	checkQuiet(t, h, 2)
+	if s := w2.Stats(); s.Completed != 2 {
+		t.Fatalf("w2: %+v, want its two completions recorded", s)
+	}
+}
