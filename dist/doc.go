@@ -119,6 +119,12 @@
 // at start and every 4 leases). A worker whose renewal is refused has been
 // taken for dead: it fences itself: drops its deque, registers again under
 // a new incarnation, and reloads whatever records still carry its name.
+// Children held in memory go with the deque; a parent still running here
+// writes their records when it completes, if its own record was not taken
+// over (else the new owner's re-run spawns them again). A child that was
+// running finishes; with nothing pending under it, its completion d.<id>
+// may be the one recorded (TestFencedRunningChild: when the re-run
+// completed it first, the fenced worker's is refused).
 //
 // Each worker also watches its own records, which covers the two ways a
 // record reaches it without its own hands: a steal whose reply was lost (the

@@ -51,9 +51,10 @@ func (j *Job) Local() *steal.Worker { return j.local }
 // With local spawn (the default, WithLocalSpawn), Spawn writes nothing: the
 // child is held in memory until a thief steals it or this job completes,
 // and the record of this job (or of the ancestor it was spawned from)
-// stands for it meanwhile. Spawn returns ErrFenced when the worker has
-// fenced itself since this job started (its record may be another's): the
-// child is not queued.
+// stands for it meanwhile. Spawn returns ErrFenced when that record is no
+// longer this worker's (the job was taken over): the child is not queued.
+// Spawn asks the servers only when the worker fenced itself since this job
+// started (then it cannot tell from memory).
 //
 // With WithLocalSpawn(false), Spawn writes the child's record before it
 // returns, conditional on this job's record: ErrFenced means that record
@@ -78,7 +79,7 @@ func (j *Job) SpawnID(ctx context.Context, id, typ string, payload []byte) error
 		return err
 	}
 	if j.w.cfg.localSpawn {
-		return j.w.spawnLocal(j.e, r)
+		return j.w.spawnLocal(ctx, j.e, r)
 	}
 	j.w.mu.Lock()
 	rev := j.e.rev

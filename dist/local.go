@@ -1,6 +1,9 @@
 package dist
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Local spawn: a job a handler spawns is held only in the spawning worker's
 // memory (an entry with rev 0, listed in its parent's kids) until it is
@@ -24,13 +27,20 @@ const (
 
 // spawnLocal queues r as a child of parent at the front of the deque,
 // without writing anything. An id held or let go lately is not queued
-// again (a re-run of the parent spawns the same ids).
-func (w *Worker) spawnLocal(parent *entry, r *record) error {
+// again (a re-run of the parent spawns the same ids). It returns
+// ErrFenced when the parent's anchor record is no longer this worker's; it
+// asks the servers only when the worker cannot tell (it fenced itself
+// since the parent started: its view of its records was dropped).
+func (w *Worker) spawnLocal(ctx context.Context, parent *entry, r *record) error {
+	w.mu.Lock()
+	live := w.liveLocked(parent)
+	guard, grev := w.guardLocked(parent)
+	w.mu.Unlock()
+	if !live && guard != "" && !w.stillOursCtx(ctx, guard, grev) {
+		return ErrFenced
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.liveLocked(parent) {
-		return ErrFenced // fenced since the parent started: its record may be another's
-	}
 	if _, held := w.known[r.ID]; held || w.retiredLocked(r.ID) {
 		return nil
 	}

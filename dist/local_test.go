@@ -369,3 +369,53 @@ func fencedRunningChild(t *testing.T, local bool) {
 		t.Fatalf("w2: %+v, want its two completions recorded", s)
 	}
 }
+
+// TestSpawnAfterFence: a worker that fences itself (its lease lost, say in
+// a restart of the servers) while it runs a child held in memory, whose
+// anchor's record did not move, still spawns from that child: Spawn asks
+// the servers instead of refusing, and every job completes.
+func TestSpawnAfterFence(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithSlots(2), WithStealMode(StealOff))
+	release, rootDone := make(chan struct{}), make(chan struct{})
+	spawned := make(chan error, 2)
+	w1 := h.worker("w1", func(w *Worker) {
+		w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
+			switch j.ID {
+			case "root": // the anchor: runs until the test lets it end
+				if _, err := j.Spawn(ctx, "job", nil); err != nil {
+					return nil, err
+				}
+				gate(ctx, rootDone)
+			case "root-0": // held in memory, runs through the fence
+				gate(ctx, release)
+				_, err := j.Spawn(ctx, "job", nil)
+				spawned <- err
+				return nil, err
+			}
+			return []byte(j.ID), nil
+		})
+	})
+	h.ready("w1")
+	if err := h.client.Submit(context.Background(), "root", "job", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "root and root-0 to run", func() bool {
+		ws, _ := h.client.Workers(context.Background())
+		return len(ws) == 1 && ws[0].Running == 2
+	})
+	if err := h.client.st.workers.Delete(context.Background(), "w1"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "w1 to fence itself", func() bool { return w1.Stats().Fenced >= 1 })
+	close(release)
+	if err := <-spawned; err != nil {
+		t.Fatalf("spawn after a fence that moved nothing: %v", err)
+	}
+	close(rootDone)
+	for _, id := range []string{"root", "root-0", "root-0-0"} {
+		if r := h.wait(id); r.Err != nil {
+			t.Fatalf("%s: %v", id, r.Err)
+		}
+	}
+	checkQuiet(t, h, 3)
+}

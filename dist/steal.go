@@ -187,7 +187,12 @@ func (w *Worker) putBack(jobs []taken) {
 // retry window) it reports true: keeping a job that moved costs a run whose
 // completion is refused, dropping one that did not would strand it.
 func (w *Worker) stillOurs(key string, rev uint64) bool {
-	kv, err := w.st.get(context.Background(), key)
+	return w.stillOursCtx(context.Background(), key, rev)
+}
+
+// stillOursCtx is stillOurs, giving up (true) when ctx ends.
+func (w *Worker) stillOursCtx(ctx context.Context, key string, rev uint64) bool {
+	kv, err := w.st.get(ctx, key)
 	switch {
 	case err == nil:
 		return kv.Revision() == rev
