@@ -124,7 +124,9 @@
 // over (else the new owner's re-run spawns them again). A child that was
 // running finishes; with nothing pending under it, its completion d.<id>
 // may be the one recorded (TestFencedRunningChild: when the re-run
-// completed it first, the fenced worker's is refused).
+// completed it first, the fenced worker's is refused). A job running
+// through the fence that spawns asks the servers whether its anchor's
+// record is still this worker's, and goes on if so (TestSpawnAfterFence).
 //
 // Each worker also watches its own records, which covers the two ways a
 // record reaches it without its own hands: a steal whose reply was lost (the
