@@ -25,13 +25,11 @@ func (w *Worker) complete(e *entry, out *outcome) (requeue bool) {
 	data, _ := json.Marshal(out)
 	for try := 1; ; try++ {
 		w.mu.Lock()
-		kids := w.claimLocked(e)
-		rev := e.rev
-		guard, grev := w.guardLocked(e)
+		c := w.claimLocked(e)
 		w.mu.Unlock()
-		revs, err := w.writeCompletion(e.id, rev, data, kids, guard, grev)
-		w.settle(e, kids, revs, err == nil)
-		again, requeue := w.judge(e, rev, guard, grev, out, err)
+		revs, err := w.writeCompletion(e.id, c.rev, data, c.kids, c.guard, c.grev)
+		w.settle(c, revs, err == nil)
+		again, requeue := w.judge(e, c, out, err)
 		if !again {
 			return requeue
 		}
@@ -80,26 +78,22 @@ func (w *Worker) writeCompletion(id string, rev uint64, data []byte, kids []*ent
 
 // settle releases the claims of a completion batch and records the
 // children's new records.
-func (w *Worker) settle(e *entry, kids []*entry, revs []uint64, ok bool) {
+func (w *Worker) settle(c claim, revs []uint64, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for i, k := range kids {
-		w.upgradeLocked(k, revs[i])
-		k.flying = flightNone
-	}
-	e.flying = flightNone
+	w.releaseLocked(c, revs)
 	if ok {
 		// Its pending children have records now: nothing walks through
 		// it to an anchor any more, and a tree need not stay in memory.
-		e.gone, e.kids, e.parent = true, nil, nil
+		c.e.gone, c.e.kids, c.e.parent = true, nil, nil
 	}
-	w.flights.Broadcast()
 }
 
 // judge reads the answer to a completion batch: whether to try again, and
 // whether to queue the job again.
-func (w *Worker) judge(e *entry, rev uint64, guard string, grev uint64, out *outcome, err error) (again, requeue bool) {
+func (w *Worker) judge(e *entry, c claim, out *outcome, err error) (again, requeue bool) {
 	ctx := context.Background()
+	rev := c.rev
 	switch {
 	case err == nil:
 		w.stats.completed.Add(1)
@@ -113,7 +107,7 @@ func (w *Worker) judge(e *entry, rev uint64, guard string, grev uint64, out *out
 		w.stats.duplicates.Add(1)
 		w.st.commit(ctx, []op{{key: qKey(w.name, e.id), del: true, check: true, expect: rev}})
 	default:
-		return w.judgeLocal(e, guard, grev, out)
+		return w.judgeLocal(e, c.guard, c.grev, out)
 	}
 	w.gone(e)
 	return false, false
@@ -142,7 +136,13 @@ func (w *Worker) judgeLocal(e *entry, guard string, grev uint64, out *outcome) (
 		if guard != "" && w.stillOurs(guard, grev) {
 			return true, false // refused although nothing moved: try again
 		}
+		// The anchor moved (this worker was taken for dead): its new
+		// owner's re-run spawns this job again, maybe here, so it must
+		// not be remembered as done.
 		w.stats.refused.Add(1)
+		w.mu.Lock()
+		e.orphan = true
+		w.mu.Unlock()
 	}
 	w.gone(e)
 	return false, false

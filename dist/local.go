@@ -108,14 +108,31 @@ func pendingLocked(e *entry) []*entry {
 	return out
 }
 
-// claimLocked waits until neither e nor its pending children are claimed
-// by another batch, then claims them; it returns the children. Claims are
-// taken all at once under w.mu and never held while waiting, so two
-// batches cannot wait on each other.
-func (w *Worker) claimLocked(e *entry) []*entry {
+// claim is what one completion batch holds: the job, its pending
+// children, and the anchor its writes are fenced on (pinned: it cannot
+// complete, and so move its record, while the batch is in flight).
+type claim struct {
+	e      *entry
+	kids   []*entry
+	anchor *entry // nil for a job with a record, or none found
+	rev    uint64 // e's record revision, 0 for none
+	guard  string
+	grev   uint64
+}
+
+// claimLocked waits until neither e, its pending children nor its anchor
+// are claimed by another batch, and e's record (if any) is not pinned by
+// a batch of a descendant, then claims them. Claims are taken all at once
+// under w.mu and never held while waiting, so two batches cannot wait on
+// each other.
+func (w *Worker) claimLocked(e *entry) claim {
 	for {
 		kids := pendingLocked(e)
-		free := e.flying == flightNone
+		a := anchorLocked(e)
+		if e.rev != 0 {
+			a = nil
+		}
+		free := e.flying == flightNone && e.pins == 0 && (a == nil || a.flying == flightNone)
 		for _, k := range kids {
 			free = free && k.flying == flightNone
 		}
@@ -124,10 +141,28 @@ func (w *Worker) claimLocked(e *entry) []*entry {
 			for _, k := range kids {
 				k.flying = flightKid
 			}
-			return kids
+			c := claim{e: e, kids: kids, anchor: a, rev: e.rev}
+			c.guard, c.grev = w.guardLocked(e)
+			if a != nil {
+				a.pins++
+			}
+			return c
 		}
 		w.flights.Wait()
 	}
+}
+
+// releaseLocked ends a claim: kids got the revisions in revs (0: none).
+func (w *Worker) releaseLocked(c claim, revs []uint64) {
+	for i, k := range c.kids {
+		w.upgradeLocked(k, revs[i])
+		k.flying = flightNone
+	}
+	c.e.flying = flightNone
+	if c.anchor != nil {
+		c.anchor.pins--
+	}
+	w.flights.Broadcast()
 }
 
 // kidOps returns the puts of kids' records under this worker's name,

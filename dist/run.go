@@ -51,9 +51,12 @@ func (w *Worker) run(e *entry, sw *steal.Worker) {
 	}
 	w.mu.Lock()
 	w.running--
-	if requeue && !w.closing {
+	switch {
+	case requeue && !w.closing:
 		w.dq.PushBack(e)
-	} else {
+	case e.orphan:
+		w.forgetLocked(e)
+	default:
 		w.retireLocked(e.id, e.rev)
 	}
 	w.mu.Unlock()

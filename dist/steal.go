@@ -62,15 +62,17 @@ func (w *Worker) onSteal(m *nats.Msg) {
 // under w.mu: its record's revision, or for a job without a record (see
 // local.go) the key and revision of its anchor's record.
 type taken struct {
-	e     *entry
-	rev   uint64
-	guard string
-	grev  uint64
+	e      *entry
+	rev    uint64
+	guard  string
+	grev   uint64
+	anchor *entry // pinned while the steal is in flight
 }
 
 // takeBack pops the jobs to give from the back of the deque. Jobs without
-// a record are claimed for the steal, and skipped while another batch
-// claims them (their parent's completion is writing their records).
+// a record are claimed for the steal and their anchors pinned; they are
+// skipped while another batch claims them or their anchor (their parent's
+// completion is writing their records).
 func (w *Worker) takeBack(max int) []taken {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -93,13 +95,16 @@ func (w *Worker) takeBack(max int) []taken {
 		}
 		switch {
 		case !w.liveLocked(e):
-		case e.rec == nil || e.flying != flightNone:
+		case e.rec == nil || !stealableLocked(e):
 			skip = append(skip, e) // undecodable (recorded here) or claimed: not moved
 		default:
 			t := taken{e: e, rev: e.rev}
 			if e.rev == 0 {
 				e.flying = flightSteal
 				t.guard, t.grev = w.guardLocked(e)
+				if t.anchor = anchorLocked(e); t.anchor != nil {
+					t.anchor.pins++
+				}
 			}
 			out = append(out, t)
 			size += len(e.rec.Payload) + 256
@@ -142,7 +147,8 @@ func (w *Worker) giveAway(jobs []taken, thief string) []stolenJob {
 	}
 	w.mu.Lock()
 	for _, t := range jobs {
-		t.e.flying, t.e.gone = flightNone, true
+		t.e.gone = true
+		unclaimLocked(t)
 		w.retireLocked(t.e.id, t.rev)
 	}
 	w.moving -= len(jobs)
@@ -171,7 +177,7 @@ func (w *Worker) putBack(jobs []taken) {
 	w.moving -= len(jobs)
 	for i := len(jobs) - 1; i >= 0; i-- {
 		e := jobs[i].e
-		e.flying = flightNone
+		unclaimLocked(jobs[i])
 		switch {
 		case keep[i] && w.liveLocked(e):
 			w.dq.PushBack(e)
@@ -180,6 +186,26 @@ func (w *Worker) putBack(jobs []taken) {
 		}
 	}
 	w.flights.Broadcast()
+}
+
+// stealableLocked: a job without a record can be moved only while no
+// other batch claims it or its anchor.
+func stealableLocked(e *entry) bool {
+	if e.rev != 0 {
+		return true
+	}
+	a := anchorLocked(e)
+	return e.flying == flightNone && (a == nil || a.flying == flightNone)
+}
+
+// unclaimLocked ends a steal's claim on t (broadcast by the caller).
+func unclaimLocked(t taken) {
+	if t.rev == 0 {
+		t.e.flying = flightNone
+	}
+	if t.anchor != nil {
+		t.anchor.pins--
+	}
 }
 
 // stillOurs reports whether the record at key (under this worker's name)

@@ -69,6 +69,8 @@ type entry struct {
 	parent *entry   // the job whose run spawned this one here, if one did
 	kids   []*entry // jobs this one's run spawned that had no record then
 	flying flight   // the batch in flight that is about this job, if any
+	pins   int      // batches in flight fenced on this job's record (its descendants')
+	orphan bool     // its completion was refused and it has no record: not done
 	gone   bool     // completed or moved away: no longer the parent's to write
 }
 
@@ -186,11 +188,17 @@ func (w *Worker) enterLocked() {
 // watch of its own records), the second time possibly after it completed:
 // the retired revisions keep it from running twice.
 func (w *Worker) adoptLocked(e *entry, front bool) bool {
-	if l := w.locals[e.id]; l != nil && l.flying <= flightKid {
-		// The record of a job held here without one: its parent's
-		// completion wrote it, and its watch echo may beat the batch's ack.
-		w.upgradeLocked(l, e.rev)
-		return false
+	if l := w.locals[e.id]; l != nil {
+		if l.flying <= flightKid {
+			// The record of a job held here without one: its parent's
+			// completion wrote it, and its watch echo may beat the
+			// batch's ack.
+			w.upgradeLocked(l, e.rev)
+			return false
+		}
+		// Completing or being stolen: a record of the same id from
+		// elsewhere (a takeover) is a job of its own.
+		delete(w.locals, e.id)
 	}
 	if r, ok := w.known[e.id]; ok && r >= e.rev {
 		return false
@@ -232,6 +240,17 @@ func (w *Worker) retiredLocked(id string) bool {
 	_, a := w.retired[0][id]
 	_, b := w.retired[1][id]
 	return a || b
+}
+
+// forgetLocked lets go of e without remembering it as done (retireLocked
+// would keep a re-spawn of its id from running).
+func (w *Worker) forgetLocked(e *entry) {
+	if r, ok := w.known[e.id]; ok && r == e.rev {
+		delete(w.known, e.id)
+	}
+	if w.locals[e.id] == e {
+		delete(w.locals, e.id)
+	}
 }
 
 // liveLocked reports whether e is still the job the worker holds; an
