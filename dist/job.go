@@ -89,6 +89,8 @@ func (j *Job) SpawnID(ctx context.Context, id, typ string, payload []byte) error
 
 // ErrFenced is returned by Spawn when the running job's record has moved to
 // another worker (this worker was taken for dead): its writes are refused.
+// A handler that returns it (or an error wrapping it) has no outcome
+// recorded for this run: the job's new owner runs it again.
 var ErrFenced = &Error{"fenced", "the job was taken over by another worker; this run's writes are refused"}
 
 func (w *Worker) spawn(ctx context.Context, r *record, parentKey string, parentRev uint64) error {

@@ -3,6 +3,7 @@ package dist
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"testing"
 	"time"
@@ -418,4 +419,62 @@ func TestSpawnAfterFence(t *testing.T) {
 		}
 	}
 	checkQuiet(t, h, 3)
+}
+
+// TestFencedChildGivesUp: a child held in the memory of a worker that was
+// taken for dead spawns after its anchor moved: Spawn returns ErrFenced,
+// its handler gives up with that error, and nothing is recorded for that
+// run (a job without a record could still write its completion): the
+// re-run on the survivor is the one recorded, without error.
+func TestFencedChildGivesUp(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithStealMode(StealOff))
+	p := newProxy(t, hostPort(h.e.URL()))
+	rel1, rel2 := make(chan struct{}), make(chan struct{})
+	started := make(chan string, 4)
+	spawned := make(chan error, 1)
+	handler := func(name string, rel <-chan struct{}) Handler {
+		return func(ctx context.Context, j *Job) ([]byte, error) {
+			if j.ID == "root" {
+				if _, err := j.Spawn(ctx, "job", nil); err != nil {
+					return nil, err
+				}
+			}
+			started <- name + " " + j.ID
+			gate(ctx, rel)
+			if j.ID == "root-0" && name == "w1" {
+				_, err := j.Spawn(ctx, "job", nil)
+				spawned <- err
+				return nil, err
+			}
+			return []byte(name), nil
+		}
+	}
+	w1 := h.workerOn(tcpConn(t, p.url()), "w1", func(w *Worker) { w.Handle("job", handler("w1", rel1)) }, WithSlots(2))
+	h.worker("w2", func(w *Worker) { w.Handle("job", handler("w2", rel2)) }, WithSlots(2))
+	h.ready("w1", "w2")
+	if err := h.client.Submit(context.Background(), "root", "job", nil, To("w1")); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // root and root-0 run on w1
+		<-started
+	}
+	p.blackhole(true, true)
+	for range 2 { // root taken over by w2, which spawns root-0 again
+		if s := <-started; s[:2] != "w2" {
+			t.Fatalf("%s started again, want on w2", s)
+		}
+	}
+	p.heal()
+	waitFor(t, 10*time.Second, "w1 to fence itself", func() bool { return w1.Stats().Fenced >= 1 })
+	close(rel1)
+	if err := <-spawned; !errors.Is(err, ErrFenced) {
+		t.Fatalf("spawn from root-0 on w1 after its anchor moved: %v, want ErrFenced", err)
+	}
+	close(rel2)
+	for _, id := range []string{"root", "root-0"} {
+		if r := h.wait(id); r.Err != nil || r.Worker != "w2" {
+			t.Fatalf("%s: recorded by %s, err %v; want w2's run, without error", id, r.Worker, r.Err)
+		}
+	}
+	checkQuiet(t, h, 2)
 }

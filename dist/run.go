@@ -93,6 +93,14 @@ func (w *Worker) execute(e *entry, sw *steal.Worker) *outcome {
 		out.Code, out.Text = ErrHandlerPanic.Code, pe.Error()
 	case err != nil && w.jobCtx.Err() != nil:
 		return nil // closing: leave the job for another worker
+	case errors.Is(err, ErrFenced):
+		// Spawn found the job's record (or its anchor's) taken over: its
+		// new owner runs it again. A job without a record could still
+		// write d.<id>, and must not record this run's failure.
+		w.mu.Lock()
+		e.orphan = true
+		w.mu.Unlock()
+		return nil
 	case err != nil:
 		out.Code, out.Text = ErrHandler.Code, err.Error()
 	case len(res) > w.cfg.maxPayload:
