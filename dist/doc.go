@@ -94,7 +94,9 @@
 // parent's completion and a steal each claim the in-memory jobs they write
 // (under the worker's lock, all at once, waiting while another batch holds
 // one), so that no two of them race: a child is never both completed and
-// given a record. The heartbeat's queue size and the busy flag count such
+// given a record. A batch fenced on an anchor also pins it: the anchor's
+// completion (which moves the anchor of the jobs under it) waits until the
+// batch is answered, so a refused check means the anchor was taken over. The heartbeat's queue size and the busy flag count such
 // children like any other job, so thieves see them and Client.Idle is false
 // while one is queued or running.
 //
@@ -126,7 +128,12 @@
 // may be the one recorded (TestFencedRunningChild: when the re-run
 // completed it first, the fenced worker's is refused). A job running
 // through the fence that spawns asks the servers whether its anchor's
-// record is still this worker's, and goes on if so (TestSpawnAfterFence).
+// record is still this worker's, and goes on if so (TestSpawnAfterFence);
+// if not, Spawn returns ErrFenced, and a handler that gives up with it has
+// nothing recorded for that run, so the new owner's re-run, which spawns
+// the children again, is the one recorded (TestFencedChildGivesUp). A job
+// without a record whose completion was refused is not remembered as done:
+// a re-run of its anchor here spawns it again.
 //
 // Each worker also watches its own records, which covers the two ways a
 // record reaches it without its own hands: a steal whose reply was lost (the
