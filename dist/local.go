@@ -70,8 +70,9 @@ func (w *Worker) upgradeLocked(e *entry, rev uint64) {
 // anchorLocked returns the nearest ancestor of e that has a record: it is
 // running here (a job spawns only while it runs, and a completion writes
 // the records of the children still pending), and the revision of its
-// record fences writes about e. It returns nil for a child whose parent's
-// completion was refused (a re-run's duplicate).
+// record fences writes about e. After a refused completion the ancestor
+// may have lost that record: then the check fails, as it should. It
+// returns nil when no ancestor is known.
 func anchorLocked(e *entry) *entry {
 	p := e.parent
 	for p != nil && p.rev == 0 {
