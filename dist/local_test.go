@@ -76,6 +76,7 @@ func TestLocalTree(t *testing.T) {
 			}
 			h.ready("w1", "w2")
 			const depth = 6 // 127 jobs
+			before := jobsWrites(t, h)
 			if err := h.client.Submit(context.Background(), "r", "tree", []byte(strconv.Itoa(depth)), To("w1")); err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +90,7 @@ func TestLocalTree(t *testing.T) {
 				}
 			}
 			checkQuiet(t, h, len(ids))
-			t.Logf("%d jobs, %d of them stolen", len(ids), stolen)
+			t.Logf("%d jobs, %d of them stolen, %d writes to the jobs bucket", len(ids), stolen, jobsWrites(t, h)-before)
 		})
 	}
 }
