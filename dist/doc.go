@@ -67,14 +67,14 @@
 // Local spawn. Spawn writes nothing: the child (its id "<parent>-<n>",
 // the same in every run of the parent) waits in the worker's deque with no
 // record, listed among its parent's children. Its anchor is its nearest
-// ancestor that has a record; that ancestor is running on this worker (a
-// job spawns only while it runs, and see below for a completed one). A
-// child gets a record in one of two ways:
+// ancestor that has a record; that ancestor is running on this worker: a
+// job spawns only while it runs, and its completion writes the records of
+// the children still pending. A child gets a record in one of two ways:
 //
 //   - a thief steals it: the victim's steal batch writes q.<thief>.<id>
 //     (there is nothing to delete), conditional on the anchor's record
-//     still being at the revision the victim holds, as a spawn used to be
-//     conditional on its parent's. A victim whose anchor was taken over
+//     still being at the revision the victim holds, as a spawn written at
+//     once is conditional on its parent's. A victim whose anchor was taken over
 //     (it was paused past its lease) has its steal refused and writes
 //     nothing; the revision is what every other write of this worker is
 //     fenced on, so no second fence (the lease's incarnation, in another

@@ -107,14 +107,17 @@ func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.tim
 
 // WithLocalSpawn sets whether jobs a handler spawns stay in the worker's
 // memory until stolen or until their parent completes (default true), or
-// are written to the servers at once, as a submission is. Local spawn
-// costs a child one write (its completion) instead of three messages in
-// two round trips, and loses nothing in a crash: the parent's record stays
-// until the parent's completion writes the records of its unfinished
-// children, and a re-run of the parent spawns the same ids. Written at
-// once, a child is visible to Client.Workers and to takeovers from the
-// start, and a handler that spawns from a run that lost its record learns
-// it from Spawn (ErrFenced) rather than at its completion.
+// are written to the servers at once, as a submission is. Locally, Spawn
+// makes no round trip; a child that completes before its parent costs one
+// write (its completion) instead of three (its record, the record's
+// delete, its completion), and one still pending when its parent completes
+// costs the same three, its record riding in the parent's completion
+// batch. Nothing is lost in a crash: the parent's record stays until the
+// parent's completion writes the records of its unfinished children, and a
+// re-run of the parent spawns the same ids. Written at once, a child's
+// record can be taken over on its own, so a crash re-runs only the jobs
+// that were live, not their parent; and Spawn tells a handler at once
+// (ErrFenced) when its job's record was taken over.
 func WithLocalSpawn(on bool) Option { return func(c *config) { c.localSpawn = on } }
 
 func buildConfig(opts []Option) (config, error) {
