@@ -114,10 +114,11 @@ func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.tim
 // costs the same three, its record riding in the parent's completion
 // batch. Nothing is lost in a crash: the parent's record stays until the
 // parent's completion writes the records of its unfinished children, and a
-// re-run of the parent spawns the same ids. Written at once, a child's
-// record can be taken over on its own, so a crash re-runs only the jobs
-// that were live, not their parent; and Spawn tells a handler at once
-// (ErrFenced) when its job's record was taken over.
+// re-run of the parent spawns the same ids; children that had completed
+// run again then, and their completions are refused. Written at once, a
+// crash re-runs only the jobs that were live (a re-spawn is skipped while
+// the servers' duplicate window remembers the id), and Spawn tells a
+// handler at once (ErrFenced) when its job's record was taken over.
 func WithLocalSpawn(on bool) Option { return func(c *config) { c.localSpawn = on } }
 
 func buildConfig(opts []Option) (config, error) {
