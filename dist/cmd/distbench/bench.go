@@ -12,6 +12,7 @@ type cell struct {
 	Kind         string    `json:"kind"`
 	W            int       `json:"workers"`
 	Design       string    `json:"design"`
+	Mode         string    `json:"mode"` // where the workers ran: modeInProcess or modeProcesses
 	Jobs         int       `json:"jobs"`
 	RunsMS       []float64 `json:"runs_ms"`
 	MedianMS     float64   `json:"median_ms"`
@@ -48,10 +49,11 @@ func (c *cell) finish(wl workload) {
 }
 
 // sweep runs every workload at every W, interleaving the designs: for each
-// run, each design once, so that a noisy moment hits all of them.
+// run, each design once (with -procs, in-process and then in processes),
+// so that a noisy moment hits all of them.
 func sweep(cfg config, log io.Writer) ([]*cell, error) {
 	var out []*cell
-	ds := designs(cfg.FetchK)
+	ds := sweepDesigns(cfg)
 	for _, wl := range cfg.Workloads {
 		for _, w := range cfg.Workers {
 			if wl.MaxW > 0 && w > wl.MaxW {
@@ -59,7 +61,7 @@ func sweep(cfg config, log io.Writer) ([]*cell, error) {
 			}
 			cells := make([]*cell, len(ds))
 			for i, d := range ds {
-				cells[i] = &cell{Workload: wl.Name, Kind: wl.Kind, W: w, Design: d.Name, Jobs: wl.total()}
+				cells[i] = &cell{Workload: wl.Name, Kind: wl.Kind, W: w, Design: d.Name, Mode: d.Mode, Jobs: wl.total()}
 			}
 			for run := range cfg.Runs {
 				for i, d := range ds {
@@ -68,7 +70,7 @@ func sweep(cfg config, log io.Writer) ([]*cell, error) {
 						return out, err
 					}
 					cells[i].add(r)
-					fmt.Fprintf(log, "%-10s W=%-2d run %d %-11s %8.1f ms\n", wl.Name, w, run+1, d.Name, ms(r.Elapsed))
+					fmt.Fprintf(log, "%-10s W=%-2d run %d %-11s %-10s %8.1f ms\n", wl.Name, w, run+1, d.Name, d.Mode, ms(r.Elapsed))
 				}
 			}
 			for _, c := range cells {
@@ -78,6 +80,19 @@ func sweep(cfg config, log io.Writer) ([]*cell, error) {
 		}
 	}
 	return out, nil
+}
+
+// sweepDesigns lists the sweep's trials of one run in order: each design
+// in-process, followed, with -procs, by the same design in processes.
+func sweepDesigns(cfg config) []design {
+	var out []design
+	for _, d := range designs(cfg.FetchK) {
+		out = append(out, d)
+		if cfg.Procs {
+			out = append(out, procDesign(d, cfg.FetchK))
+		}
+	}
+	return out
 }
 
 // latencyRow is the observed steal latency of one design at one W, over

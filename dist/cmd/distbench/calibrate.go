@@ -36,20 +36,29 @@ type simPoint struct {
 
 const simJobsPerW = 200
 
-// best returns the highest jobs/s of design on workload over W.
+// best returns the highest jobs/s of design on workload over W, with
+// in-process workers.
 func best(cells []*cell, wlName, design string) float64 {
 	b := 0.0
 	for _, c := range cells {
-		if c.Workload == wlName && c.Design == design {
+		if c.Workload == wlName && c.Design == design && c.Mode == modeInProcess {
 			b = max(b, c.JobsPerS)
 		}
 	}
 	return b
 }
 
+// find returns the cell of design on workload at W with in-process
+// workers, or nil; the simulator is calibrated from those.
 func find(cells []*cell, wlName, design string, w int) *cell {
+	return findIn(cells, modeInProcess, wlName, design, w)
+}
+
+// findIn returns the cell of design on workload at W with workers in
+// mode, or nil.
+func findIn(cells []*cell, mode, wlName, design string, w int) *cell {
 	for _, c := range cells {
-		if c.Workload == wlName && c.Design == design && c.W == w {
+		if c.Workload == wlName && c.Design == design && c.W == w && c.Mode == mode {
 			return c
 		}
 	}

@@ -27,7 +27,7 @@ const (
 // each job. Acks are the client's plain Ack, which the server does not
 // confirm; completions are counted when Ack returns.
 type centralSystem struct {
-	e      *dist.Embedded
+	dial   dialer
 	k      int
 	wl     workload
 	gate   <-chan struct{}
@@ -53,13 +53,21 @@ func newCentralSystem(e *dist.Embedded, k int, wl workload, gate <-chan struct{}
 		nc.Close()
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &centralSystem{e: e, k: k, wl: wl, gate: gate, nc: nc, js: js, ctx: ctx, cancel: cancel}
+	s := newCentralWorkers(inProcess(e), k, wl, gate)
+	s.nc, s.js = nc, js
 	if err := s.setup(ackWait); err != nil {
 		s.close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// newCentralWorkers is the workers' side alone, without the stream or a
+// submitting connection: what a worker process runs. Its connections come
+// from dial.
+func newCentralWorkers(dial dialer, k int, wl workload, gate <-chan struct{}) *centralSystem {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &centralSystem{dial: dial, k: k, wl: wl, gate: gate, ctx: ctx, cancel: cancel}
 }
 
 func (s *centralSystem) setup(ackWait time.Duration) error {
@@ -80,7 +88,7 @@ func (s *centralSystem) setup(ackWait time.Duration) error {
 
 func (s *centralSystem) start(ctx context.Context, from, to int) error {
 	for range to - from {
-		nc, err := s.e.Connect()
+		nc, err := s.dial()
 		if err != nil {
 			return err
 		}
@@ -183,5 +191,7 @@ func (s *centralSystem) close() {
 		nc.Close()
 	}
 	s.mu.Unlock()
-	s.nc.Close()
+	if s.nc != nil {
+		s.nc.Close()
+	}
 }

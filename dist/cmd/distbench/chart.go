@@ -28,7 +28,7 @@ func chart(r *report) chartDoc {
 	for _, d := range []string{"steal", "central-f1", fk} {
 		s := chartSeries{Name: d + " measured", Style: "measured"}
 		for _, c := range r.Cells {
-			if c.Workload == "sleep-1ms" && c.Design == d {
+			if c.Workload == "sleep-1ms" && c.Design == d && c.Mode == modeInProcess {
 				s.Points = append(s.Points, [2]float64{float64(c.W), c.JobsPerS})
 			}
 		}
@@ -45,7 +45,7 @@ func chart(r *report) chartDoc {
 	}
 	limit := chartSeries{Name: "steal, no-op jobs, measured", Style: "ceiling"}
 	for _, c := range r.Cells {
-		if c.Workload == "noop" && c.Design == "steal" {
+		if c.Workload == "noop" && c.Design == "steal" && c.Mode == modeInProcess {
 			limit.Points = append(limit.Points, [2]float64{float64(c.W), c.JobsPerS})
 		}
 	}

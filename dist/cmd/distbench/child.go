@@ -16,8 +16,9 @@ import (
 
 // The recovery benchmark re-runs this program as a worker process, so that
 // it can be killed with SIGKILL: main sees roleEnv and runs childMain.
+// The sweep's worker processes (-procs) are roleSweep (sweepchild.go).
 const (
-	roleEnv  = "DISTBENCH_ROLE" // "dist" or "central"
+	roleEnv  = "DISTBENCH_ROLE" // "dist", "central" or roleSweep
 	urlEnv   = "DISTBENCH_URL"
 	nameEnv  = "DISTBENCH_NAME"
 	jobEnv   = "DISTBENCH_JOB_MS"
@@ -29,6 +30,9 @@ const (
 // the job time; the worker publishes "bench.ready.<name>" once it can
 // take jobs.
 func childMain() int {
+	if os.Getenv(roleEnv) == roleSweep {
+		return sweepChildMain()
+	}
 	name := os.Getenv(nameEnv)
 	ms, _ := strconv.Atoi(os.Getenv(jobEnv))
 	nc, err := nats.Connect(os.Getenv(urlEnv))

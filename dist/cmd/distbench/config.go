@@ -4,7 +4,10 @@ import "time"
 
 // config is what one invocation measures.
 type config struct {
-	Runs      int        `json:"runs"`
+	Runs int `json:"runs"`
+	// Procs: every sweep trial runs twice, with the workers in this
+	// process and with each worker in a process of its own, interleaved.
+	Procs     bool       `json:"procs"`
 	Workers   []int      `json:"workers"`
 	FetchK    int        `json:"fetch_k"`
 	Workloads []workload `json:"workloads"`

@@ -16,7 +16,7 @@ const clusterName = "bench"
 // distSystem is the dist package's workers: one deque each, one slot,
 // stealing by mode (StealOff: jobs stay where they were placed).
 type distSystem struct {
-	e       *dist.Embedded
+	dial    dialer
 	opts    []dist.Option
 	wl      workload
 	gate    <-chan struct{}
@@ -27,8 +27,7 @@ type distSystem struct {
 }
 
 func newDistSystem(e *dist.Embedded, m dist.StealMode, wl workload, gate <-chan struct{}, lease time.Duration) (*distSystem, error) {
-	s := &distSystem{e: e, wl: wl, gate: gate, opts: []dist.Option{
-		dist.WithCluster(clusterName), dist.WithSlots(1), dist.WithStealMode(m), dist.WithLease(lease)}}
+	s := newDistWorkers(inProcess(e), m, wl, gate, lease)
 	nc, err := s.connect("client")
 	if err != nil {
 		return nil, err
@@ -41,10 +40,17 @@ func newDistSystem(e *dist.Embedded, m dist.StealMode, wl workload, gate <-chan 
 	return s, nil
 }
 
-// connect opens an in-process connection whose replies come to inboxes
-// under _BI.<name>, so that the steal observer can follow them.
+// newDistWorkers is the workers' side alone, without a client: what a
+// worker process runs. Its connections come from dial.
+func newDistWorkers(dial dialer, m dist.StealMode, wl workload, gate <-chan struct{}, lease time.Duration) *distSystem {
+	return &distSystem{dial: dial, wl: wl, gate: gate, opts: []dist.Option{
+		dist.WithCluster(clusterName), dist.WithSlots(1), dist.WithStealMode(m), dist.WithLease(lease)}}
+}
+
+// connect opens a connection whose replies come to inboxes under
+// _BI.<name>, so that the steal observer can follow them.
 func (s *distSystem) connect(name string) (*nats.Conn, error) {
-	nc, err := s.e.Connect(nats.CustomInboxPrefix(inboxRoot + "." + name))
+	nc, err := s.dial(nats.CustomInboxPrefix(inboxRoot + "." + name))
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	mdOut := fs.String("md", "", "write the markdown tables to this file")
 	chartOut := fs.String("chart", "", "write the scaling chart's input to this file")
 	only := fs.String("only", "", "comma-separated workload names: run only their sweep, one line per cell")
+	procs := fs.Bool("procs", false, "run every sweep trial also with one process per worker, interleaved")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -76,6 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *runs > 0 {
 		cfg.Runs, cfg.RecoveryRuns = *runs, *runs
 	}
+	cfg.Procs = *procs
 	if *only != "" {
 		return sweepOnly(cfg, strings.Split(*only, ","), stdout, stderr)
 	}

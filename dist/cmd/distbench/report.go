@@ -45,8 +45,12 @@ func machine() string {
 
 // markdown writes the tables.
 func markdown(w io.Writer, r *report) {
-	fmt.Fprintf(w, "Produced by `%s` on %s, %s, %s. Medians of %d runs; in each run every design ran once, in turn.\n\n",
+	fmt.Fprintf(w, "Produced by `%s` on %s, %s, %s. Medians of %d runs; in each run every design ran once, in turn",
 		r.Command, r.Date, r.Machine, r.Go, r.Config.Runs)
+	if r.Config.Procs {
+		fmt.Fprint(w, ", with its workers in-process and then with each worker in a process of its own")
+	}
+	fmt.Fprint(w, ". Column \"workers\": in-process (goroutines of the benchmark, in-process connections) or processes (one process per worker, its own TCP connection).\n\n")
 	ds := designs(r.Config.FetchK)
 	for _, wl := range r.Config.Workloads {
 		if wl.Job > 0 && wl.Kind != kindThroughput {
@@ -55,6 +59,7 @@ func markdown(w io.Writer, r *report) {
 			rateTable(w, r, wl, ds)
 		}
 	}
+	procsTable(w, r, ds)
 	msgsTable(w, r, ds)
 	probeTable(w, r)
 	latencyTable(w, r)
@@ -62,8 +67,16 @@ func markdown(w io.Writer, r *report) {
 	simTable(w, r)
 }
 
-func header(w io.Writer, first string, ds []design, extra ...string) {
-	cols := []string{first}
+// modes lists the workers' modes the sweep ran.
+func modes(r *report) []string {
+	if r.Config.Procs {
+		return []string{modeInProcess, modeProcesses}
+	}
+	return []string{modeInProcess}
+}
+
+func header(w io.Writer, first []string, ds []design, extra ...string) {
+	cols := append([]string{}, first...)
 	for _, d := range ds {
 		cols = append(cols, d.Name)
 	}
@@ -74,36 +87,67 @@ func header(w io.Writer, first string, ds []design, extra ...string) {
 func rateTable(w io.Writer, r *report, wl workload, ds []design) {
 	fk := ds[len(ds)-1].Name
 	fmt.Fprintf(w, "**%s**: %s, jobs/s (higher is better)\n\n", wl.Name, describe(wl))
-	header(w, "W", ds, "steal / central-f1", "steal / "+fk)
+	header(w, []string{"W", "workers"}, ds, "steal / central-f1", "steal / "+fk)
 	for _, n := range r.Config.Workers {
-		row := []string{fmt.Sprint(n)}
-		for _, d := range ds {
-			if c := find(r.Cells, wl.Name, d.Name, n); c != nil {
-				row = append(row, fmt.Sprintf("%.0f", c.JobsPerS))
+		for _, mode := range modes(r) {
+			s, c1, ck := findIn(r.Cells, mode, wl.Name, "steal", n), findIn(r.Cells, mode, wl.Name, "central-f1", n), findIn(r.Cells, mode, wl.Name, fk, n)
+			if s == nil {
+				continue
 			}
+			row := []string{fmt.Sprint(n), mode}
+			for _, d := range ds {
+				row = append(row, fmt.Sprintf("%.0f", findIn(r.Cells, mode, wl.Name, d.Name, n).JobsPerS))
+			}
+			row = append(row, fmt.Sprintf("%.2f", s.JobsPerS/c1.JobsPerS), fmt.Sprintf("%.2f", s.JobsPerS/ck.JobsPerS))
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 		}
-		if len(row) == 1 {
-			continue
-		}
-		s, c1, ck := find(r.Cells, wl.Name, "steal", n), find(r.Cells, wl.Name, "central-f1", n), find(r.Cells, wl.Name, fk, n)
-		row = append(row, fmt.Sprintf("%.2f", s.JobsPerS/c1.JobsPerS), fmt.Sprintf("%.2f", s.JobsPerS/ck.JobsPerS))
-		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
 	fmt.Fprintln(w)
 }
 
 func ratioTable(w io.Writer, r *report, wl workload, ds []design) {
 	fmt.Fprintf(w, "**%s**: %s; makespan / lower bound (1 is perfect; lower is better), median makespan in brackets\n\n", wl.Name, describe(wl))
-	header(w, "W", ds, "lower bound", "jobs stolen (steal)")
+	header(w, []string{"W", "workers"}, ds, "lower bound", "jobs stolen (steal)")
 	for _, n := range r.Config.Workers {
-		row := []string{fmt.Sprint(n)}
-		for _, d := range ds {
-			c := find(r.Cells, wl.Name, d.Name, n)
-			row = append(row, fmt.Sprintf("%.2f (%.0f ms)", c.Ratio, c.MedianMS))
+		for _, mode := range modes(r) {
+			s := findIn(r.Cells, mode, wl.Name, "steal", n)
+			if s == nil {
+				continue
+			}
+			row := []string{fmt.Sprint(n), mode}
+			for _, d := range ds {
+				c := findIn(r.Cells, mode, wl.Name, d.Name, n)
+				row = append(row, fmt.Sprintf("%.2f (%.0f ms)", c.Ratio, c.MedianMS))
+			}
+			row = append(row, fmt.Sprintf("%.0f ms", s.LowerBoundMS), fmt.Sprintf("%.0f", s.Stolen))
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 		}
-		s := find(r.Cells, wl.Name, "steal", n)
-		row = append(row, fmt.Sprintf("%.0f ms", s.LowerBoundMS), fmt.Sprintf("%.0f", s.Stolen))
-		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+	fmt.Fprintln(w)
+}
+
+// procsTable: for each cell, how much faster its processes ran than its
+// in-process workers (the in-process median time over the processes'
+// median time; above 1: processes faster). Written only with -procs.
+func procsTable(w io.Writer, r *report, ds []design) {
+	if !r.Config.Procs {
+		return
+	}
+	fmt.Fprintln(w, "**Processes against in-process workers**: in-process median time / processes median time, from the interleaved runs above (above 1: the processes were faster)")
+	fmt.Fprintln(w)
+	header(w, []string{"workload", "W"}, ds)
+	for _, wl := range r.Config.Workloads {
+		for _, n := range r.Config.Workers {
+			if findIn(r.Cells, modeProcesses, wl.Name, ds[0].Name, n) == nil {
+				continue
+			}
+			row := []string{wl.Name, fmt.Sprint(n)}
+			for _, d := range ds {
+				in, pr := findIn(r.Cells, modeInProcess, wl.Name, d.Name, n), findIn(r.Cells, modeProcesses, wl.Name, d.Name, n)
+				row = append(row, fmt.Sprintf("%.2f", in.MedianMS/pr.MedianMS))
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		}
 	}
 	fmt.Fprintln(w)
 }
@@ -130,18 +174,20 @@ func describe(wl workload) string {
 func msgsTable(w io.Writer, r *report, ds []design) {
 	fmt.Fprintln(w, "**Server messages per job** (in + out, counted by the server from the first submission to the last completion; median)")
 	fmt.Fprintln(w)
-	header(w, "workload, W", ds)
+	header(w, []string{"workload, W", "workers"}, ds)
 	ws := r.Config.Workers
 	for _, wl := range r.Config.Workloads {
 		for _, n := range []int{ws[0], ws[len(ws)-1]} {
-			if find(r.Cells, wl.Name, ds[0].Name, n) == nil {
-				continue
+			for _, mode := range modes(r) {
+				if findIn(r.Cells, mode, wl.Name, ds[0].Name, n) == nil {
+					continue
+				}
+				row := []string{fmt.Sprintf("%s, %d", wl.Name, n), mode}
+				for _, d := range ds {
+					row = append(row, fmt.Sprintf("%.1f", findIn(r.Cells, mode, wl.Name, d.Name, n).MsgsPerJob))
+				}
+				fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 			}
-			row := []string{fmt.Sprintf("%s, %d", wl.Name, n)}
-			for _, d := range ds {
-				row = append(row, fmt.Sprintf("%.1f", find(r.Cells, wl.Name, d.Name, n).MsgsPerJob))
-			}
-			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 		}
 	}
 	fmt.Fprintln(w)
@@ -177,7 +223,7 @@ func recoveryTable(w io.Writer, r *report) {
 func simTable(w io.Writer, r *report) {
 	c := r.Calibration
 	fk := fmt.Sprintf("central-f%d", r.Config.FetchK)
-	fmt.Fprintf(w, "**Simulator, calibrated** (package sim, %d jobs of %.0f ms per worker): central-f1 service %.1f µs a job and fetch latency %.1f µs; %s service %.1f µs a job; steal latency %.0f µs, steal-one %.0f µs. Measured: sleep-1ms above. dist's no-op ceiling on this server: %.0f jobs/s (not simulated).\n\n",
+	fmt.Fprintf(w, "**Simulator, calibrated** (package sim, %d jobs of %.0f ms per worker): central-f1 service %.1f µs a job and fetch latency %.1f µs; %s service %.1f µs a job; steal latency %.0f µs, steal-one %.0f µs. Measured: sleep-1ms above, in-process workers. dist's no-op ceiling on this server: %.0f jobs/s (not simulated).\n\n",
 		c.JobsPerW, c.JobMS, c.CentralServiceUS, c.CentralLatencyUS, fk, c.CentralKServiceUS, c.StealLatencyUS, c.StealOneLatencyUS, c.DistCeiling)
 	names := []string{"steal", "central-f1", fk}
 	cols := []string{"W"}

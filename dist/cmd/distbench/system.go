@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/worksteal/steal/dist"
 )
 
@@ -24,31 +25,67 @@ type system interface {
 	close()
 }
 
-// A design names a system and how to build one.
-type design struct {
-	Name string
-	make func(e *dist.Embedded, wl workload, gate <-chan struct{}) (system, error)
+// A dialer opens a connection to the trial's server: in-process, or over
+// loopback TCP from a worker process.
+type dialer func(opts ...nats.Option) (*nats.Conn, error)
+
+func inProcess(e *dist.Embedded) dialer { return e.Connect }
+
+func overTCP(url string) dialer {
+	return func(opts ...nats.Option) (*nats.Conn, error) { return nats.Connect(url, opts...) }
 }
 
-// designs lists the designs compared, in the order tables show them.
+// A design names a system and how to build one: make builds the whole
+// system on the trial's server (its workers in this process); workers
+// builds the workers' side alone, which is what a worker process runs.
+type design struct {
+	Name    string
+	Mode    string // modeInProcess or modeProcesses
+	make    func(e *dist.Embedded, wl workload, gate <-chan struct{}) (system, error)
+	workers func(dial dialer, wl workload, gate <-chan struct{}) system
+}
+
+// Where a design's workers run: goroutines of this process, each on its
+// own in-process connection, or one child process each (-procs).
+const (
+	modeInProcess = "in-process"
+	modeProcesses = "processes"
+)
+
+// dist's default lease, and JetStream's default AckWait.
+const (
+	distLease   = 3 * time.Second
+	centralWait = 30 * time.Second
+)
+
+// designs lists the designs compared, in the order tables show them, with
+// their workers in this process.
 func designs(fetchK int) []design {
 	return []design{
-		{"steal", distDesign(dist.StealHalf)},
-		{"steal-one", distDesign(dist.StealOne)},
-		{"no-steal", distDesign(dist.StealOff)},
-		{"central-f1", centralDesign(1)},
-		{fmt.Sprintf("central-f%d", fetchK), centralDesign(fetchK)},
+		distDesign("steal", dist.StealHalf),
+		distDesign("steal-one", dist.StealOne),
+		distDesign("no-steal", dist.StealOff),
+		centralDesign(1),
+		centralDesign(fetchK),
 	}
 }
 
-func distDesign(m dist.StealMode) func(*dist.Embedded, workload, <-chan struct{}) (system, error) {
-	return func(e *dist.Embedded, wl workload, gate <-chan struct{}) (system, error) {
-		return newDistSystem(e, m, wl, gate, 3*time.Second) // dist's default lease
-	}
+func distDesign(name string, m dist.StealMode) design {
+	return design{Name: name, Mode: modeInProcess,
+		make: func(e *dist.Embedded, wl workload, gate <-chan struct{}) (system, error) {
+			return newDistSystem(e, m, wl, gate, distLease)
+		},
+		workers: func(dial dialer, wl workload, gate <-chan struct{}) system {
+			return newDistWorkers(dial, m, wl, gate, distLease)
+		}}
 }
 
-func centralDesign(k int) func(*dist.Embedded, workload, <-chan struct{}) (system, error) {
-	return func(e *dist.Embedded, wl workload, gate <-chan struct{}) (system, error) {
-		return newCentralSystem(e, k, wl, gate, 30*time.Second)
-	}
+func centralDesign(k int) design {
+	return design{Name: fmt.Sprintf("central-f%d", k), Mode: modeInProcess,
+		make: func(e *dist.Embedded, wl workload, gate <-chan struct{}) (system, error) {
+			return newCentralSystem(e, k, wl, gate, centralWait)
+		},
+		workers: func(dial dialer, wl workload, gate <-chan struct{}) system {
+			return newCentralWorkers(dial, k, wl, gate)
+		}}
 }
