@@ -41,6 +41,7 @@ type centralSystem struct {
 	conns  []*nats.Conn
 	fetch  []time.Duration // time to the first message of each Fetch that got one
 	onMsg  func(jetstream.Msg)
+	onDone func() // when set, called each time a job has run
 }
 
 func newCentralSystem(e *dist.Embedded, k int, wl workload, gate <-chan struct{}, ackWait time.Duration) (*centralSystem, error) {
@@ -165,6 +166,9 @@ func (s *centralSystem) run(js jetstream.JetStream, m jetstream.Msg) {
 	}
 	if m.Ack() == nil {
 		s.done.Add(1)
+	}
+	if s.onDone != nil {
+		s.onDone()
 	}
 }
 

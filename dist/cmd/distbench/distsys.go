@@ -20,6 +20,7 @@ type distSystem struct {
 	opts    []dist.Option
 	wl      workload
 	gate    <-chan struct{}
+	onDone  func() // when set, called each time a handler returns
 	client  *dist.Client
 	mu      sync.Mutex
 	workers []*dist.Worker
@@ -86,6 +87,9 @@ func (s *distSystem) start(ctx context.Context, from, to int) error {
 // handle waits for the gate, does the job's work and spawns its children
 // on this worker's own deque.
 func (s *distSystem) handle(ctx context.Context, j *dist.Job) ([]byte, error) {
+	if s.onDone != nil {
+		defer s.onDone()
+	}
 	<-s.gate
 	s.wl.work()
 	d := parseDepth(j.Payload)

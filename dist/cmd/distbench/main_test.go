@@ -123,3 +123,58 @@ func TestFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestProcs runs the sweep of -quick -procs at W = 2 on one workload of
+// each kind: every design ran every workload to its last completion in
+// both modes (runTrial fails otherwise), the tables have a row of each
+// mode, and no worker process is left once the sweep has returned.
+func TestProcs(t *testing.T) {
+	cfg := tinyConfig()
+	cfg.Procs = true
+	var log bytes.Buffer
+	cells, err := sweep(cfg, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if left := childPids(t); len(left) > 0 {
+		t.Errorf("worker processes left after the sweep: %v", left)
+	}
+	ds := designs(cfg.FetchK)
+	for _, wl := range cfg.Workloads {
+		for _, d := range ds {
+			for _, mode := range []string{modeInProcess, modeProcesses} {
+				c := findIn(cells, mode, wl.Name, d.Name, 2)
+				if c == nil || len(c.RunsMS) != cfg.Runs || c.MedianMS <= 0 {
+					t.Errorf("%s %s %s: %+v", wl.Name, d.Name, mode, c)
+				} else if d.Name == "no-steal" && c.Stolen != 0 {
+					t.Errorf("%s %s: no-steal stole %v jobs", wl.Name, mode, c.Stolen)
+				}
+			}
+		}
+	}
+	var md bytes.Buffer
+	markdown(&md, &report{Config: cfg, Cells: cells})
+	for _, want := range []string{"| 2 | in-process | ", "| 2 | processes | ", "**Processes against in-process workers**", "| skew-1ms | 2 | "} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+}
+
+// childPids lists this process's child processes (zombies included), from
+// /proc; it skips the test where /proc has no such list.
+func childPids(t *testing.T) []string {
+	tasks, err := filepath.Glob("/proc/self/task/*/children")
+	if err != nil || len(tasks) == 0 {
+		t.Skip("no /proc/self/task/*/children here")
+	}
+	var pids []string
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Skipf("cannot read %s: %v", f, err)
+		}
+		pids = append(pids, strings.Fields(string(b))...)
+	}
+	return pids
+}

@@ -18,12 +18,14 @@ import (
 //
 // A worker process and this one talk over its stdin and stdout, not over
 // the server, so that the server's load and message counts are the
-// design's alone: it writes "ready" once its worker can take jobs, then
-// "n <completed> <stolen>" whenever its worker's counts have changed,
-// looking every millisecond; this process writes "go" when the gate opens.
-// Completions are therefore counted as in-process (dist: the worker's
-// recorded completions; central: Acks returned) but reach the clock up to
-// a millisecond and a pipe later.
+// design's alone. It writes "ready" once its worker can take jobs; this
+// process writes "go" when the gate opens, and "s" to ask for its counts
+// (answered "s <completed> <stolen>"). After each job it has run, it
+// writes "n <completed> <stolen>" as the counts change, looking every
+// millisecond until its worker has recorded the job's completion (see
+// reporter). Completions are therefore counted as in-process (dist: the
+// worker's recorded completions; central: Acks returned), but reach the
+// clock up to a millisecond and a pipe later.
 
 // procStart bounds the wait for a worker process to be ready.
 const procStart = 30 * time.Second
@@ -129,7 +131,17 @@ func (s *procSystem) completed() int64 {
 	return s.sum(func(k *sweepChild) int64 { return k.done.Load() })
 }
 
+// stolen asks every worker process for its counts, so that a skewed
+// start's steals before the clock are counted exactly, as in-process.
 func (s *procSystem) stolen() int64 {
+	s.mu.Lock()
+	kids := s.kids
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, k := range kids {
+		wg.Go(k.askCounts)
+	}
+	wg.Wait()
 	return s.sum(func(k *sweepChild) int64 { return k.stolen.Load() })
 }
 

@@ -25,6 +25,8 @@ const (
 	sweepChildCap = trialTimeout + 30*time.Second
 	// reapWait bounds each wait for a killed worker process.
 	reapWait = 10 * time.Second
+	// askWait bounds the wait for a worker process's counts.
+	askWait = 5 * time.Second
 )
 
 // childSpec is what a worker process runs: worker Index of design Design
@@ -44,6 +46,7 @@ type sweepChild struct {
 	cmd          *exec.Cmd
 	in           io.WriteCloser
 	ready        chan struct{} // closed when it wrote "ready"
+	answer       chan struct{} // it answered an "s"
 	eof          chan struct{} // closed when its stdout ended
 	done, stolen atomic.Int64  // its last reported counts
 }
@@ -72,7 +75,8 @@ func startSweepChild(spec childSpec) (*sweepChild, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	k := &sweepChild{index: spec.Index, cmd: cmd, in: in, ready: make(chan struct{}), eof: make(chan struct{})}
+	k := &sweepChild{index: spec.Index, cmd: cmd, in: in, ready: make(chan struct{}),
+		answer: make(chan struct{}, 1), eof: make(chan struct{})}
 	go k.read(out)
 	return k, nil
 }
@@ -88,12 +92,15 @@ func (k *sweepChild) read(out io.Reader) {
 		case len(f) == 1 && f[0] == "ready" && !isReady:
 			isReady = true
 			close(k.ready)
-		case len(f) == 3 && f[0] == "n":
+		case len(f) == 3 && (f[0] == "n" || f[0] == "s"):
 			done, err1 := strconv.ParseInt(f[1], 10, 64)
 			stolen, err2 := strconv.ParseInt(f[2], 10, 64)
 			if err1 == nil && err2 == nil {
 				k.done.Store(done)
 				k.stolen.Store(stolen)
+			}
+			if f[0] == "s" {
+				poke(k.answer)
 			}
 		}
 	}
@@ -102,6 +109,23 @@ func (k *sweepChild) read(out io.Reader) {
 // open tells the process that the gate is open. A process that has died
 // cannot be told; its trial fails by its own timeout.
 func (k *sweepChild) open() { io.WriteString(k.in, "go\n") }
+
+// askCounts asks the process for its counts now and waits, at most
+// askWait, until they have come.
+func (k *sweepChild) askCounts() {
+	select {
+	case <-k.answer: // an answer to an earlier question, come late
+	default:
+	}
+	if _, err := io.WriteString(k.in, "s\n"); err != nil {
+		return
+	}
+	select {
+	case <-k.answer:
+	case <-k.eof:
+	case <-time.After(askWait):
+	}
+}
 
 // kill sends SIGKILL to the process, by its own pid.
 func (k *sweepChild) kill() { k.cmd.Process.Kill() }
@@ -123,8 +147,9 @@ func (k *sweepChild) reap() {
 }
 
 // sweepChildMain is a worker process of the sweep: it starts the worker
-// its childSpec names, reports, and runs until its stdin ends (or it is
-// killed, which is how a trial ends it).
+// its childSpec names, reports, and runs until it is killed (which is how
+// a trial ends it), its stdin ends or sweepChildCap passes. It then exits
+// at once, without closing its worker: the trial is over.
 func sweepChildMain() int {
 	var spec childSpec
 	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &spec); err != nil {
@@ -139,57 +164,115 @@ func sweepChildMain() int {
 	gate := make(chan struct{})
 	var once sync.Once
 	open := func() { once.Do(func() { close(gate) }) }
-	sys := d.workers(overTCP(spec.URL), spec.Workload, gate)
-	defer sys.close()
-	defer open() // before close: handlers may wait at the gate
+	rep := &reporter{out: bufio.NewWriter(os.Stdout), poke: make(chan struct{}, 1), ask: make(chan struct{}, 1)}
+	rep.sys = d.workers(overTCP(spec.URL), spec.Workload, gate, rep.handled)
 	ctx, cancel := context.WithTimeout(context.Background(), sweepChildCap)
 	defer cancel()
-	if err := sys.start(ctx, spec.Index, spec.Index+1); err != nil {
+	if err := rep.sys.start(ctx, spec.Index, spec.Index+1); err != nil {
 		fmt.Fprintln(os.Stderr, "worker process:", err)
 		return 2
 	}
-	out := bufio.NewWriter(os.Stdout)
-	fmt.Fprintln(out, "ready")
-	out.Flush()
+	fmt.Fprintln(rep.out, "ready")
+	rep.out.Flush()
 	ended := make(chan struct{})
-	go followStdin(open, ended)
-	reportCounts(ctx, sys, out, ended)
+	go followStdin(open, rep.ask, ended)
+	rep.run(ctx, ended)
 	return 0
 }
 
-// followStdin calls open when "go" arrives and closes ended at the end of
-// stdin.
-func followStdin(open func(), ended chan<- struct{}) {
+// followStdin calls open when "go" arrives, signals ask at each "s", and
+// closes ended at the end of stdin.
+func followStdin(open func(), ask chan<- struct{}, ended chan<- struct{}) {
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
-		if sc.Text() == "go" {
+		switch sc.Text() {
+		case "go":
 			open()
+		case "s":
+			ask <- struct{}{}
 		}
 	}
 	close(ended)
 }
 
-// reportCounts writes the worker's counts to out every millisecond in which
-// they changed, until ended closes or ctx ends.
-func reportCounts(ctx context.Context, sys system, out *bufio.Writer, ended <-chan struct{}) {
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	var done, stolen int64
+// reporter writes the worker's counts to out: "n <completed> <stolen>"
+// when they changed, "s <completed> <stolen>" when asked. It looks at them
+// only after a job has run, every catchUpEvery until the worker has
+// recorded as many completions as its handlers returned (dist records a
+// completion after its handler returns; at most catchUpFor), so that an
+// idle worker process costs nothing.
+type reporter struct {
+	sys     system
+	out     *bufio.Writer
+	poke    chan struct{} // a job has run
+	ask     chan struct{} // "s" arrived
+	ran     atomic.Int64  // jobs whose handler returned
+	written [2]int64
+}
+
+const (
+	catchUpEvery = time.Millisecond
+	catchUpFor   = 100 * time.Millisecond
+)
+
+// handled is the workers' onDone hook.
+func (r *reporter) handled() {
+	r.ran.Add(1)
+	poke(r.poke)
+}
+
+func poke(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+func (r *reporter) run(ctx context.Context, ended <-chan struct{}) {
 	for {
 		select {
 		case <-ended:
 			return
 		case <-ctx.Done():
 			return
-		case <-tick.C:
-		}
-		d, s := sys.completed(), sys.stolen()
-		if d != done || s != stolen {
-			done, stolen = d, s
-			fmt.Fprintf(out, "n %d %d\n", d, s)
-			out.Flush()
+		case <-r.ask:
+			r.write("s")
+		case <-r.poke:
+			r.catchUp(ctx)
 		}
 	}
+}
+
+// catchUp writes the counts whenever they change until the completions
+// recorded reach the jobs run, catchUpFor passes, or ctx ends.
+func (r *reporter) catchUp(ctx context.Context) {
+	t := time.NewTimer(catchUpEvery)
+	defer t.Stop()
+	for limit := time.Now().Add(catchUpFor); ; {
+		if r.write("n") >= r.ran.Load() || time.Now().After(limit) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.ask:
+			r.write("s")
+		case <-t.C:
+			t.Reset(catchUpEvery)
+		}
+	}
+}
+
+// write writes the counts under tag: always for "s", for "n" only when
+// they changed. It returns the completions.
+func (r *reporter) write(tag string) int64 {
+	c := [2]int64{r.sys.completed(), r.sys.stolen()}
+	if tag == "s" || c != r.written {
+		r.written = c
+		fmt.Fprintf(r.out, "%s %d %d\n", tag, c[0], c[1])
+		r.out.Flush()
+	}
+	return c[0]
 }
 
 // findDesign returns the design named name among designs(fetchK).

@@ -42,7 +42,7 @@ type design struct {
 	Name    string
 	Mode    string // modeInProcess or modeProcesses
 	make    func(e *dist.Embedded, wl workload, gate <-chan struct{}) (system, error)
-	workers func(dial dialer, wl workload, gate <-chan struct{}) system
+	workers func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system
 }
 
 // Where a design's workers run: goroutines of this process, each on its
@@ -75,8 +75,10 @@ func distDesign(name string, m dist.StealMode) design {
 		make: func(e *dist.Embedded, wl workload, gate <-chan struct{}) (system, error) {
 			return newDistSystem(e, m, wl, gate, distLease)
 		},
-		workers: func(dial dialer, wl workload, gate <-chan struct{}) system {
-			return newDistWorkers(dial, m, wl, gate, distLease)
+		workers: func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system {
+			s := newDistWorkers(dial, m, wl, gate, distLease)
+			s.onDone = onDone
+			return s
 		}}
 }
 
@@ -85,7 +87,9 @@ func centralDesign(k int) design {
 		make: func(e *dist.Embedded, wl workload, gate <-chan struct{}) (system, error) {
 			return newCentralSystem(e, k, wl, gate, centralWait)
 		},
-		workers: func(dial dialer, wl workload, gate <-chan struct{}) system {
-			return newCentralWorkers(dial, k, wl, gate)
+		workers: func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system {
+			s := newCentralWorkers(dial, k, wl, gate)
+			s.onDone = onDone
+			return s
 		}}
 }
