@@ -18,9 +18,15 @@
 // each run runs every design once, in turn, so that noise on a shared
 // machine hits all of them; tables show medians.
 //
+// With -procs, each trial of the sweep runs again straight after, with
+// every worker in a process of its own (this program again, on its own
+// TCP connection), killed with SIGKILL when the trial ends; the tables
+// then show both, and how much faster the processes were. The clock and
+// the completions counted are the same (see procs.go).
+//
 // Usage:
 //
-//	go run ./cmd/distbench [-quick] [-runs N] [-only W1,W2] [-json FILE] [-md FILE] [-chart FILE]
+//	go run ./cmd/distbench [-quick] [-procs] [-runs N] [-only W1,W2] [-json FILE] [-md FILE] [-chart FILE]
 //
 // -md FILE writes the markdown tables; when FILE already holds the lines
 // "<!-- distbench:begin -->" and "<!-- distbench:end -->", only the text
