@@ -149,7 +149,9 @@ func (k *sweepChild) reap() {
 // sweepChildMain is a worker process of the sweep: it starts the worker
 // its childSpec names, reports, and runs until it is killed (which is how
 // a trial ends it), its stdin ends or sweepChildCap passes. It then exits
-// at once, without closing its worker: the trial is over.
+// at once, without closing its worker: the trial is over. Its stdin is
+// followed from the start, so that a process whose parent died while it
+// was starting exits too.
 func sweepChildMain() int {
 	var spec childSpec
 	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &spec); err != nil {
@@ -168,21 +170,21 @@ func sweepChildMain() int {
 	rep.sys = d.workers(overTCP(spec.URL), spec.Workload, gate, rep.handled)
 	ctx, cancel := context.WithTimeout(context.Background(), sweepChildCap)
 	defer cancel()
+	go followStdin(open, rep.ask)
 	if err := rep.sys.start(ctx, spec.Index, spec.Index+1); err != nil {
 		fmt.Fprintln(os.Stderr, "worker process:", err)
 		return 2
 	}
 	fmt.Fprintln(rep.out, "ready")
 	rep.out.Flush()
-	ended := make(chan struct{})
-	go followStdin(open, rep.ask, ended)
-	rep.run(ctx, ended)
+	rep.run(ctx)
 	return 0
 }
 
-// followStdin calls open when "go" arrives, signals ask at each "s", and
-// closes ended at the end of stdin.
-func followStdin(open func(), ask chan<- struct{}, ended chan<- struct{}) {
+// followStdin calls open when "go" arrives and signals ask at each "s".
+// At the end of stdin (the parent closed it or died) it exits the
+// process: there is nothing left to report to.
+func followStdin(open func(), ask chan<- struct{}) {
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		switch sc.Text() {
@@ -192,7 +194,7 @@ func followStdin(open func(), ask chan<- struct{}, ended chan<- struct{}) {
 			ask <- struct{}{}
 		}
 	}
-	close(ended)
+	os.Exit(0)
 }
 
 // reporter writes the worker's counts to out: "n <completed> <stolen>"
@@ -228,11 +230,10 @@ func poke(c chan struct{}) {
 	}
 }
 
-func (r *reporter) run(ctx context.Context, ended <-chan struct{}) {
+// run reports until ctx ends.
+func (r *reporter) run(ctx context.Context) {
 	for {
 		select {
-		case <-ended:
-			return
 		case <-ctx.Done():
 			return
 		case <-r.ask:
