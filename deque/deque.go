@@ -80,6 +80,13 @@ type Deque[T any] struct {
 	// batched is set, for good, by the first StealHalf; until then Pop needs
 	// no CAS in the zone near top.
 	batched atomic.Bool
+	// The owner's line must not be shared with anything else either: deques
+	// made one after another sit side by side in memory, and at 88 bytes
+	// one deque's bottom shared a cache line with the next one's top, so
+	// two owners that never touch each other's deque stalled each other on
+	// every push and pop. At 128 bytes (a size class whose objects start
+	// on 128-byte boundaries) a deque has its two lines to itself.
+	_ [128 - 88]byte
 }
 
 // MaxBatch is the most items one StealHalf moves. It also bounds the zone

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 	"weak"
 )
 
@@ -187,5 +188,16 @@ func TestPanics(t *testing.T) {
 	mustPanic(t, "Ring.StealHalf(itself)", "itself", func() { r.StealHalf(r) })
 	if r.Len() != 0 {
 		t.Fatal("a panicking Put changed the ring")
+	}
+}
+
+// TestDequeOwnsItsCacheLines: a Deque is exactly two cache lines (top's,
+// and the owner's), so that deques allocated side by side share none.
+func TestDequeOwnsItsCacheLines(t *testing.T) {
+	if n := unsafe.Sizeof(Deque[int]{}); n != 128 {
+		t.Fatalf("Deque is %d bytes, want 128 (two whole cache lines)", n)
+	}
+	if off := unsafe.Offsetof(Deque[int]{}.bottom); off != 64 {
+		t.Fatalf("bottom at offset %d, want 64 (its own line)", off)
 	}
 }
