@@ -275,21 +275,25 @@
 //     work to thieves only while the deque is short (see Join).
 //   - Tree recursion the way most code is written, a task per child, on
 //     UTS's binomial tree (BenchmarkUTS, 3.9M nodes, a few ns of work
-//     each): sequential 30-40 ms, Fork2 over halves of each node's
-//     children 70-220 ms, a NewGroup per node with a Go per child 0.5-3.3
-//     s and a Spawn per child 0.7-3.6 s, the spread being other jobs on
-//     the two cores (about 1.0 and 1.2 s of CPU per walk). A group of two
-//     children is one 352-byte allocation (the group, its context and
-//     both task records; further children's 48-byte records come 31 to
-//     an allocation), a Spawn one of 144 bytes; with the caller's
-//     closures, a walk makes 5.5M allocations (487 MB) with groups and
-//     8.5M (658 MB) with futures, of which the caller's closures and the
-//     counter they share are 4.7M (130 MB): BenchmarkUTS/floor-closures
-//     makes just those, with no pool. Allocation and the collector set the pace: docs/xlang.md
-//     has these walks against Rayon and Java's ForkJoinPool, where a task
-//     per child takes 2-4x the time of rayon::scope and more than the
-//     sequential walk, while Fork2 matches or beats Rayon's join on fib
-//     and beats sequential Go on UTS's geometric tree.
+//     each), on a quieter day (load 2-3): sequential 28-30 ms, Fork2 over
+//     halves of each node's children 65-100 ms, a NewGroup per node with
+//     a Go per child 0.49-0.87 s and a Spawn per child 0.59-0.97 s. A
+//     group of two children is one 352-byte allocation (the group, its
+//     context and both task records; further children's 48-byte records
+//     come 31 to an allocation), a Spawn one of 144 bytes; with the
+//     caller's closures a walk allocates 487 MB in 5.5M allocations with
+//     groups and 658 MB in 8.5M with futures. The caller's closures alone,
+//     called in a plain recursion with no pool (BenchmarkUTS/
+//     floor-closures), take 124-223 ms on one core, 4-8x the sequential
+//     walk: on two cores no errgroup-style walk of this tree in Go can
+//     beat the sequential one. With a 384-byte object per node as well
+//     (floor-closures+group) it is 173-338 ms, and the group walk on two
+//     workers about 2.5x that: the rest is the queues, the write barriers
+//     and the collector's work while it runs (a GOGC of 400 took a
+//     quarter to a third off). docs/xlang.md has these walks against
+//     Rayon and Java's ForkJoinPool, where a task per child takes 2-4x
+//     the time of rayon::scope, while Fork2 matches or beats Rayon's join
+//     on fib and beats sequential Go on UTS's geometric tree.
 //   - Sorting 10,000,000 ints: slices.Sort 1.23 s; quicksort with Fork2 0.78
 //     s vs a goroutine per split 0.74 s; mergesort 0.81 s vs 0.85 s, both
 //     with leaves of 2048. With a cutoff that coarse both schedulers see
