@@ -1,5 +1,7 @@
 package steal
 
+import "runtime"
+
 // The idle list and the spinning/parking protocol; see "Spinning and
 // parking" in the package comment for the invariant these functions keep.
 
@@ -38,6 +40,9 @@ func (w *worker) park() bool {
 	p.idleMu.Lock()
 	if p.inject.len() > 0 { // work arrived since we looked
 		p.idleMu.Unlock()
+		// Or a producer has claimed an entry and not yet written it (see
+		// takeLocked): it may be waiting for our processor.
+		runtime.Gosched()
 		return true
 	}
 	p.pushIdle(w)

@@ -2,7 +2,6 @@ package steal
 
 import (
 	"math"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -87,6 +86,11 @@ func (q *injectQueue) init(p *Pool) {
 // put claims a position for e and publishes e there. It returns false,
 // queuing nothing, once the queue is closed. The tail segment is read
 // before the claim, so it cannot lie past the claimed position.
+//
+// The producer that claims the middle position of a segment makes the
+// next segment, once its own entry is published: so the 16 KiB allocation
+// is off the path of the producers and workers that reach the segment's
+// end, who would otherwise wait for it.
 func (q *injectQueue) put(e entry) bool {
 	s := q.tailSeg.Load()
 	old := q.tail.Add(2) - 2
@@ -98,28 +102,36 @@ func (q *injectQueue) put(e entry) bool {
 	slot := &s.slots[pos-s.base]
 	slot.x = e.x
 	atomic.StorePointer(&slot.fn, e.fn)
+	if pos-s.base == segSlots/2 {
+		s.nextSeg()
+	}
 	return true
 }
 
-// segFor walks from s to the segment holding pos. The producer that claimed
-// a segment's first position makes that segment; a producer that needs it
-// first yields until it exists, which takes that producer a few
-// instructions.
+// segFor walks from s to the segment holding pos, making the segments
+// that do not exist yet.
 func (q *injectQueue) segFor(s *segment, pos uint64) *segment {
 	for pos >= s.base+segSlots {
-		next := s.next.Load()
-		if next == nil {
-			if pos != s.base+segSlots {
-				runtime.Gosched()
-				continue
-			}
-			next = &segment{base: pos}
-			s.next.Store(next)
-		}
+		next := s.nextSeg()
 		q.tailSeg.CompareAndSwap(s, next)
 		s = next
 	}
 	return s
+}
+
+// nextSeg returns the segment after s, making it if nobody has yet. Anyone
+// who needs it may make it, producer or worker, so nobody waits for
+// another to do so; when two race, one segment wins and the other is
+// garbage.
+func (s *segment) nextSeg() *segment {
+	if next := s.next.Load(); next != nil {
+		return next
+	}
+	next := &segment{base: s.base + segSlots}
+	if s.next.CompareAndSwap(nil, next) {
+		return next
+	}
+	return s.next.Load()
 }
 
 // claimed is the number of positions claimed before the queue closed
@@ -161,8 +173,12 @@ func (q *injectQueue) len() int {
 
 // takeLocked moves up to len(out) published entries from the head into out
 // and returns how many. It stops at an entry claimed but not yet written,
-// unless it has nothing yet: then it yields until the entry is written,
-// which its producer is about to do. Caller holds mu.
+// unless it has nothing yet: then it looks again a few times, since its
+// producer is about to write it, and gives up if the producer is slow
+// (preempted between its claim and its store). It never yields while
+// holding mu, which every other worker taking from the queue waits for:
+// the caller looks elsewhere and comes back, and since the claim counts in
+// len, it does not park meanwhile (see park). Caller holds mu.
 func (q *injectQueue) takeLocked(out []entry) int {
 	k := 0
 	// One look at the tail for the whole take: every read of it takes its
@@ -171,24 +187,16 @@ func (q *injectQueue) takeLocked(out []entry) int {
 	for k < len(out) && q.head < claimed {
 		s := q.headSeg
 		if q.head == s.base+segSlots {
-			next := s.next.Load()
-			if next == nil { // its producer has not made it yet
-				if k > 0 {
-					break
-				}
-				runtime.Gosched()
-				continue
-			}
-			q.headSeg, s = next, next
+			s = s.nextSeg()
+			q.headSeg = s
 		}
 		slot := &s.slots[q.head-s.base]
 		fn := atomic.LoadPointer(&slot.fn)
+		if fn == nil && k == 0 {
+			fn = awaitPublished(&slot.fn)
+		}
 		if fn == nil {
-			if k > 0 {
-				break
-			}
-			runtime.Gosched()
-			continue
+			break
 		}
 		out[k] = entry{fn: fn, x: slot.x}
 		q.head++
@@ -197,6 +205,22 @@ func (q *injectQueue) takeLocked(out []entry) int {
 	q.headPub.Store(q.head)
 	q.sweepLocked()
 	return k
+}
+
+// publishSpins is how many times a worker looks again at an entry claimed
+// but not yet written before it gives up for now: a running producer
+// writes it within a few instructions.
+const publishSpins = 64
+
+// awaitPublished returns *fn once its producer has written it, or nil if
+// that takes more than publishSpins looks.
+func awaitPublished(fn *unsafe.Pointer) unsafe.Pointer {
+	for range publishSpins {
+		if p := atomic.LoadPointer(fn); p != nil {
+			return p
+		}
+	}
+	return nil
 }
 
 // sweepLocked clears the taken entries of the head segment, so that the

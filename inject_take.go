@@ -16,13 +16,13 @@ func (q *injectQueue) getOneFor(c *worker) *task {
 	q.mu.Lock()
 	ns, ne := q.takeLocked2(t[:], e[:], 1)
 	q.mu.Unlock()
-	switch {
-	case ns == 1:
-		return t[0]
-	case ne == 1:
-		return q.pool.record(c, e[0])
+	if ne == 1 {
+		t[0] = q.pool.record(c, e[0])
+	} else if ns == 0 {
+		return nil
 	}
-	return nil
+	q.pool.pickedUp(t[:])
+	return t[0]
 }
 
 // getBatch takes up to min(128, len/workers + 1) tasks: it returns the first
@@ -47,11 +47,36 @@ func (q *injectQueue) getBatch(c *worker, workers int) *task {
 	if k == 0 {
 		return nil
 	}
+	q.pool.pickedUp(batch[:k])
 	first := batch[0]
+	if k == 1 {
+		return first // PutBatch of nothing would still store the ring's tail
+	}
 	if put := c.ring.PutBatch(batch[1:k]); put < k-1 { // cannot happen with an empty ring; stay safe
 		q.pushSpill(batch[1+put : k])
 	}
 	return first
+}
+
+// pickedUp takes the tasks in ts, just taken from the inject queue, out of
+// the WithMaxQueued backlog with one atomic add for the lot, and wakes the
+// Submits waiting for room if that made some. Each task is released once:
+// its external mark is cleared here, so a task that later moves through
+// the spill list is not counted again.
+func (p *Pool) pickedUp(ts []*task) {
+	if p.maxQueued == 0 {
+		return
+	}
+	var n int64
+	for _, t := range ts {
+		if t.external {
+			t.external = false
+			n++
+		}
+	}
+	if n > 0 {
+		p.releaseQueued(n)
+	}
 }
 
 // takeLocked2 takes up to n tasks, spilled ones into spill and submissions

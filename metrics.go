@@ -87,25 +87,21 @@ func (p *Pool) markSubmitted(e entry, counted bool) entry {
 
 func (p *Pool) sinceStart() int64 { return int64(time.Since(p.start)) }
 
-// takeSubmitted accounts for a submitted task a worker has picked up: it
-// leaves the backlog (WithMaxQueued's count too), and a timed one records
-// its wait and gets its own context back.
+// takeSubmitted accounts for a submitted task a worker is about to run or
+// skip: it leaves Stats.Backlog, and a timed one records its wait and gets
+// its own context back. (WithMaxQueued's count was released when the task
+// left the inject queue; see pickedUp.)
 func (c *worker) takeSubmitted(t *task) {
 	c.stats.taken.inc() // seen at once: Backlog must not lag behind a long task
-	if t.external || t.sub == subSampled {
-		c.takeSubmittedSlow(t)
+	if t.sub == subSampled {
+		c.takeSampled(t)
 	}
 }
 
-func (c *worker) takeSubmittedSlow(t *task) {
-	if t.external {
-		c.pool.releaseQueued()
-	}
-	if t.sub == subSampled {
-		ws := t.ctx.(*waitStamp)
-		t.ctx, t.sub = ws.Context, subQueued
-		c.pool.metrics.waits.record(time.Duration(c.pool.sinceStart() - ws.at))
-	}
+func (c *worker) takeSampled(t *task) {
+	ws := t.ctx.(*waitStamp)
+	t.ctx, t.sub = ws.Context, subQueued
+	c.pool.metrics.waits.record(time.Duration(c.pool.sinceStart() - ws.at))
 }
 
 // waitBounds are the upper bounds of QueueWait's buckets: 1, 2 and 5 times

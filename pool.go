@@ -43,7 +43,7 @@ type Pool struct {
 	cancel      context.CancelFunc
 
 	maxQueued   int64
-	queued      atomic.Int64 // external tasks not yet started, when maxQueued > 0
+	queued      atomic.Int64 // external tasks no worker has picked up, when maxQueued > 0
 	roomWaiters atomic.Int64 // Submits blocked on a full backlog
 	roomMu      sync.Mutex
 	room        chan struct{} // closed and replaced when a queued task starts
@@ -230,7 +230,7 @@ func (p *Pool) submitEntry(e entry, force bool) error {
 	}
 	if !p.inject.put(p.markSubmitted(e, counted)) {
 		if counted {
-			p.releaseQueued()
+			p.releaseQueued(1)
 		}
 		return ErrClosed
 	}
@@ -252,15 +252,17 @@ func (p *Pool) Go(fn func()) error {
 // undoRefused takes back the count of a submit refused at the cap. Our
 // brief over-count may have failed a waiter's retry, so it is undone like a
 // task start: if that leaves room, the waiters are woken.
-func (p *Pool) undoRefused() { p.releaseQueued() }
+func (p *Pool) undoRefused() { p.releaseQueued(1) }
 
-// releaseQueued marks one external task as started (or refused after it
-// was counted) and, if that leaves room, wakes the Submits blocked on a full
-// backlog to retry. A waiter that fails its retry waits again on a fresh
+// releaseQueued takes n external tasks out of the backlog (picked up by a
+// worker, or refused after they were counted) and, if that leaves room,
+// wakes the Submits blocked on a full backlog to retry. Workers release a
+// whole batch at once, so a Submit kept at the cap is woken once per batch,
+// not once per task. A waiter that fails its retry waits again on a fresh
 // channel, so a refused submit's own release cannot make it spin: the
 // waiter only wakes when the count drops below the cap.
-func (p *Pool) releaseQueued() {
-	if p.queued.Add(-1) >= p.maxQueued || p.roomWaiters.Load() == 0 {
+func (p *Pool) releaseQueued(n int64) {
+	if p.queued.Add(-n) >= p.maxQueued || p.roomWaiters.Load() == 0 {
 		return
 	}
 	p.roomMu.Lock()

@@ -62,6 +62,18 @@ func benchSubmit(b *testing.B, producers int, p *Pool) {
 			b.Error(err)
 		}
 	})
+	reportSchedCounts(b, p, b.N*spawn1M)
+}
+
+// reportSchedCounts reports how often, per thousand tasks, a worker was
+// woken, parked and took a batch from the inject queue: the scheduler's
+// overheads that ns/task alone hides.
+func reportSchedCounts(b *testing.B, p *Pool, tasks int) {
+	s := p.Stats().Total
+	per := func(n uint64) float64 { return float64(n) * 1000 / float64(tasks) }
+	b.ReportMetric(per(s.Wakeups), "wakeups/ktask")
+	b.ReportMetric(per(s.Parks), "parks/ktask")
+	b.ReportMetric(per(s.GlobalGrabs), "grabs/ktask")
 }
 
 func benchChannel(b *testing.B, producers int) {
