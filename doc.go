@@ -92,9 +92,12 @@
 //     then reads nspinning and nidle in wakep. In the inject queue the
 //     claim of a position is the store that counts: from then on the
 //     queue's length includes the entry, even before its producer has
-//     written it, and a worker that finds the entry at the head not yet
-//     written yields until it is (its producer is a few instructions from
-//     done), so a worker never parks on a claimed entry;
+//     written it. A worker that finds the entry at the head not yet
+//     written looks again a few times (its producer is a few instructions
+//     from done) and then looks elsewhere, never waiting under the
+//     queue's lock for a producer that may have been preempted; but it
+//     does not park while the queue's length is not zero, so a worker
+//     never parks on a claimed entry;
 //   - a worker about to park first joins the idle list, then stops counting
 //     as spinning, and only then looks at every queue once more; if it sees
 //     work it leaves the idle list and spins again. Every parking worker
@@ -183,11 +186,13 @@
 //
 // # Backlog, panics, shutdown
 //
-// WithMaxQueued caps tasks submitted from outside that have not started:
-// Submit then blocks until there is room or its context ends, and TrySubmit
-// returns ErrBacklogFull. No task is ever dropped. Spawns from inside a task
-// never block, since a worker that waits for room in its own queue could wait
-// forever.
+// WithMaxQueued caps tasks submitted from outside that no worker has picked
+// up yet: Submit then blocks until there is room or its context ends, and
+// TrySubmit returns ErrBacklogFull. No task is ever dropped. A worker picks
+// tasks up in batches, into its own queue, and makes room for the whole
+// batch with one atomic add, so a Submit held at the cap is woken once a
+// batch, not once a task. Spawns from inside a task never block, since a
+// worker that waits for room in its own queue could wait forever.
 //
 // A panicking task never kills its worker. The panic becomes a *PanicError
 // (value, worker and stack; its Error is one line, without the stack). A

@@ -34,10 +34,17 @@ func WithWorkers(n int) Option {
 	return func(c *config) { c.workers = max(n, 1) }
 }
 
-// WithMaxQueued caps the tasks submitted from outside the pool that have not
-// started yet. At the cap, Submit blocks and TrySubmit returns
+// WithMaxQueued caps the tasks submitted from outside the pool that no
+// worker has picked up yet. At the cap, Submit blocks and TrySubmit returns
 // ErrBacklogFull. n <= 0 means no cap (the default). Spawns from inside tasks
 // are not counted and never block.
+//
+// A worker picks submitted tasks up in batches (at most 128, and about the
+// queue's length divided by the number of workers), runs the first and
+// keeps the rest in its own queue, where other workers may steal them; a
+// batch leaves the backlog as it is picked up. So at most n tasks wait in
+// the pool's queue, and up to about 128 more per worker wait, picked up,
+// in the workers' own queues.
 func WithMaxQueued(n int) Option {
 	return func(c *config) { c.maxQueued = max(n, 0) }
 }

@@ -16,7 +16,7 @@ import (
 var ErrClosed = errors.New("steal: pool is closed")
 
 // ErrBacklogFull is returned by TrySubmit when WithMaxQueued tasks are already
-// waiting to start.
+// waiting for a worker to pick them up.
 var ErrBacklogFull = errors.New("steal: backlog full")
 
 // Pool is a work-stealing task pool. Create one with New; it is safe for
@@ -204,7 +204,8 @@ func (p *Pool) waitRoom(ctx context.Context, e entry) error {
 }
 
 // TrySubmit is Submit without waiting: it returns ErrBacklogFull instead of
-// blocking when WithMaxQueued tasks are already waiting to start.
+// blocking when WithMaxQueued tasks are already waiting for a worker to pick
+// them up.
 func (p *Pool) TrySubmit(fn func(w *Worker)) error {
 	if fn == nil {
 		fn = callNil
