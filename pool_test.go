@@ -537,11 +537,11 @@ func TestShutdownExpiredStopsSchedTrace(t *testing.T) {
 // a Submit waiting for backlog room with a TrySubmit that fails at the cap.
 // The TrySubmit's two steps in submitTask (queued.Add(1) finding the cap
 // full, then queued.Add(-1) "wake nobody") are done here by hand on
-// p.queued, around a queued task starting:
+// p.queued, around a worker picking up a queued task:
 //
 //  1. cap 1, one task X queued (queued=1); Submit(Y) waits in waitRoom.
 //  2. TrySubmit: queued.Add(1) -> 2, over the cap.
-//  3. X starts: releaseQueued -> queued=1 and wakes the waiting Submit,
+//  3. X is picked up: releaseQueued -> queued=1 and wakes the waiting Submit,
 //     whose retries see queued=1+1 > cap and fail, so it waits again.
 //  4. TrySubmit: queued.Add(-1) -> 0, and wakes nobody.
 //
@@ -563,7 +563,7 @@ func TestBacklogNoLostRoomWakeup(t *testing.T) {
 	}
 	time.Sleep(10 * time.Millisecond) // let it reach its select
 	p.queued.Add(1)                   // 2: a TrySubmit's Add, over the cap
-	release()                         // 3: X starts and wakes the Submit
+	release()                         // 3: X is picked up and wakes the Submit
 	if !waitUntil(5*time.Second, func() bool { return p.Stats().Idle == 1 }) {
 		t.Fatal("X did not run")
 	}
