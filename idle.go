@@ -40,9 +40,11 @@ func (w *worker) park() bool {
 	p.idleMu.Lock()
 	if p.inject.len() > 0 { // work arrived since we looked
 		p.idleMu.Unlock()
-		// Or a producer has claimed an entry and not yet written it (see
-		// takeLocked): it may be waiting for our processor.
-		runtime.Gosched()
+		if p.inject.unwritten.Load() {
+			// Or a producer claimed the entry at the head and has not
+			// written it (see takeLocked): it may need our processor.
+			runtime.Gosched()
+		}
 		return true
 	}
 	p.pushIdle(w)

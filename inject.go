@@ -38,6 +38,11 @@ type injectQueue struct {
 	headPub atomic.Uint64
 	end     atomic.Uint64
 
+	// unwritten says the last take found the entry at the head claimed
+	// but not yet written, and took nothing (written under mu, read
+	// without it).
+	unwritten atomic.Bool
+
 	spill      []*task      // tasks spilled by full rings, oldest at spillHead; under mu
 	spillHead  int          // under mu
 	spillN     atomic.Int64 // written under mu, read without it
@@ -203,6 +208,10 @@ func (q *injectQueue) takeLocked(out []entry) int {
 		k++
 	}
 	q.headPub.Store(q.head)
+	// Empty-handed with entries claimed: the head is unwritten.
+	if stalled := k == 0 && q.head < claimed; q.unwritten.Load() != stalled {
+		q.unwritten.Store(stalled)
+	}
 	q.sweepLocked()
 	return k
 }
