@@ -46,7 +46,7 @@ type Pool struct {
 	queued      atomic.Int64 // external tasks no worker has picked up, when maxQueued > 0
 	roomWaiters atomic.Int64 // Submits blocked on a full backlog
 	roomMu      sync.Mutex
-	room        chan struct{} // closed and replaced when a queued task starts
+	room        chan struct{} // closed and replaced when picked-up tasks make room
 
 	blocked  atomic.Int64  // spares running for Block; the pool is not done while > 0
 	sleepers atomic.Int64  // workers asleep inside a task (wait.go); likewise
@@ -176,8 +176,8 @@ func (p *Pool) submitEntryWait(ctx context.Context, e entry) error {
 }
 
 // waitRoom takes the current room channel, tries once more, and if the
-// backlog is still full waits for a queued task to start. Taking the channel
-// before the retry means a task that starts in between closes a channel we
+// backlog is still full waits for a worker to pick queued tasks up. Taking
+// the channel before the retry means a pick-up in between closes a channel we
 // hold: no wakeup is lost. Only then, about to block, does it ask whether
 // the caller is one of our workers (which reads the stack): those queue
 // past the cap instead, since only our own workers make room.
@@ -252,7 +252,7 @@ func (p *Pool) Go(fn func()) error {
 
 // undoRefused takes back the count of a submit refused at the cap. Our
 // brief over-count may have failed a waiter's retry, so it is undone like a
-// task start: if that leaves room, the waiters are woken.
+// pick-up: if that leaves room, the waiters are woken.
 func (p *Pool) undoRefused() { p.releaseQueued(1) }
 
 // releaseQueued takes n external tasks out of the backlog (picked up by a
