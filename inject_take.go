@@ -1,6 +1,9 @@
 package steal
 
-import "unsafe"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // getOne takes one task, or nil. A worker that has its handle uses
 // getOneFor instead, which allocates records in slabs.
@@ -29,16 +32,28 @@ func (q *injectQueue) getOneFor(c *worker) *task {
 // to run now and puts the rest into c's ring (which is empty: the caller
 // looked) with one publishing store, as the runtime's globrunqget does.
 // Submissions become records here, outside the lock.
+//
+// If the entry at the head is claimed but its producer has not written it
+// (see takeLocked), getBatch yields the processor, without the lock, and
+// tries again: the producer was most likely preempted between its claim
+// and its store, and is waiting for a processor to finish.
 func (q *injectQueue) getBatch(c *worker, workers int) *task {
 	if q.len() == 0 {
 		return nil
 	}
 	var ents [128]entry
 	var batch [128]*task
-	q.mu.Lock()
-	n := min(q.len()/workers+1, len(batch))
-	ns, ne := q.takeLocked2(batch[:], ents[:], n)
-	q.mu.Unlock()
+	var ns, ne int
+	for {
+		q.mu.Lock()
+		n := min(q.len()/workers+1, len(batch))
+		ns, ne = q.takeLocked2(batch[:], ents[:], n)
+		q.mu.Unlock()
+		if ns+ne > 0 || !q.unwritten.Load() {
+			break
+		}
+		runtime.Gosched()
+	}
 	k := ns
 	for _, e := range ents[:ne] {
 		batch[k] = q.pool.record(c, e)
