@@ -94,10 +94,9 @@
 //     queue's length includes the entry, even before its producer has
 //     written it. A worker that finds the entry at the head not yet
 //     written looks again a few times (its producer is a few instructions
-//     from done) and then looks elsewhere, never waiting under the
-//     queue's lock for a producer that may have been preempted; but it
-//     does not park while the queue's length is not zero, so a worker
-//     never parks on a claimed entry;
+//     from done), then yields its processor with the queue's lock
+//     released (the producer may have been preempted and need one) and
+//     tries again, so a worker never parks on a claimed entry;
 //   - a worker about to park first joins the idle list, then stops counting
 //     as spinning, and only then looks at every queue once more; if it sees
 //     work it leaves the idle list and spins again. Every parking worker

@@ -1,7 +1,5 @@
 package steal
 
-import "runtime"
-
 // The idle list and the spinning/parking protocol; see "Spinning and
 // parking" in the package comment for the invariant these functions keep.
 
@@ -40,11 +38,6 @@ func (w *worker) park() bool {
 	p.idleMu.Lock()
 	if p.inject.len() > 0 { // work arrived since we looked
 		p.idleMu.Unlock()
-		if p.inject.unwritten.Load() {
-			// Or a producer claimed the entry at the head and has not
-			// written it (see takeLocked): it may need our processor.
-			runtime.Gosched()
-		}
 		return true
 	}
 	p.pushIdle(w)

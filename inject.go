@@ -40,9 +40,8 @@ type injectQueue struct {
 	end     atomic.Uint64
 
 	// unwritten says the last take found the entry at the head claimed
-	// but not yet written, and took nothing (written under mu, read
-	// without it).
-	unwritten atomic.Bool
+	// but not yet written, and took nothing; under mu.
+	unwritten bool
 
 	spill      []*task      // tasks spilled by full rings, oldest at spillHead; under mu
 	spillHead  int          // under mu
@@ -190,8 +189,7 @@ func (q *injectQueue) len() int {
 // producer is about to write it, and gives up if the producer is slow
 // (preempted between its claim and its store). It never yields while
 // holding mu, which every other worker taking from the queue waits for:
-// the caller looks elsewhere and comes back, and since the claim counts in
-// len, it does not park meanwhile (see park). Caller holds mu.
+// getBatch yields after releasing it, and tries again. Caller holds mu.
 func (q *injectQueue) takeLocked(out []entry) int {
 	k := 0
 	// One look at the tail for the whole take: every read of it takes its
@@ -216,10 +214,7 @@ func (q *injectQueue) takeLocked(out []entry) int {
 		k++
 	}
 	q.headPub.Store(q.head)
-	// Empty-handed with entries claimed: the head is unwritten.
-	if stalled := k == 0 && q.head < claimed; q.unwritten.Load() != stalled {
-		q.unwritten.Store(stalled)
-	}
+	q.unwritten = k == 0 && q.head < claimed // empty-handed with entries claimed
 	q.sweepLocked()
 	return k
 }

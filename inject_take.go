@@ -48,8 +48,9 @@ func (q *injectQueue) getBatch(c *worker, workers int) *task {
 		q.mu.Lock()
 		n := min(q.len()/workers+1, len(batch))
 		ns, ne = q.takeLocked2(batch[:], ents[:], n)
+		stalled := ns+ne == 0 && q.unwritten
 		q.mu.Unlock()
-		if ns+ne > 0 || !q.unwritten.Load() {
+		if !stalled {
 			break
 		}
 		runtime.Gosched()
