@@ -295,7 +295,7 @@
 //     workers about 2.5x that: the rest is the queues, the write barriers
 //     and the collector's work while it runs (a GOGC of 400 took a
 //     quarter to a third off). docs/xlang.md has these walks against
-//     Rayon and Java's ForkJoinPool, where a task per child takes 2-4x
+//     Rayon and Java's ForkJoinPool, where a task per child takes 1.5-2.3x
 //     the time of rayon::scope, while Fork2 matches or beats Rayon's join
 //     on fib and beats sequential Go on UTS's geometric tree.
 //   - Sorting 10,000,000 ints: slices.Sort 1.23 s; quicksort with Fork2 0.78
