@@ -77,9 +77,11 @@ type Stats struct {
 
 	// Submitted counts the tasks queued through the pool's inject queue
 	// since it started: by Submit, TrySubmit, Go, Run and a Pool.Group's
-	// Go, from outside the pool or inside. Backlog is how many of them no
-	// worker has picked up yet (to run or to skip): the submitted work
-	// still waiting. Both are exact at once, not lagging like Total.
+	// Go, from outside the pool or inside. Backlog is how many of them
+	// have neither started nor been skipped: the submitted work still
+	// waiting, in the inject queue or in a worker's own queue (WithMaxQueued
+	// counts only those still in the inject queue). Both are exact at
+	// once, not lagging like Total.
 	Submitted uint64
 	Backlog   int
 	// QueueWait is how long submitted tasks waited before a worker picked
