@@ -73,14 +73,20 @@ func (w *Worker) heartbeat() {
 		w.mu.Unlock()
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
 		// A renewal whose ack was lost leaves a stale revision: if the
-		// lease still holds this incarnation, it is ours; else fence.
-		if nrev, ok := w.ownLease(ctx); ok {
+		// lease still holds this incarnation, it is ours; if it holds
+		// another or none, fence. If the read fails too (a leader
+		// election), nothing is known: try again at the next tick, as for
+		// any other error, rather than drop the deque for nothing. Every
+		// write is fenced by revision meanwhile, and a lease that runs out
+		// is read as lost at a later tick.
+		switch nrev, state := w.ownLease(ctx); state {
+		case leaseOurs:
 			w.mu.Lock()
 			w.hbRev = nrev
 			w.mu.Unlock()
-			return
+		case leaseLost:
+			w.fence()
 		}
-		w.fence()
 	case errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, jetstream.ErrStreamNotFound):
 		// The workers bucket is gone: it is kept in memory, and a server
 		// restart loses it with every lease. Create it again, follow the
@@ -94,21 +100,33 @@ func (w *Worker) heartbeat() {
 	// next tick; if the lease runs out meanwhile, the next renewal fences.
 }
 
+// leaseState is what ownLease learned of the lease.
+type leaseState int
+
+const (
+	leaseOurs    leaseState = iota // it holds this worker's incarnation
+	leaseLost                      // it is gone, or holds another incarnation
+	leaseUnknown                   // the read failed
+)
+
 // ownLease reads the lease and reports its revision if it still carries
 // this worker's incarnation (only this worker writes that value).
-func (w *Worker) ownLease(ctx context.Context) (uint64, bool) {
+func (w *Worker) ownLease(ctx context.Context) (uint64, leaseState) {
 	e, err := w.st.workers.Get(ctx, w.name)
-	if err != nil {
-		return 0, false
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrKeyDeleted):
+		return 0, leaseLost
+	case err != nil:
+		return 0, leaseUnknown
 	}
 	var b beat
 	w.mu.Lock()
 	inc := w.inc
 	w.mu.Unlock()
 	if json.Unmarshal(e.Value(), &b) != nil || b.Inc != inc {
-		return 0, false
+		return 0, leaseLost
 	}
-	return e.Revision(), true
+	return e.Revision(), leaseOurs
 }
 
 // fence handles a lost lease: the worker may have been taken for dead and

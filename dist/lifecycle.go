@@ -133,7 +133,7 @@ func (w *Worker) deregister() {
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 		// The last renewal's ack was lost (Close cancelled it): delete
 		// at the current revision if the lease is still this incarnation.
-		if rev, ok := w.ownLease(ctx); ok {
+		if rev, state := w.ownLease(ctx); state == leaseOurs {
 			w.st.workers.Delete(ctx, w.name, jetstream.LastRevision(rev))
 		}
 	}

@@ -3,6 +3,8 @@ package dist
 import (
 	"runtime"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Storage selects where the cluster's buckets keep their data.
@@ -50,6 +52,9 @@ type config struct {
 	maxPayload int
 	timeout    time.Duration
 	localSpawn bool
+	// wrapWorkers, for tests only, wraps the workers bucket's handle (to
+	// inject the errors of a server in trouble).
+	wrapWorkers func(jetstream.KeyValue) jetstream.KeyValue
 }
 
 func defaults() config {

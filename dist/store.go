@@ -63,6 +63,9 @@ func openStore(ctx context.Context, nc *nats.Conn, cfg config) (*store, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if cfg.wrapWorkers != nil {
+		s.workers = cfg.wrapWorkers(s.workers)
+	}
 	status, err := s.workers.Status(ctx)
 	if err != nil {
 		return nil, err
