@@ -118,9 +118,11 @@
 // purged by the server; every worker watches the workers bucket, and on a
 // departure the live worker whose name sorts first lists the records of
 // owners that hold no lease and moves them to itself (orphan scan; also run
-// at start and every 4 leases). A worker whose renewal is refused has been
-// taken for dead: it fences itself: drops its deque, registers again under
-// a new incarnation, and reloads whatever records still carry its name.
+// at start and every 4 leases). A worker whose renewal is refused, and
+// whose lease then reads as gone or another incarnation's, has been taken
+// for dead: it fences itself: drops its deque, registers again under a new
+// incarnation, and reloads whatever records still carry its name. (If that
+// read fails too, it tries again at the next renewal.)
 // Children held in memory go with the deque; a parent still running here
 // writes their records when it completes, if its own record was not taken
 // over (else the new owner's re-run spawns them again). A child that was
