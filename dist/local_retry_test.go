@@ -13,15 +13,17 @@ import (
 // answer is lost (a request timeout, a reset connection), commit's retry
 // passes the same check and writes the record a second time, at a new
 // revision. The thief, which already runs the first revision (its watch
-// delivered it), takes the second for another job: the job runs twice, the
-// first run's completion is refused, and the child the first run spawned
-// (held without a record, fenced on the first revision) is refused as
-// well, while the second run's Spawn of the same id is skipped because the
-// id is held. The child never completes.
+// delivered it), takes the second for another job: root-0 runs twice and
+// the first run's completion is refused. The child the first run spawned,
+// root-0-0, is fenced on the first revision: its completion, which must
+// write the record of its own pending child, is refused, and it is
+// dropped as an orphan, while the second run's Spawn of the same id was
+// skipped because the id was held. root-0-0 never completes. (A leaf's
+// completion is d.<id> alone, unfenced, so root-0-0-0 does.)
 //
-// The test sends the retry's batch by hand, byte for byte what giveAway
-// sends again. It shows a lost job, so it runs only with
-// STEAL_SHOW_RETRY_LOSS=1 until the steal's retry is made idempotent.
+// The test sends the retry's batch by hand: the op giveAway sends again.
+// It shows a lost job, so it runs only with STEAL_SHOW_RETRY_LOSS=1 until
+// that retry is made idempotent.
 func TestStealRetryRewritesRecord(t *testing.T) {
 	if os.Getenv("STEAL_SHOW_RETRY_LOSS") == "" {
 		t.Skip("shows a child lost to a retried steal batch; set STEAL_SHOW_RETRY_LOSS=1")
@@ -93,9 +95,8 @@ func TestStealRetryRewritesRecord(t *testing.T) {
 	close(releaseRoot)
 	for _, id := range []string{"root", "root-0", "root-0-0", "root-0-0-0"} {
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		r, err := h.client.Wait(wctx, id)
+		_, err := h.client.Wait(wctx, id)
 		cancel()
-		t.Logf("%s: %+v", id, r)
 		if err != nil {
 			t.Fatalf("%s never completed (ran %d times): %v", id, h.runCount(id), err)
 		}
