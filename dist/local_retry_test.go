@@ -85,12 +85,15 @@ func TestStealRetryRewritesRecord(t *testing.T) {
 		t.Logf("the retried steal batch is refused (%v): the retry is idempotent", err)
 	} else {
 		t.Logf("the retried steal batch wrote root-0's record again: revision %d after %d", revs[0], moved.Revision())
+		waitFor(t, 10*time.Second, "w2 to queue the record's second revision", func() bool { return w2.Queued() == 1 })
 	}
-	waitFor(t, 10*time.Second, "w2 to queue the record's second revision", func() bool { return w2.Queued() == 1 })
 
 	close(releaseX)
 	waitFor(t, 10*time.Second, "root-0 to complete", func() bool { return h.count("d.root-0") == 1 })
-	close(releaseK)
+	close(releaseK) // root-0-0 completes while its child still runs
+	waitFor(t, 10*time.Second, "root-0-0's completion to be written or refused", func() bool {
+		return h.count("d.root-0-0") == 1 || w2.Stats().Refused == 2
+	})
 	close(releaseK0)
 	close(releaseRoot)
 	for _, id := range []string{"root", "root-0", "root-0-0", "root-0-0-0"} {

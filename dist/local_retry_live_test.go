@@ -1,0 +1,88 @@
+package dist
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestStealRetryAckLost is TestStealRetryRewritesRecord through the real
+// retry: the victim sits behind a proxy, and the answer to its steal batch
+// is held back past its request timeout while the batch itself reaches the
+// servers. giveAway's commit retries, the retry passes the anchor check
+// again and writes the thief's record a second time.
+func TestStealRetryAckLost(t *testing.T) {
+	if os.Getenv("STEAL_SHOW_RETRY_LOSS") == "" {
+		t.Skip("shows a child lost to a retried steal batch; set STEAL_SHOW_RETRY_LOSS=1")
+	}
+	h := newHarness(t, WithLease(3*time.Second), WithRequestTimeout(time.Second), WithStealMode(StealOff))
+	pv := newProxy(t, hostPort(h.e.URL()))
+	releaseRoot, releaseX := make(chan struct{}), make(chan struct{})
+	releaseK, releaseK0 := make(chan struct{}), make(chan struct{})
+	handler := func(ctx context.Context, j *Job) ([]byte, error) {
+		h.ran(j.ID)
+		switch j.ID {
+		case "root", "root-0", "root-0-0":
+			if _, err := j.Spawn(ctx, "job", nil); err != nil {
+				return nil, err
+			}
+		}
+		switch {
+		case j.ID == "root":
+			gate(ctx, releaseRoot)
+		case j.ID == "root-0" && h.runCount("root-0") == 1:
+			gate(ctx, releaseX)
+		case j.ID == "root-0-0":
+			gate(ctx, releaseK)
+		case j.ID == "root-0-0-0":
+			gate(ctx, releaseK0)
+		}
+		return []byte(j.Worker()), nil
+	}
+	w1 := h.workerOn(tcpConn(t, pv.url()), "w1", func(w *Worker) { w.Handle("job", handler) }, WithSlots(1))
+	w2 := h.worker("w2", func(w *Worker) { w.Handle("job", handler) }, WithSlots(3))
+	h.ready("w1", "w2")
+	ctx := context.Background()
+	if err := h.client.Submit(ctx, "root", "job", nil, To("w1")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "root to spawn", func() bool { return w1.Queued() == 1 })
+
+	// Hold w1's outgoing bytes, ask for the steal, and once w1 has popped
+	// the job, let its batch through while its incoming bytes (the batch's
+	// answer) are held.
+	pv.blackhole(true, false)
+	go h.client.Steal(ctx, "w2", "w1", 0)
+	waitFor(t, 10*time.Second, "w1 to pop root-0 for the thief", func() bool { return movingOf(w1) == 1 })
+	pv.blackhole(false, true)
+	pv.mu.Lock()
+	close(pv.up)
+	pv.mu.Unlock()
+	waitFor(t, 10*time.Second, "root-0, its child and grandchild to run on w2", func() bool {
+		return h.runCount("root-0-0-0") == 1
+	})
+	time.Sleep(1500 * time.Millisecond) // past w1's request timeout: its commit retries
+	pv.heal()
+	waitFor(t, 10*time.Second, "w1's steal to settle", func() bool { return movingOf(w1) == 0 })
+	waitFor(t, 10*time.Second, "w2 to queue the record's second revision", func() bool { return w2.Queued() == 1 })
+
+	close(releaseX)
+	waitFor(t, 10*time.Second, "root-0 to complete", func() bool { return h.count("d.root-0") == 1 })
+	t.Logf("root-0 ran %d times; w1 %+v; w2 %+v", h.runCount("root-0"), w1.Stats(), w2.Stats())
+	close(releaseK) // root-0-0 completes while its child still runs
+	waitFor(t, 10*time.Second, "root-0-0's completion to be written or refused", func() bool {
+		return h.count("d.root-0-0") == 1 || w2.Stats().Refused == 2
+	})
+	close(releaseK0)
+	close(releaseRoot)
+	for _, id := range []string{"root", "root-0", "root-0-0", "root-0-0-0"} {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := h.client.Wait(wctx, id)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s never completed (ran %d times): %v", id, h.runCount(id), err)
+		}
+	}
+	checkQuiet(t, h, 4)
+}
