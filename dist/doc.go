@@ -199,7 +199,11 @@
 //     the thief gave up or is lost with a reset connection: the moved
 //     records are under the thief's name and its watch of its own records
 //     runs them; a victim whose move never reached the servers puts the
-//     jobs back (TestLateStealReply, TestResetMidSteal).
+//     jobs back (TestLateStealReply, TestResetMidSteal). When the victim's
+//     own answer from the servers is lost and its retry finds the move
+//     applied, the retry writes nothing: the records of jobs held without
+//     one carry a message id of the steal, which the servers refuse to
+//     store twice (TestStealRetryAckLost).
 //   - A worker that stays up through a restart of the servers carries
 //     on: the restart loses the leases (kept in memory), and the worker
 //     creates the workers bucket again and registers again

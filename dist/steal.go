@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 )
 
 type stealRequest struct {
@@ -122,24 +124,40 @@ func (w *Worker) takeBack(max int) []taken {
 // with a record moves by a delete (conditional on its revision) and a put;
 // one without gets its first record, under the thief's name, conditional
 // on its anchor's record (a zombie victim's steal is refused).
+//
+// The puts of jobs without a record go first, each with a message id of
+// this steal. Their anchor's check does not notice that they were
+// written, so a retry of a batch whose first attempt was applied (its
+// answer lost) would pass it and write them again, at new revisions, which
+// the thief would take for second jobs of the same ids. The servers refuse
+// that retry as a duplicate instead, and the move counts as done; the
+// thief then learns of the jobs from its watch, not from the reply.
 func (w *Worker) giveAway(jobs []taken, thief string) []stolenJob {
 	ops := make([]op, 0, 2*len(jobs))
 	recs := make([][]byte, len(jobs))
 	at := make([]int, len(jobs)) // index of each job's put in ops
+	steal := nuid.Next()
 	for i, t := range jobs {
 		r := *t.e.rec
 		r.Hops++
 		r.From = w.name
 		recs[i], _ = json.Marshal(&r)
-		put := op{key: qKey(thief, t.e.id), value: recs[i], guard: t.guard, check: t.guard != "", expect: t.grev}
+		if t.rev == 0 {
+			at[i] = len(ops)
+			ops = append(ops, op{key: qKey(thief, t.e.id), value: recs[i], guard: t.guard, check: t.guard != "",
+				expect: t.grev, msgID: steal + "." + strconv.Itoa(i)})
+		}
+	}
+	for i, t := range jobs {
 		if t.rev != 0 {
 			ops = append(ops, op{key: qKey(w.name, t.e.id), del: true, check: true, expect: t.rev})
+			at[i] = len(ops)
+			ops = append(ops, op{key: qKey(thief, t.e.id), value: recs[i]})
 		}
-		at[i] = len(ops)
-		ops = append(ops, put)
 	}
 	revs, err := w.st.commit(w.ctx, ops)
-	if err != nil {
+	applied := errors.Is(err, errDupMsg) // by an attempt whose answer was lost
+	if err != nil && !applied {
 		// A conflict, or an outcome unknown after retries (the batch may
 		// have been applied): only records still ours come back.
 		w.putBack(jobs)
@@ -155,6 +173,9 @@ func (w *Worker) giveAway(jobs []taken, thief string) []stolenJob {
 	w.flights.Broadcast()
 	w.mu.Unlock()
 	w.stats.given.Add(int64(len(jobs)))
+	if applied {
+		return []stolenJob{} // revisions unknown: the thief's watch delivers the jobs
+	}
 	out := make([]stolenJob, len(jobs))
 	for i := range jobs {
 		out[i] = stolenJob{Rev: revs[at[i]], Rec: recs[i]}
