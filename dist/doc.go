@@ -121,8 +121,10 @@
 // at start and every 4 leases). A worker whose renewal is refused, and
 // whose lease then reads as gone or another incarnation's, has been taken
 // for dead: it fences itself: drops its deque, registers again under a new
-// incarnation, and reloads whatever records still carry its name. (If that
-// read fails too, it tries again at the next renewal.)
+// incarnation, and reloads whatever records still carry its name, but for
+// those of jobs it is still running, which are not queued a second time
+// (TestFenceKeepsRunningJob). (If that read fails too, it tries again at
+// the next renewal.)
 // Children held in memory go with the deque; a parent still running here
 // writes their records when it completes, if its own record was not taken
 // over (else the new owner's re-run spawns them again). A child that was

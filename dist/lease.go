@@ -131,8 +131,9 @@ func (w *Worker) ownLease(ctx context.Context) (uint64, leaseState) {
 
 // fence handles a lost lease: the worker may have been taken for dead and
 // its jobs moved, so it drops its deque, re-registers under a new
-// incarnation and reloads whatever records still carry its name. Jobs it
-// is running finish; their completions succeed only if their records did
+// incarnation and reloads whatever records still carry its name, except
+// those of the jobs it is still running (see adoptLocked). Jobs it is
+// running finish; their completions succeed only if their records did
 // not move.
 func (w *Worker) fence() {
 	w.mu.Lock()

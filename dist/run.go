@@ -21,6 +21,7 @@ func (w *Worker) dispatch() {
 				break
 			}
 			w.running++
+			w.runs[e.id] = e
 			w.pool.Submit(context.Background(), func(sw *steal.Worker) { w.run(e, sw) })
 		}
 		hungry := w.running < w.cfg.slots && w.dq.Len() == 0
@@ -51,8 +52,14 @@ func (w *Worker) run(e *entry, sw *steal.Worker) {
 	}
 	w.mu.Lock()
 	w.running--
+	if w.runs[e.id] == e {
+		delete(w.runs, e.id)
+	}
 	switch {
 	case requeue && !w.closing:
+		if _, ok := w.known[e.id]; !ok && e.rev != 0 {
+			w.known[e.id] = e.rev // a fence forgot it, and its reload skipped it as running
+		}
 		w.dq.PushBack(e)
 	case e.orphan:
 		w.forgetLocked(e)

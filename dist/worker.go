@@ -32,6 +32,7 @@ type Worker struct {
 	retired  [2]map[string]uint64  // id -> revision of records let go lately (completed, given, moved away)
 	rotated  time.Time             // when retired[1] became retired[0]
 	running  int                   // jobs handed to the pool
+	runs     map[string]*entry     // id -> the entry of each job handed to the pool; kept through a fence
 	moving   int                   // jobs in a steal or takeover batch not yet settled
 	incoming int                   // submissions being written
 	epoch    uint64                // +1 each time the worker leaves idle
@@ -104,6 +105,7 @@ func NewWorker(nc *nats.Conn, name string, opts ...Option) (*Worker, error) {
 		handlers: map[string]Handler{},
 		known:    map[string]uint64{},
 		locals:   map[string]*entry{},
+		runs:     map[string]*entry{},
 		retired:  [2]map[string]uint64{{}, {}},
 		members:  newMembers(),
 		wake:     make(chan struct{}, 1),
@@ -201,6 +203,12 @@ func (w *Worker) adoptLocked(e *entry, front bool) bool {
 		delete(w.locals, e.id)
 	}
 	if r, ok := w.known[e.id]; ok && r >= e.rev {
+		return false
+	}
+	if r := w.runs[e.id]; r != nil && r.rev == e.rev {
+		// Running here: a fence forgot it (known) and the reload of our
+		// records delivers it again. A second run would race the first,
+		// and its Spawns would skip the ids the first run holds.
 		return false
 	}
 	if e.rev <= max(w.retired[0][e.id], w.retired[1][e.id]) {
