@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
+
+	"github.com/nats-io/nuid"
 )
 
 // maxCompleteTries bounds the attempts of one completion whose fence moved
@@ -52,13 +55,27 @@ func (w *Worker) writeCompletion(id string, rev uint64, data []byte, kids []*ent
 	fixed := len(data) + 512
 	kidRevs := make([]uint64, len(kids))
 	done := 0
+	pre := nuid.Next()
 	for batchLimit(kops[done:], fixed) < len(kops)-done {
 		n := max(1, batchLimit(kops[done:], 0))
-		revs, err := w.st.commit(ctx, kops[done:done+n])
-		if err != nil {
-			return kidRevs, err
+		batch := kops[done : done+n]
+		for i := range batch {
+			// The guard does not notice these writes: a retry of a batch
+			// applied before its answer was lost would write the records
+			// again, at new revisions (see giveAway). The servers refuse
+			// it as a duplicate instead.
+			batch[i].msgID = pre + "." + strconv.Itoa(done+i)
 		}
-		copy(kidRevs[done:], revs)
+		revs, err := w.st.commit(ctx, batch)
+		switch {
+		case errors.Is(err, errDupMsg):
+			// Applied by an attempt whose answer was lost: the kids keep
+			// revision 0 until the echo of their records reaches them.
+		case err != nil:
+			return kidRevs, err
+		default:
+			copy(kidRevs[done:], revs)
+		}
 		done += n
 	}
 	rest := kops[done:]
