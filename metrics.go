@@ -199,7 +199,7 @@ func (h WaitHistogram) Quantile(q float64) time.Duration {
 }
 
 // takenCount is how many submitted tasks the pool's workers and spares
-// have picked up, modulo the machine word (see liveCounter).
+// have started or skipped, modulo the machine word (see liveCounter).
 func (p *Pool) takenCount() uint {
 	var n uint
 	for _, w := range p.workers {

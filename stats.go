@@ -33,7 +33,7 @@ type workerStats struct {
 	globalGrabs, overflows, parks, panics, skipped counter
 	completed                                      counter
 	stolenOut, wakeups                             sharedCounter // bumped by thieves and wakers
-	taken                                          liveCounter   // submitted tasks picked up
+	taken                                          liveCounter   // submitted tasks started or skipped
 }
 
 // flush publishes the owner's counters. Owner only.
@@ -84,8 +84,8 @@ type Stats struct {
 	// once, not lagging like Total.
 	Submitted uint64
 	Backlog   int
-	// QueueWait is how long submitted tasks waited before a worker picked
-	// them up, timed for one task in QueueWait.Every.
+	// QueueWait is how long submitted tasks waited before a worker started
+	// them (or skipped them), timed for one task in QueueWait.Every.
 	QueueWait WaitHistogram
 
 	// PanicsKept counts the panics kept for Close since the pool started,

@@ -68,7 +68,7 @@ func NewCollector(p *steal.Pool, name string) *Collector {
 			func(s *steal.Stats) float64 { return float64(s.Spinning) }},
 		{desc("inject_queue_tasks", "Tasks in the pool's inject queue now: submissions not yet taken by a worker, and ring overflow."),
 			func(s *steal.Stats) float64 { return float64(s.Inject) }},
-		{desc("backlog_tasks", "Submitted tasks that no worker has picked up yet."),
+		{desc("backlog_tasks", "Submitted tasks that no worker has started yet."),
 			func(s *steal.Stats) float64 { return float64(s.Backlog) }},
 	}
 	c.counts = []metric{
@@ -94,7 +94,7 @@ func NewCollector(p *steal.Pool, name string) *Collector {
 			func(s *steal.Stats) float64 { return float64(s.PanicsDropped) }},
 	}
 	c.ran = desc("worker_tasks_ran_total", "Tasks each worker ran (run, failed or skipped, and inline parts of forks).", "worker")
-	c.wait = desc("queue_wait_seconds", "Time submitted tasks waited before a worker picked them up; "+
+	c.wait = desc("queue_wait_seconds", "Time submitted tasks waited before a worker started them; "+
 		"one submitted task in steal.WithQueueWaitSampling's n (default 64) is timed.")
 	for _, m := range append(c.gauges, c.counts...) {
 		c.allDesc = append(c.allDesc, m.desc)
