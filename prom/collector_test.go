@@ -41,7 +41,7 @@ func finishedPool(t *testing.T) *steal.Pool {
 func TestCollectorReportsPool(t *testing.T) {
 	c := NewCollector(finishedPool(t), "images")
 	want := `
-# HELP steal_backlog_tasks Submitted tasks that no worker has picked up yet.
+# HELP steal_backlog_tasks Submitted tasks that no worker has started yet.
 # TYPE steal_backlog_tasks gauge
 steal_backlog_tasks{pool="images"} 0
 # HELP steal_panics_dropped_total Panics counted but not kept for Close, past the pool's panic limit.
