@@ -188,17 +188,12 @@ func (g *Group) Go(fn func(w *Worker) error) {
 	}
 	if g.owner != nil {
 		c := g.ownerCore()
-		if g.ended {
-			g.newRound()
-		}
-		g.latch.pending.Add(1)
-		t := g.newChildOn(c, fn)
-		c.jobs.Push(t)
+		c.jobs.Push(g.addChild(c, fn))
 		c.pool.wakep()
 		return
 	}
 	g.mu.Lock()
-	t := g.addChild(fn)
+	t := g.addChild(nil, fn)
 	ctx := g.ctx
 	g.mu.Unlock()
 	if err := g.p.submitWait(ctx, t); err != nil {
@@ -208,30 +203,28 @@ func (g *Group) Go(fn func(w *Worker) error) {
 }
 
 // addChild counts a new child in the current round and returns its task.
-func (g *Group) addChild(fn func(*Worker) error) *task {
+// c is the owner's worker for a NewGroup, nil for a Pool.Group.
+func (g *Group) addChild(c *worker, fn func(*Worker) error) *task {
 	if g.ended {
 		g.newRound()
 	}
 	g.latch.pending.Add(1)
-	return g.newChild(fn)
+	return g.newChild(c, fn)
 }
 
 // newChild returns a record for a child running fn: one of the group's
-// own while the first round lasts, else a new one.
-func (g *Group) newChild(fn func(*Worker) error) *task {
-	if t := g.ownKid(); t != nil {
-		return g.fill(t, fn)
+// own while the first round lasts, else, with the owner's worker c, one
+// from c's slab (one allocation per 31 records), or a new one.
+func (g *Group) newChild(c *worker, fn func(*Worker) error) *task {
+	t := g.ownKid()
+	switch {
+	case t != nil:
+	case c != nil:
+		t = c.newRecord()
+	default:
+		t = new(task)
 	}
-	return g.fill(new(task), fn)
-}
-
-// newChildOn is newChild for the owner's worker c: records past the
-// group's own come from c's slab (one allocation per 31 records).
-func (g *Group) newChildOn(c *worker, fn func(*Worker) error) *task {
-	if t := g.ownKid(); t != nil {
-		return g.fill(t, fn)
-	}
-	return g.fill(c.newRecord(), fn)
+	return g.fill(t, fn)
 }
 
 // ownKid hands out the next of the group's own records, or returns nil.

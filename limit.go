@@ -115,7 +115,7 @@ func (g *Group) addOwned(fn func(*Worker) error, s slotter, try bool) bool {
 	if s != nil {
 		s.reserve()
 	}
-	c.jobs.Push(g.newChildOn(c, fn))
+	c.jobs.Push(g.newChild(c, fn))
 	c.pool.wakep()
 	return true
 }
@@ -144,7 +144,7 @@ func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 	if s != nil {
 		s.reserve()
 	}
-	t := g.fill(new(task), fn)
+	t := g.newChild(nil, fn)
 	ctx := g.ctx
 	if try {
 		// submitTask never blocks, so it may run under the lock, where the

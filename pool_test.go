@@ -19,14 +19,7 @@ import (
 // held by a task until the returned release is called.
 func gatedPool(t *testing.T, maxQueued int) (p *Pool, release func()) {
 	t.Helper()
-	p = New(WithWorkers(1), WithMaxQueued(maxQueued))
-	gate, started := make(chan struct{}), make(chan struct{})
-	if err := p.Go(func() { close(started); <-gate }); err != nil {
-		t.Fatal(err)
-	}
-	<-started
-	var once sync.Once
-	return p, func() { once.Do(func() { close(gate) }) }
+	return heldPool(t, WithMaxQueued(maxQueued))
 }
 
 func TestBacklogTrySubmitFull(t *testing.T) {
