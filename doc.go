@@ -239,7 +239,7 @@
 //     (109-134), a goroutine per task 470 ns/task (442-525). steal is 5.1x
 //     faster than goroutines with Spawn and 4.2x with Submit. A spawned
 //     task allocated its record (then 64 bytes; now 48, from a per-worker
-//     slab of 31); the ring and runnext cost
+//     slab of 10); the ring and runnext cost
 //     one atomic swap, one slot store and one CAS per task. A submitted
 //     task takes one fetch-add and one atomic store, and allocates nothing
 //     of its own once the workers have records to reuse; it costs the pool
@@ -284,7 +284,7 @@
 //     a Go per child 0.49-0.87 s and a Spawn per child 0.59-0.97 s. A
 //     group of two children is one 352-byte allocation (the group, its
 //     context and both task records; further children's 48-byte records
-//     come 31 to an allocation), a Spawn one of 144 bytes; with the
+//     come 10 to an allocation), a Spawn one of 144 bytes; with the
 //     caller's closures a walk allocates 487 MB in 5.5M allocations with
 //     groups and 658 MB in 8.5M with futures. The caller's closures alone,
 //     called in a plain recursion with no pool (BenchmarkUTS/

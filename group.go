@@ -101,7 +101,8 @@ const groupKids = 2
 // Cost: one 352-byte allocation holds the group, its first round's
 // context and the task records of the first round's first two children;
 // each further child takes a 48-byte record from the worker's slab (one
-// allocation per 31 records), and each later round a small context. An ordinary context.WithCancelCause is made only if
+// allocation per 10 records), and each later round a small context. An
+// ordinary context.WithCancelCause is made only if
 // someone asks for the context's Done channel or values. Go allocates
 // nothing else, but fn is a closure that escapes into its record, so the
 // caller pays for it and for the variables it captures by reference.
@@ -214,7 +215,7 @@ func (g *Group) addChild(c *worker, fn func(*Worker) error) *task {
 
 // newChild returns a record for a child running fn: one of the group's
 // own while the first round lasts, else, with the owner's worker c, one
-// from c's slab (one allocation per 31 records), or a new one.
+// from c's slab (one allocation per 10 records), or a new one.
 func (g *Group) newChild(c *worker, fn func(*Worker) error) *task {
 	t := g.ownKid()
 	switch {

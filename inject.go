@@ -17,7 +17,7 @@ import (
 //     Injector and of Vyukov's segment queues). A plain Submit costs the
 //     pool 16 bytes until a worker picks it up and builds the task's record.
 //   - the spill: tasks moved out of a full ring, already records, in a
-//     linked list.
+//     list of fixed-size chunks (spill.go).
 //
 // Consumers (workers taking one task or a batch) hold mu, so only producers
 // race with each other. Workers read the length without the lock to skip
@@ -43,9 +43,8 @@ type injectQueue struct {
 	// but not yet written, and took nothing; under mu.
 	unwritten bool
 
-	spill      []*task      // tasks spilled by full rings, oldest at spillHead; under mu
-	spillHead  int          // under mu
-	spillN     atomic.Int64 // written under mu, read without it
+	spill      spillQueue   // tasks spilled by full rings; under mu
+	spillN     atomic.Int64 // spill's length: written under mu, read without it
 	spillFirst bool         // which part a take looks at first; under mu
 
 	pool *Pool // for the records of taken submissions
@@ -249,19 +248,10 @@ func (q *injectQueue) sweepLocked() {
 	}
 }
 
-// pushSpill appends tasks from a full ring, in order. Spilled tasks wait
-// in a slice, not a list through the records, so that a record has no
-// link field: it is smaller by one word for every task, spilled or not.
+// pushSpill appends tasks from a full ring, in order.
 func (q *injectQueue) pushSpill(batch []*task) {
 	q.mu.Lock()
-	if h := q.spillHead; h > 0 && h >= len(q.spill)/2 {
-		// Slide the waiting tasks down, so that spills that never drain
-		// completely do not grow the array without end.
-		n := copy(q.spill, q.spill[h:])
-		clear(q.spill[n:])
-		q.spill, q.spillHead = q.spill[:n], 0
-	}
-	q.spill = append(q.spill, batch...)
+	q.spill.push(batch)
 	q.spillN.Add(int64(len(batch)))
 	q.mu.Unlock()
 }
@@ -269,17 +259,9 @@ func (q *injectQueue) pushSpill(batch []*task) {
 // popSpillLocked removes the oldest spilled task, or returns nil. Caller
 // holds mu.
 func (q *injectQueue) popSpillLocked() *task {
-	if q.spillHead == len(q.spill) {
-		return nil
+	t := q.spill.pop()
+	if t != nil {
+		q.spillN.Add(-1)
 	}
-	t := q.spill[q.spillHead]
-	q.spill[q.spillHead] = nil
-	if q.spillHead++; q.spillHead == len(q.spill) {
-		q.spill, q.spillHead = q.spill[:0], 0 // drained: reuse the array,
-		if cap(q.spill) > 4096 {
-			q.spill = nil // unless a burst made it big
-		}
-	}
-	q.spillN.Add(-1)
 	return t
 }

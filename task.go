@@ -21,7 +21,7 @@ import (
 // record (48 bytes) is allocated once per Spawn or Group.Go. A task
 // submitted from outside (Submit, TrySubmit, Go) waits in the inject queue
 // as a 16-byte entry and gets its record from the worker that picks it up,
-// which allocates them 32 at a time; Join, Fork2 and For recycle theirs.
+// which allocates them 10 at a time; Join, Fork2 and For recycle theirs.
 type Worker struct {
 	c  *worker // the worker running this task; nil unless it runs
 	fn func(*Worker)

@@ -149,7 +149,7 @@ func (w *Worker) Context() context.Context {
 // and counted in Stats.Skipped.
 //
 // Cost: one atomic swap, a 48-byte record from the worker's slab (one
-// allocation per 31 spawns), and a wake-up check that is two atomic loads
+// allocation per 10 spawns), and a wake-up check that is two atomic loads
 // when no worker is idle; fn's closure is the caller's.
 func (w *Worker) Spawn(fn func(w *Worker)) {
 	c := w.core()

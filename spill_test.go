@@ -1,0 +1,128 @@
+package steal
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/worksteal/steal/deque"
+)
+
+// TestSpillQueueFIFO pushes batches of every awkward size (empty, one,
+// a chunk's length, across chunk boundaries) and pops at random between
+// them: tasks come out in the order they went in, none lost or repeated,
+// and a drained queue keeps a single rewound chunk.
+func TestSpillQueueFIFO(t *testing.T) {
+	var q spillQueue
+	rng := rand.New(rand.NewPCG(1, 2))
+	tasks := make([]task, 20000)
+	var want []*task
+	next := 0
+	for next < len(tasks) || len(want) > 0 {
+		if next < len(tasks) && rng.IntN(3) != 0 {
+			n := min([]int{0, 1, 2, 127, 128, spillChunkLen - 1, spillChunkLen, spillChunkLen + 1, 600}[rng.IntN(9)], len(tasks)-next)
+			batch := make([]*task, n)
+			for i := range batch {
+				batch[i] = &tasks[next+i]
+			}
+			next += n
+			q.push(batch)
+			want = append(want, batch...)
+			continue
+		}
+		for k := rng.IntN(700); k > 0; k-- {
+			got := q.pop()
+			if len(want) == 0 {
+				if got != nil {
+					t.Fatalf("pop from an empty queue returned task %d", got.index(tasks))
+				}
+				break
+			}
+			if got != want[0] {
+				t.Fatalf("pop returned task %d, want %d", got.index(tasks), want[0].index(tasks))
+			}
+			want = want[1:]
+		}
+	}
+	if got := q.pop(); got != nil {
+		t.Fatalf("drained queue popped task %d", got.index(tasks))
+	}
+	if q.head != q.tail || q.head.first != 0 || q.head.filled != 0 {
+		t.Fatalf("drained queue: head %p tail %p, first %d filled %d; want one rewound chunk",
+			q.head, q.tail, q.head.first, q.head.filled)
+	}
+	for _, x := range q.head.tasks {
+		if x != nil {
+			t.Fatal("drained chunk still holds a task: the collector cannot have it")
+		}
+	}
+}
+
+// index is t's position in tasks, or -1, for failure messages.
+func (t *task) index(tasks []task) int {
+	if t == nil {
+		return -1
+	}
+	i := (uintptr(unsafe.Pointer(t)) - uintptr(unsafe.Pointer(&tasks[0]))) / unsafe.Sizeof(tasks[0])
+	if i >= uintptr(len(tasks)) {
+		return -1
+	}
+	return int(i)
+}
+
+// TestSpillChunkSize pins a chunk at 512 bytes: a size class, and the
+// largest object without an allocation header.
+func TestSpillChunkSize(t *testing.T) {
+	if got := unsafe.Sizeof(spillChunk{}); got != 512 {
+		t.Errorf("spillChunk is %d bytes, want 512 (adjust spillChunkLen)", got)
+	}
+}
+
+// TestExactlyOnceSpawnBursts: tasks that each Spawn thousands of tasks in
+// a loop overflow their rings many times over, so most tasks pass through
+// the inject queue's spill, many chunks deep, while the other workers take
+// from it and steal; every task runs exactly once.
+func TestExactlyOnceSpawnBursts(t *testing.T) {
+	const bursts, perBurst = 8, 3000
+	p := New()
+	var seen [bursts * perBurst]atomic.Uint32
+	var wg sync.WaitGroup
+	wg.Add(bursts * perBurst)
+	for b := range bursts {
+		p.Go(func() {}) // keep the workers busy with outside work too
+		if err := p.Submit(nil, func(w *Worker) {
+			for i := range perBurst {
+				id := b*perBurst + i
+				w.Spawn(func(*Worker) { seen[id].Add(1); wg.Done() })
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ran := make(chan struct{})
+	go func() { wg.Wait(); close(ran) }()
+	select {
+	case <-ran:
+	case <-time.After(time.Minute):
+		// Not closing the pool: Close would wait for the lost tasks.
+		t.Fatal("tasks still missing after a minute")
+	}
+	p.Close()
+	for id := range seen {
+		if n := seen[id].Load(); n != 1 {
+			t.Fatalf("task %d ran %d times", id, n)
+		}
+	}
+	s := p.Stats()
+	if s.Inject != 0 {
+		t.Errorf("inject queue holds %d tasks after every task ran", s.Inject)
+	}
+	// Each overflow moves half a ring to the spill: a quarter of the tasks
+	// at least, many chunks deep, should have passed through it.
+	if spilled := s.Total.Overflows * deque.RingSize / 2; spilled < bursts*perBurst/4 {
+		t.Errorf("%d tasks spilled, want at least %d: the test no longer exercises the spill", spilled, bursts*perBurst/4)
+	}
+}
