@@ -37,7 +37,7 @@ func main() {
 	}
 	var o options
 	impl := flag.String("impl", "", "comma-separated implementations (default: all that support the workload)")
-	flag.IntVar(&o.runs, "runs", 5, "measured runs per (workload, impl), after one warm-up")
+	flag.IntVar(&o.runs, "runs", 5, "rounds per workload: in each, every implementation makes one measured run, after a warm-up, in a fresh process")
 	flag.StringVar(&o.param, "param", "", "workload size: a number, or \"tiny\" (default: each workload's own)")
 	flag.BoolVar(&o.json, "json", false, "print one JSON object per (workload, impl) per line")
 	flag.BoolVar(&o.brief, "brief", false, "print one line per workload, saying which implementations passed,\n"+
@@ -154,23 +154,30 @@ func known(impl string) bool {
 	return false
 }
 
-// runAll runs every spec in a child process, one after the other, printing
-// JSON lines as they come (with -json) or progress on stderr.
+// runAll runs every spec in child processes, each workload's
+// implementations interleaved (see interleave), printing JSON lines as each
+// workload finishes (with -json), or progress on stderr: a dot per run,
+// then a line per implementation.
 func runAll(specs []Spec, jsonOut bool) []Result {
-	var results []Result
-	for _, s := range specs {
-		if !jsonOut {
-			fmt.Fprintf(os.Stderr, "%-12s %-11s ", s.Workload, s.Impl)
-		}
-		r := runChild(s)
-		results = append(results, r)
-		if jsonOut {
-			writeJSON(os.Stdout, r)
-		} else {
-			fmt.Fprintln(os.Stderr, summary(r))
+	run := runChild
+	if !jsonOut {
+		run = func(s Spec) Result {
+			fmt.Fprint(os.Stderr, ".")
+			return runChild(s)
 		}
 	}
-	return results
+	return interleave(specs, run, func(rs []Result) {
+		for _, r := range rs {
+			if jsonOut {
+				writeJSON(os.Stdout, r)
+				continue
+			}
+			fmt.Fprintf(os.Stderr, "\n%-12s %-11s %s", r.Workload, r.Impl, summary(r))
+		}
+		if !jsonOut {
+			fmt.Fprintln(os.Stderr)
+		}
+	})
 }
 
 // failures are the results that make the harness exit non-zero: any failure

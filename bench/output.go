@@ -110,19 +110,12 @@ func printTable(w io.Writer, results []Result) {
 	tw.Flush()
 }
 
-// runBrief runs the specs like runAll, in child processes one after the
-// other, and prints one line per workload when its last run is done.
+// runBrief runs the specs like runAll and prints one line per workload
+// when its last round is done.
 func runBrief(w io.Writer, specs []Spec) []Result {
-	var results []Result
-	first := 0 // the first result of the current workload
-	for i, s := range specs {
-		results = append(results, runChild(s))
-		if i == len(specs)-1 || specs[i+1].Workload != s.Workload {
-			fmt.Fprintln(w, briefLine(s.Workload, results[first:]))
-			first = len(results)
-		}
-	}
-	return results
+	return interleave(specs, runChild, func(rs []Result) {
+		fmt.Fprintln(w, briefLine(rs[0].Workload, rs))
+	})
 }
 
 // briefLine sums up one workload's results: the implementations that
