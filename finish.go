@@ -44,7 +44,9 @@ func (e *SkippedError) Unwrap() []error { return []error{ErrSkipped, e.Cause} }
 // task (or to the pool's panic sink), and counts the task done.
 func (c *worker) finish(t *task, prev *task, returned *bool) {
 	c.cur.store(prev)
+	l := t.done
 	t.c = nil
+	t.forget()
 	var fail *PanicError
 	if r := recover(); r != nil {
 		fail = newPanicError(r, c.id)
@@ -56,7 +58,6 @@ func (c *worker) finish(t *task, prev *task, returned *bool) {
 	} else {
 		c.stats.completed.inc()
 	}
-	l := t.done
 	switch {
 	case l == nil:
 		if fail != nil {
@@ -79,6 +80,7 @@ func (c *worker) finish(t *task, prev *task, returned *bool) {
 func (c *worker) skip(t *task, ctx context.Context) {
 	c.stats.skipped.inc()
 	l := t.done
+	t.forget()
 	switch {
 	case l == nil:
 	case l.group != nil:
@@ -88,6 +90,18 @@ func (c *worker) skip(t *task, ctx context.Context) {
 		l.err = &SkippedError{Count: 1, Cause: context.Cause(ctx)}
 		l.countDown()
 	}
+}
+
+// forget drops what a record that has run or been skipped points to: its
+// function (and what that captured), context and latch. Records are never
+// run again, and those from a worker's slab (newRecord) share one
+// allocation, which the worker keeps while it hands out the rest: a record
+// that held on to its function would keep it reachable, and those of the
+// slab's other finished tasks, while the worker makes no new records. It
+// runs before the latch is counted down, after which the record may be its
+// waiter's again.
+func (t *task) forget() {
+	t.fn, t.ctx, t.done = nil, nil, nil
 }
 
 // goid returns the calling goroutine's id, parsed from the first line of

@@ -102,8 +102,8 @@ const groupKids = 2
 // context and the task records of the first round's first two children;
 // each further child takes a 48-byte record from the worker's slab (one
 // allocation per 10 records), and each later round a small context. An
-// ordinary context.WithCancelCause is made only if
-// someone asks for the context's Done channel or values. Go allocates
+// ordinary context.WithCancelCause is made only if someone asks for the
+// context's Done channel or values. Go allocates
 // nothing else, but fn is a closure that escapes into its record, so the
 // caller pays for it and for the variables it captures by reference.
 func NewGroup(w *Worker) *Group {

@@ -163,7 +163,8 @@ func (p *Pool) record(c *worker, e entry) *task {
 // runs) and the UTS walks no faster.
 const recordSlab = 10
 
-// newRecord returns a fresh record for a submission c takes.
+// newRecord returns a fresh record from c's slab, for a submission c takes,
+// a Spawn or a group child. Only c's own goroutine may call it.
 func (c *worker) newRecord() *task {
 	if len(c.slab) == 0 {
 		c.slab = make([]task, recordSlab)

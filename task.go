@@ -17,11 +17,14 @@ import (
 // from another goroutine while its task runs cannot always be told apart
 // from its own task and may instead be reported by the race detector.
 //
-// A task record is its own handle, so a handle costs nothing extra: the
-// record (48 bytes) is allocated once per Spawn or Group.Go. A task
-// submitted from outside (Submit, TrySubmit, Go) waits in the inject queue
-// as a 16-byte entry and gets its record from the worker that picks it up,
-// which allocates them 10 at a time; Join, Fork2 and For recycle theirs.
+// A task record is its own handle, so a handle costs nothing extra: a
+// record is 48 bytes, taken for each Spawn and Group.Go from the worker's
+// slab, which it allocates 10 records at a time (a group carries its first
+// two children's). A task submitted from outside (Submit, TrySubmit, Go)
+// waits in the inject queue as a 16-byte entry and gets its record from
+// the slab of the worker that picks it up; Join, Fork2 and For recycle
+// theirs. A record is never used for a second task, so a kept handle is
+// always refused.
 type Worker struct {
 	c  *worker // the worker running this task; nil unless it runs
 	fn func(*Worker)

@@ -67,9 +67,17 @@ func (w *worker) helpOnce() *task {
 // sleepOn parks w until l opens or new work may be available. It follows
 // the parking protocol of idle.go: join the idle list, stop spinning, look
 // at every queue once more, then block.
+//
+// countDown wakes the one worker in l's sleeper slot. Several tasks may
+// wait for one latch (a Future, a Pool.Group), so a worker that finds the
+// slot taken by another waits on the latch's channel instead, which
+// countDown closes for every waiter.
 func (w *worker) sleepOn(l *latch) {
 	p := w.pool
-	l.sleeper.Store(w)
+	var opened <-chan struct{} // nil while w holds the slot
+	if l.sleeper.Load() != w && !l.sleeper.CompareAndSwap(nil, w) {
+		opened = l.doneChan()
+	}
 	if l.open() {
 		w.unsleep(l)
 		return
@@ -90,16 +98,24 @@ func (w *worker) sleepOn(l *latch) {
 	defer w.traceMark(evUnpark)
 	select {
 	case <-w.joinWake:
-		if !p.removeIdle(w) {
-			// A producer took us off the idle list and counted us as
-			// spinning; its token is on the way. Pass the wakeup on.
-			<-w.wake
-			p.nspinning.Add(-1)
-			p.wakep()
-		}
+		w.leaveIdle()
+	case <-opened:
+		w.leaveIdle()
 	case <-w.wake:
 		w.spinning = true // the waker counted us in nspinning
 		w.unsleep(l)
+	}
+}
+
+// leaveIdle takes w, woken by its latch, off the idle list.
+func (w *worker) leaveIdle() {
+	p := w.pool
+	if !p.removeIdle(w) {
+		// A producer took us off the idle list and counted us as
+		// spinning; its token is on the way. Pass the wakeup on.
+		<-w.wake
+		p.nspinning.Add(-1)
+		p.wakep()
 	}
 }
 
