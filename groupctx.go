@@ -72,7 +72,16 @@ func (c *groupCtx) Err() error {
 		}
 		c.checked.Store(e)
 	}
-	return c.root.Err()
+	if err := c.root.Err(); err != nil {
+		// The cancellation reaches the ordinary context, if one was made,
+		// a moment after root reports it: wait for it, so that Err is
+		// never non-nil while the Done channel handed out is open.
+		if r := c.real.Load(); r != nil {
+			<-r.ctx.Done()
+		}
+		return err
+	}
+	return nil
 }
 
 // canceled returns context.Canceled once a Done channel handed out, if any,
