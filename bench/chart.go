@@ -153,10 +153,15 @@ func (b barLabels) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // ratioChart draws each implementation's figure over goroutines', per
-// workload, on a log scale: below 1 is better than goroutines. The legend
+// workload that has one, on a log scale: below 1 is better than goroutines. The legend
 // has a column of its own on the right, clear of the points.
 func ratioChart(results []Result, path string) error {
-	wls := workloadsIn(results)
+	var wls []string // those with a goroutines figure to divide by
+	for _, wl := range workloadsIn(results) {
+		if _, ok := baseline(results, wl); ok {
+			wls = append(wls, wl)
+		}
+	}
 	p := plot.New()
 	svgplot.Style(p)
 	p.Title.Text = "figure / goroutines' figure, per workload (log scale; below 1 is better)"

@@ -207,8 +207,11 @@ func markdownTable(results []Result) string {
 			unit = "bytes per queued task"
 		}
 		param := 0
-		if r, ok := find(results, wl, "goroutines"); ok {
-			param = r.Param
+		for _, r := range results {
+			if r.Workload == wl {
+				param = r.Param
+				break
+			}
 		}
 		fmt.Fprintf(&b, "| %s | %d | %s |", wl, param, unit)
 		for _, im := range impls {
