@@ -101,6 +101,7 @@ func (c *Client) Steal(ctx context.Context, thief, victim string, n int) (StealR
 			res.Jobs = append(res.Jobs, r.ID)
 		}
 	}
+	res.Jobs = append(res.Jobs, rep.Late...) // moved, though the victim's answer from the servers was lost
 	return res, nil
 }
 
