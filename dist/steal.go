@@ -156,7 +156,7 @@ func (w *Worker) giveAway(jobs []taken, thief string) (moved []stolenJob, late [
 			ops = append(ops, op{key: qKey(w.name, t.e.id), del: true, check: true, expect: t.rev})
 		}
 	}
-	revs, err := w.st.commit(w.ctx, ops)
+	revs, err := w.st.commitWithin(w.ctx, ops, w.stealWindow(jobs))
 	applied := errors.Is(err, errDupMsg) // by an attempt whose answer was lost
 	if err != nil && !applied {
 		// A conflict, or an outcome unknown after retries (the batch may
@@ -187,11 +187,31 @@ func (w *Worker) giveAway(jobs []taken, thief string) (moved []stolenJob, late [
 	return moved, nil
 }
 
+// stealWindow is how long a steal batch is retried through transient
+// errors. A job with a record is settled by reading the record when the
+// outcome is unknown (putBack); a job without one has nothing to read, and
+// only the servers' answer to the batch tells whether it moved: refused as
+// a duplicate once an attempt was applied. That answer holds while the
+// servers remember the batch's message ids, for their duplicate window (2
+// minutes by default), so the batch is retried for half of it, and at
+// least as long as any other write.
+func (w *Worker) stealWindow(jobs []taken) time.Duration {
+	for _, t := range jobs {
+		if t.rev == 0 {
+			return max(w.st.cfg.retry, w.st.dedup/2)
+		}
+	}
+	return w.st.cfg.retry
+}
+
 // putBack returns popped jobs to the back of the deque after a failed
 // move: each record is checked, only those still at their revision come
-// back. A job without a record stays ours unless the worker fenced itself:
-// if a steal whose answer was lost did apply, the thief runs it too, and
-// one of the two completions is refused.
+// back. A job without a record stays ours unless the worker fenced itself.
+// Its move was refused (its anchor was taken over: the worker is fenced),
+// or the servers did not answer the batch through its window (see
+// stealWindow), or the worker is closing: only then may the move have been
+// applied, the thief run the job too, and one of the two completions be
+// refused.
 func (w *Worker) putBack(jobs []taken) {
 	keep := make([]bool, len(jobs))
 	for i, t := range jobs {

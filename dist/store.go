@@ -24,6 +24,7 @@ type store struct {
 	workers jetstream.KeyValue
 	jobsPfx string        // "$KV.<jobs bucket>."
 	lease   time.Duration // the workers bucket's TTL
+	dedup   time.Duration // the jobs stream's duplicate window
 }
 
 func (c *config) jobsBucket() string    { return "steal_" + c.cluster + "_jobs" }
@@ -113,6 +114,7 @@ func (s *store) enableBatches(ctx context.Context) error {
 		return err
 	}
 	sc := str.CachedInfo().Config
+	s.dedup = sc.Duplicates
 	if sc.AllowAtomicPublish && sc.AllowMsgTTL {
 		return nil
 	}
