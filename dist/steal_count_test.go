@@ -51,7 +51,9 @@ func stealCountAckLost(t *testing.T, spawn bool) {
 	if err := h.client.Submit(ctx, "root", "job", payload, To("w1")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "root to run", func() bool { return w1.Queued() == len(ids)-1 })
+	waitFor(t, 10*time.Second, "root to run and spawn", func() bool {
+		return h.runCount("root") == 1 && w1.Queued() == len(ids)-1
+	})
 	ids = append(ids, submitTo(t, h, "s", subs, "w1")...)
 
 	// Hold w1's outgoing bytes, ask for the steal (two of its three

@@ -43,7 +43,9 @@ func TestStealOutcomeUnknown(t *testing.T) {
 	if err := h.client.Submit(ctx, "root", "job", nil, To("w1")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "root to spawn", func() bool { return w1.Queued() == 1 })
+	waitFor(t, 10*time.Second, "root to run and spawn", func() bool {
+		return h.runCount("root") == 1 && w1.Queued() == 1
+	})
 
 	// Hold w1's outgoing bytes, ask for the steal, and once w1 has popped
 	// root-0 let its batch through while every answer to w1 is held past
