@@ -239,7 +239,7 @@ func (w *Worker) moveIn(batch []stored) bool {
 		e.rev = revs[at[i]]
 		w.adoptLocked(e, false)
 	}
-	w.stats.takenOver.Add(int64(len(batch)))
+	w.stats.takenOver.Add(int64(len(moved))) // not those held here already
 	poke(w.wake)
 	return true
 }

@@ -41,7 +41,7 @@ func TestTakeoverKeepsHeldRecord(t *testing.T) {
 	if n := h.runCount("x"); n != 1 {
 		t.Errorf("x ran %d times, want once", n)
 	}
-	if s := w1.Stats(); s.Completed != 1 || s.Refused != 0 {
-		t.Errorf("stats %+v, want one completion, none refused", s)
+	if s := w1.Stats(); s.Completed != 1 || s.Refused != 0 || s.TakenOver != 0 {
+		t.Errorf("stats %+v, want one completion, none refused, nothing moved in", s)
 	}
 }
