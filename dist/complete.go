@@ -31,8 +31,11 @@ func (w *Worker) complete(e *entry, out *outcome) (requeue bool) {
 		c := w.claimLocked(e)
 		w.mu.Unlock()
 		revs, err := w.writeCompletion(e.id, c.rev, data, c.kids, c.guard, c.grev)
-		w.settle(c, revs, err == nil)
+		// Judged before the claim ends: a job found completed already is
+		// marked gone first, else its parent's completion, free to claim
+		// it, would write it a record and run it again.
 		again, requeue := w.judge(e, c, out, err)
+		w.settle(c, revs, err == nil)
 		if !again {
 			return requeue
 		}
@@ -183,6 +186,11 @@ func (w *Worker) countGone(ctx context.Context, out *outcome) {
 	w.stats.refused.Add(1)
 }
 
+// sameOutcome reports whether the recorded completion o is this worker's
+// out: written by an attempt whose answer was lost, or by an earlier run of
+// the same entry queued again after its completion could not be written.
+// Worker, attempt and code are not enough: a run of the same job by this
+// worker before it fenced itself reads the same.
 func sameOutcome(o, out *outcome) bool {
-	return o.Worker == out.Worker && o.Attempt == out.Attempt && o.Hops == out.Hops && o.Code == out.Code
+	return o.Run != "" && o.Run == out.Run
 }

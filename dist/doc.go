@@ -54,8 +54,11 @@
 //	spawn      nothing (local spawn); or, with WithLocalSpawn(false),
 //	           PUT q.<w>.<child>, conditional on the parent's record revision
 //	steal      DEL q.<v>.<id> (revision) + PUT q.<thief>.<id>, per job;
-//	           PUT q.<thief>.<id> (anchor's revision) for a job held in memory
-//	takeover   DEL q.<dead>.<id> (revision) + PUT q.<me>.<id>, per job
+//	           PUT q.<thief>.<id> (anchor's revision) for a job held in memory;
+//	           every PUT with a message id of the steal
+//	takeover   DEL q.<dead>.<id> (revision) + PUT q.<me>.<id> (its last
+//	           write: none or a delete), per job; the DEL alone when this
+//	           worker holds a record of the id already
 //	complete   DEL q.<w>.<id> (revision) + PUT d.<id> (must not exist)
 //	           + PUT q.<w>.<child> per pending child held in memory;
 //	           a job held in memory writes no DEL, and its children's PUTs
@@ -177,12 +180,17 @@
 //     restart of the servers (TestServerRestart; with memory storage the
 //     same test loses them, as it should).
 //   - Exactly one completion is recorded per job id, although a job may run
-//     more than once after a crash, a fence or a takeover: handler effects
+//     more than once after a crash, a fence, a takeover or a steal the
+//     servers left unanswered (see below): handler effects
 //     outside the ledger must be idempotent by job id, as with any
 //     at-least-once queue (TestKillWorker: the killed job runs again on a
 //     survivor, one completion; TestDuplicateSubmit: a second record of a
 //     completed job runs, its completion is refused; TestSkewedStart: each
-//     of 300 jobs runs once and completes once).
+//     of 300 jobs runs once and completes once). A takeover never writes
+//     over a record the taking worker holds: it deletes the dead worker's
+//     copy of such a job and keeps its own (TestTakeoverKeepsHeldRecord).
+//     Stats.Completed counts only the completions the worker recorded,
+//     not another run's that reads the same (TestCompletedCountsOwnOnly).
 //   - A worker paused past its lease is fenced: its late completion is
 //     refused and it re-registers (TestPausedWorkerFenced: SIGSTOP, a
 //     survivor re-runs the job and is recorded, SIGCONT, the old worker's
@@ -203,9 +211,17 @@
 //     runs them; a victim whose move never reached the servers puts the
 //     jobs back (TestLateStealReply, TestResetMidSteal). When the victim's
 //     own answer from the servers is lost and its retry finds the move
-//     applied, the retry writes nothing: the records of jobs held without
-//     one carry a message id of the steal, which the servers refuse to
-//     store twice (TestStealRetryAckLost).
+//     applied, the retry writes nothing: every record a steal writes
+//     carries a message id of the steal, which the servers refuse to store
+//     twice, and the victim reports the jobs as moved
+//     (TestStealRetryAckLost, TestStealCountAckLost). A victim that gets
+//     no answer at all asks again with the same batch for half the
+//     servers' duplicate window (1 minute by default), within which the
+//     refusal tells that the move was applied: a job held without a record
+//     is not kept by a victim whose move went through
+//     (TestStealOutcomeUnknown). Past that window, or when the victim
+//     closes, it keeps the job, which may then run on both, with one
+//     completion recorded.
 //   - A worker that stays up through a restart of the servers carries
 //     on: the restart loses the leases (kept in memory), and the worker
 //     creates the workers bucket again and registers again
@@ -223,7 +239,8 @@
 //     s). Meanwhile a worker retries each write that fails with a
 //     transient error (a timeout, no responders, JetStream temporarily
 //     unavailable, a batch cut by the leader change, a reconnecting
-//     connection) with backoff from 50 ms to 1 s, for at most 30 s. Retries
+//     connection) with backoff from 50 ms to 1 s, for at most 30 s (a
+//     steal of jobs held without a record: see above). Retries
 //     are safe: each write is a compare-and-swap or deduplicated by id, so
 //     a retry whose first attempt was applied is refused and the caller
 //     reads it as done (a spawn or submission as already stored, a steal or

@@ -55,6 +55,9 @@ type config struct {
 	// wrapWorkers, for tests only, wraps the workers bucket's handle (to
 	// inject the errors of a server in trouble).
 	wrapWorkers func(jetstream.KeyValue) jetstream.KeyValue
+	// retry bounds the retries of the store's writes and reads through
+	// transient errors: retryWindow, shorter in tests only.
+	retry time.Duration
 }
 
 func defaults() config {
@@ -66,6 +69,7 @@ func defaults() config {
 		maxPayload: defaultMaxPay,
 		timeout:    2 * time.Second,
 		localSpawn: true,
+		retry:      retryWindow,
 	}
 }
 

@@ -23,6 +23,10 @@ type outcome struct {
 	Result  []byte `json:"result,omitempty"`
 	Code    string `json:"code,omitempty"`
 	Text    string `json:"text,omitempty"`
+	// Run tells this worker's completions of one job it holds from
+	// another run's that read the same (the same worker before it fenced
+	// itself): Stats counts only its own.
+	Run string `json:"run,omitempty"`
 }
 
 func validChar(c byte, extra bool) bool {

@@ -64,14 +64,19 @@ func transientCode(e *apiError) bool {
 // ends or retryWindow passes; write gets the attempt number, from 0. After
 // the window it returns ErrUnavailable wrapping the last error.
 func retry(ctx context.Context, write func(attempt int) error) error {
+	return retryWithin(ctx, retryWindow, write)
+}
+
+// retryWithin is retry with a window of its own.
+func retryWithin(ctx context.Context, window time.Duration, write func(attempt int) error) error {
 	start, wait := time.Now(), retryFirst
 	for attempt := 0; ; attempt++ {
 		err := write(attempt)
 		if err == nil || !transient(ctx, err) {
 			return err
 		}
-		if time.Since(start)+wait > retryWindow {
-			return fmt.Errorf("%w: still failing after %v: %w", ErrUnavailable, retryWindow, err)
+		if time.Since(start)+wait > window {
+			return fmt.Errorf("%w: still failing after %v: %w", ErrUnavailable, window, err)
 		}
 		t := time.NewTimer(wait)
 		select {

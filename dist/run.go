@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nuid"
 	"github.com/worksteal/steal"
 )
 
@@ -74,7 +75,12 @@ func (w *Worker) run(e *entry, sw *steal.Worker) {
 // execute runs the handler; it returns nil when the outcome must not be
 // recorded (the handler failed because the worker is closing).
 func (w *Worker) execute(e *entry, sw *steal.Worker) *outcome {
-	out := &outcome{ID: e.id, Worker: w.name}
+	w.mu.Lock()
+	if e.run == "" {
+		e.run = nuid.Next() // kept when the job is queued again, so a retry is ours
+	}
+	out := &outcome{ID: e.id, Worker: w.name, Run: e.run}
+	w.mu.Unlock()
 	if e.rec == nil {
 		out.Code, out.Text = ErrMalformedJob.Code, e.err
 		return out

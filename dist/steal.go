@@ -20,6 +20,9 @@ type stealRequest struct {
 type stealReply struct {
 	Jobs  []stolenJob `json:"jobs"`
 	Queue int         `json:"queue"` // the victim's queue after the steal
+	// Late lists jobs moved whose revisions the victim does not know (its
+	// answer from the servers was lost): the thief's watch delivers them.
+	Late []string `json:"late,omitempty"`
 }
 
 type stolenJob struct {
@@ -50,7 +53,7 @@ func (w *Worker) onSteal(m *nats.Msg) {
 	taken := w.takeBack(req.Max)
 	reply := stealReply{Jobs: []stolenJob{}}
 	if len(taken) > 0 {
-		reply.Jobs = w.giveAway(taken, req.Thief)
+		reply.Jobs, reply.Late = w.giveAway(taken, req.Thief)
 	}
 	w.mu.Lock()
 	reply.Queue = w.queueLocked()
@@ -125,43 +128,41 @@ func (w *Worker) takeBack(max int) []taken {
 // one without gets its first record, under the thief's name, conditional
 // on its anchor's record (a zombie victim's steal is refused).
 //
-// The puts of jobs without a record go first, each with a message id of
-// this steal. Their anchor's check does not notice that they were
+// Every put carries a message id of this steal, and the puts go first.
+// The anchor's check does not notice that a job without a record was
 // written, so a retry of a batch whose first attempt was applied (its
-// answer lost) would pass it and write them again, at new revisions, which
-// the thief would take for second jobs of the same ids. The servers refuse
-// that retry as a duplicate instead, and the move counts as done; the
-// thief then learns of the jobs from its watch, not from the reply.
-func (w *Worker) giveAway(jobs []taken, thief string) []stolenJob {
+// answer lost) would pass it and write the job again, at a new revision,
+// which the thief would take for a second job of the same id. The servers
+// refuse that retry as a duplicate instead, at its first message, before
+// any revision check, and the move counts as done: the jobs are returned
+// in late, without revisions, and the thief learns of them from its watch.
+func (w *Worker) giveAway(jobs []taken, thief string) (moved []stolenJob, late []string) {
 	ops := make([]op, 0, 2*len(jobs))
 	recs := make([][]byte, len(jobs))
-	at := make([]int, len(jobs)) // index of each job's put in ops
 	steal := nuid.Next()
 	for i, t := range jobs {
 		r := *t.e.rec
 		r.Hops++
 		r.From = w.name
 		recs[i], _ = json.Marshal(&r)
+		o := op{key: qKey(thief, t.e.id), value: recs[i], msgID: steal + "." + strconv.Itoa(i)}
 		if t.rev == 0 {
-			at[i] = len(ops)
-			ops = append(ops, op{key: qKey(thief, t.e.id), value: recs[i], guard: t.guard, check: t.guard != "",
-				expect: t.grev, msgID: steal + "." + strconv.Itoa(i)})
+			o.guard, o.check, o.expect = t.guard, t.guard != "", t.grev
 		}
+		ops = append(ops, o) // ops[i] is job i's put
 	}
-	for i, t := range jobs {
+	for _, t := range jobs {
 		if t.rev != 0 {
 			ops = append(ops, op{key: qKey(w.name, t.e.id), del: true, check: true, expect: t.rev})
-			at[i] = len(ops)
-			ops = append(ops, op{key: qKey(thief, t.e.id), value: recs[i]})
 		}
 	}
-	revs, err := w.st.commit(w.ctx, ops)
+	revs, err := w.st.commitWithin(w.ctx, ops, w.stealWindow(jobs))
 	applied := errors.Is(err, errDupMsg) // by an attempt whose answer was lost
 	if err != nil && !applied {
 		// A conflict, or an outcome unknown after retries (the batch may
 		// have been applied): only records still ours come back.
 		w.putBack(jobs)
-		return []stolenJob{}
+		return []stolenJob{}, nil
 	}
 	w.mu.Lock()
 	for _, t := range jobs {
@@ -174,20 +175,43 @@ func (w *Worker) giveAway(jobs []taken, thief string) []stolenJob {
 	w.mu.Unlock()
 	w.stats.given.Add(int64(len(jobs)))
 	if applied {
-		return []stolenJob{} // revisions unknown: the thief's watch delivers the jobs
+		for _, t := range jobs {
+			late = append(late, t.e.id)
+		}
+		return []stolenJob{}, late
 	}
-	out := make([]stolenJob, len(jobs))
+	moved = make([]stolenJob, len(jobs))
 	for i := range jobs {
-		out[i] = stolenJob{Rev: revs[at[i]], Rec: recs[i]}
+		moved[i] = stolenJob{Rev: revs[i], Rec: recs[i]}
 	}
-	return out
+	return moved, nil
+}
+
+// stealWindow is how long a steal batch is retried through transient
+// errors. A job with a record is settled by reading the record when the
+// outcome is unknown (putBack); a job without one has nothing to read, and
+// only the servers' answer to the batch tells whether it moved: refused as
+// a duplicate once an attempt was applied. That answer holds while the
+// servers remember the batch's message ids, for their duplicate window (2
+// minutes by default), so the batch is retried for half of it, and at
+// least as long as any other write.
+func (w *Worker) stealWindow(jobs []taken) time.Duration {
+	for _, t := range jobs {
+		if t.rev == 0 {
+			return max(w.st.cfg.retry, w.st.dedup/2)
+		}
+	}
+	return w.st.cfg.retry
 }
 
 // putBack returns popped jobs to the back of the deque after a failed
 // move: each record is checked, only those still at their revision come
-// back. A job without a record stays ours unless the worker fenced itself:
-// if a steal whose answer was lost did apply, the thief runs it too, and
-// one of the two completions is refused.
+// back. A job without a record stays ours unless the worker fenced itself.
+// Its move was refused (its anchor was taken over: the worker is fenced),
+// or the servers did not answer the batch through its window (see
+// stealWindow), or the worker is closing: only then may the move have been
+// applied, the thief run the job too, and one of the two completions be
+// refused.
 func (w *Worker) putBack(jobs []taken) {
 	keep := make([]bool, len(jobs))
 	for i, t := range jobs {
@@ -269,7 +293,7 @@ func (w *Worker) trySteal() bool {
 		return false
 	}
 	var rep stealReply
-	if json.Unmarshal(m.Data, &rep) != nil || len(rep.Jobs) == 0 {
+	if json.Unmarshal(m.Data, &rep) != nil || len(rep.Jobs)+len(rep.Late) == 0 {
 		w.members.setQueue(victim, rep.Queue)
 		return false
 	}
@@ -284,6 +308,6 @@ func (w *Worker) trySteal() bool {
 	}
 	w.mu.Unlock()
 	w.members.setQueue(victim, rep.Queue)
-	w.stats.stolen.Add(int64(len(rep.Jobs)))
+	w.stats.stolen.Add(int64(len(rep.Jobs) + len(rep.Late))) // the watch delivers the late ones
 	return true
 }

@@ -49,7 +49,9 @@ func TestStealRetryAckLost(t *testing.T) {
 	if err := h.client.Submit(ctx, "root", "job", nil, To("w1")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "root to spawn", func() bool { return w1.Queued() == 1 })
+	waitFor(t, 10*time.Second, "root to run and spawn", func() bool {
+		return h.runCount("root") == 1 && w1.Queued() == 1
+	})
 
 	// Hold w1's outgoing bytes, ask for the steal, and once w1 has popped
 	// the job, let its batch through while its incoming bytes (the batch's

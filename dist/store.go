@@ -24,6 +24,7 @@ type store struct {
 	workers jetstream.KeyValue
 	jobsPfx string        // "$KV.<jobs bucket>."
 	lease   time.Duration // the workers bucket's TTL
+	dedup   time.Duration // the jobs stream's duplicate window
 }
 
 func (c *config) jobsBucket() string    { return "steal_" + c.cluster + "_jobs" }
@@ -113,6 +114,7 @@ func (s *store) enableBatches(ctx context.Context) error {
 		return err
 	}
 	sc := str.CachedInfo().Config
+	s.dedup = sc.Duplicates
 	if sc.AllowAtomicPublish && sc.AllowMsgTTL {
 		return nil
 	}
@@ -175,7 +177,12 @@ func classify(e *apiError) error {
 // revision check and gives errConflict, which every caller treats as "the
 // records are no longer where this batch expected them".
 func (s *store) commit(ctx context.Context, ops []op) (revs []uint64, err error) {
-	err = retry(ctx, func(int) error {
+	return s.commitWithin(ctx, ops, s.cfg.retry)
+}
+
+// commitWithin is commit, retrying for window instead.
+func (s *store) commitWithin(ctx context.Context, ops []op, window time.Duration) (revs []uint64, err error) {
+	err = retryWithin(ctx, window, func(int) error {
 		revs, err = s.commitOnce(ctx, ops)
 		return err
 	})
@@ -255,7 +262,7 @@ var errDupRetried = fmt.Errorf("%w after a retry", errDupMsg)
 // server has seen the id within its duplicate window, errDupRetried when
 // that happens on a retry. Transient errors are retried (see retry).
 func (s *store) put(ctx context.Context, key string, val []byte, msgID, guardKey string, guardRev uint64) (rev uint64, err error) {
-	err = retry(ctx, func(attempt int) error {
+	err = retryWithin(ctx, s.cfg.retry, func(attempt int) error {
 		rev, err = s.putOnce(ctx, key, val, msgID, guardKey, guardRev)
 		if attempt > 0 && errors.Is(err, errDupMsg) {
 			return errDupRetried
@@ -290,7 +297,7 @@ func (s *store) putOnce(ctx context.Context, key string, val []byte, msgID, guar
 
 // get reads key, retrying transient errors; ErrKeyNotFound is final.
 func (s *store) get(ctx context.Context, key string) (e jetstream.KeyValueEntry, err error) {
-	err = retry(ctx, func(int) error {
+	err = retryWithin(ctx, s.cfg.retry, func(int) error {
 		actx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
 		defer cancel()
 		e, err = s.jobs.Get(actx, key)

@@ -192,19 +192,37 @@ func (w *Worker) records(owner string) ([]stored, error) {
 }
 
 // moveIn commits one takeover batch; it reports whether it went through.
+// Each put of a record under this worker's name is conditional on that key
+// being as read just before (absent, or its last delete): the key may hold
+// a record of the same id already (the job queued here twice, by a
+// submission repeated outside the servers' duplicate window, say), and a
+// steal into this worker may write it meanwhile. Written over, that record
+// would be lost to the entry that holds it: its run's completion refused,
+// the job run again. A record this worker holds already is kept, and only
+// the dead worker's copy is deleted.
 func (w *Worker) moveIn(batch []stored) bool {
+	mine, err := w.ownKeys(batch)
+	if err != nil {
+		return false
+	}
 	ops := make([]op, 0, 2*len(batch))
-	moved := make([]*entry, len(batch))
-	for i, s := range batch {
+	var moved []*entry
+	var at []int // index in ops of each moved entry's put
+	for _, s := range batch {
+		ops = append(ops, op{key: s.key, del: true, check: true, expect: s.rev})
+		k := qKey(w.name, s.id)
+		m := mine[k]
+		if m.live {
+			continue // held here already
+		}
 		e, raw := decodeEntry(s.id, 0, s.raw), s.raw
 		if e.rec != nil {
 			e.rec.Attempt++
 			e.rec.From = "" // a takeover, not a steal
 			raw, _ = json.Marshal(e.rec)
 		}
-		moved[i] = e
-		ops = append(ops, op{key: s.key, del: true, check: true, expect: s.rev},
-			op{key: qKey(w.name, s.id), value: raw})
+		moved, at = append(moved, e), append(at, len(ops))
+		ops = append(ops, op{key: k, value: raw, check: true, expect: m.rev})
 	}
 	w.mu.Lock()
 	w.enterLocked()
@@ -218,12 +236,46 @@ func (w *Worker) moveIn(batch []stored) bool {
 		return false
 	}
 	for i, e := range moved {
-		e.rev = revs[2*i+1]
+		e.rev = revs[at[i]]
 		w.adoptLocked(e, false)
 	}
-	w.stats.takenOver.Add(int64(len(batch)))
+	w.stats.takenOver.Add(int64(len(moved))) // not those held here already
 	poke(w.wake)
 	return true
+}
+
+// ownKey is the last write of a key: its revision (0 for none) and
+// whether it is a live record rather than a delete.
+type ownKey struct {
+	rev  uint64
+	live bool
+}
+
+// ownKeys reads the last write of q.<me>.<id> for the ids in batch.
+func (w *Worker) ownKeys(batch []stored) (map[string]ownKey, error) {
+	keys := make([]string, len(batch))
+	for i, s := range batch {
+		keys[i] = qKey(w.name, s.id)
+	}
+	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
+	defer cancel()
+	kw, err := w.st.jobs.WatchFiltered(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	defer kw.Stop()
+	out := map[string]ownKey{}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case e := <-kw.Updates():
+			if e == nil {
+				return out, nil
+			}
+			out[e.Key()] = ownKey{e.Revision(), e.Operation() == jetstream.KeyValuePut}
+		}
+	}
 }
 
 func timeAfter(d time.Duration) <-chan time.Time { return time.After(d) }

@@ -67,9 +67,13 @@ type StealResult struct {
 // them. Both must be live workers: ErrUnknownWorker when either holds no
 // lease or the victim does not answer, ErrSameWorker when they are one,
 // ErrInvalidName for an invalid name; none of these moves anything. A
-// victim with nothing to give returns an empty Jobs and no error. Should
-// thief die before it runs them, the jobs are taken over by a survivor
-// like any dead worker's.
+// victim with nothing to give returns an empty Jobs and no error. Jobs
+// lists every job moved, also when the victim's answer from the servers
+// was lost and its retry found the move applied. Any other error (no
+// answer within WithRequestTimeout) leaves the outcome unknown: the victim
+// may still move the jobs, and thief then runs them. Should thief die
+// before it runs them, the jobs are taken over by a survivor like any
+// dead worker's.
 func (c *Client) Steal(ctx context.Context, thief, victim string, n int) (StealResult, error) {
 	switch {
 	case !validName(thief) || !validName(victim):
@@ -101,6 +105,7 @@ func (c *Client) Steal(ctx context.Context, thief, victim string, n int) (StealR
 			res.Jobs = append(res.Jobs, r.ID)
 		}
 	}
+	res.Jobs = append(res.Jobs, rep.Late...) // moved, though the victim's answer from the servers was lost
 	return res, nil
 }
 

@@ -73,6 +73,7 @@ type entry struct {
 	pins   int      // batches in flight fenced on this job's record (its descendants')
 	orphan bool     // its completion was refused and it has no record: not done
 	gone   bool     // completed or moved away: no longer the parent's to write
+	run    string   // tags this entry's completions (outcome.Run); set at its first run
 }
 
 type stats struct {
