@@ -176,7 +176,7 @@ func ratioChart(results []Result, path string) error {
 		if im == "goroutines" {
 			continue
 		}
-		pts := ratioPoints(results, wls, im, (float64(n)-float64(len(impls)-1)/2)*0.08)
+		pts := ratioPoints(results, wls, im, (float64(n)-float64(len(impls)-1)/2)*0.06)
 		if len(pts) == 0 {
 			continue
 		}
