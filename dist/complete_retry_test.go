@@ -80,10 +80,7 @@ func TestCompletionRetryAckLost(t *testing.T) {
 		k := w1.locals["P-1"]
 		return k != nil && k.flying == flightKid
 	})
-	pv.blackhole(false, true)
-	pv.mu.Lock()
-	close(pv.up) // the outgoing direction flows again, the incoming one stays held
-	pv.mu.Unlock()
+	pv.loseAnswers()
 	time.Sleep(1500 * time.Millisecond) // past the request timeout: the commit retries
 	pv.heal()
 	waitFor(t, 20*time.Second, "P and its leaf children to complete", func() bool { return h.count("d.>") >= kids })

@@ -77,6 +77,17 @@ func (p *proxy) blackhole(up, down bool) {
 	}
 }
 
+// loseAnswers lets the held outgoing bytes through and holds the incoming
+// ones: requests reach the servers, their answers do not come back.
+func (p *proxy) loseAnswers() {
+	p.blackhole(false, true)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !isOpen(p.up) {
+		close(p.up)
+	}
+}
+
 // heal lets both directions flow again; held bytes go first.
 func (p *proxy) heal() {
 	p.mu.Lock()

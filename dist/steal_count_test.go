@@ -70,10 +70,7 @@ func stealCountAckLost(t *testing.T, spawn bool) {
 		got <- answer{res, err}
 	}()
 	waitFor(t, 10*time.Second, "w1 to pop two jobs for the thief", func() bool { return movingOf(w1) == 2 })
-	pv.blackhole(false, true)
-	pv.mu.Lock()
-	close(pv.up) // the outgoing direction flows again, the incoming one stays held
-	pv.mu.Unlock()
+	pv.loseAnswers()
 	time.Sleep(1500 * time.Millisecond) // past w1's request timeout: its commit retries
 	pv.heal()
 	var a answer

@@ -45,24 +45,7 @@ func TestStealRetryAckLost(t *testing.T) {
 	w1 := h.workerOn(tcpConn(t, pv.url()), "w1", func(w *Worker) { w.Handle("job", handler) }, WithSlots(1))
 	w2 := h.worker("w2", func(w *Worker) { w.Handle("job", handler) }, WithSlots(3))
 	h.ready("w1", "w2")
-	ctx := context.Background()
-	if err := h.client.Submit(ctx, "root", "job", nil, To("w1")); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 10*time.Second, "root to run and spawn", func() bool {
-		return h.runCount("root") == 1 && w1.Queued() == 1
-	})
-
-	// Hold w1's outgoing bytes, ask for the steal, and once w1 has popped
-	// the job, let its batch through while its incoming bytes (the batch's
-	// answer) are held.
-	pv.blackhole(true, false)
-	go h.client.Steal(ctx, "w2", "w1", 0)
-	waitFor(t, 10*time.Second, "w1 to pop root-0 for the thief", func() bool { return movingOf(w1) == 1 })
-	pv.blackhole(false, true)
-	pv.mu.Lock()
-	close(pv.up) // the outgoing direction flows again, the incoming one stays held
-	pv.mu.Unlock()
+	stealChildAnswerLost(t, h, pv, w1)
 	waitFor(t, 10*time.Second, "root-0, its child and grandchild to run on w2", func() bool {
 		return h.runCount("root-0-0-0") == 1
 	})
@@ -79,7 +62,7 @@ func TestStealRetryAckLost(t *testing.T) {
 	close(releaseK0)
 	close(releaseRoot)
 	for _, id := range []string{"root", "root-0", "root-0-0", "root-0-0-0"} {
-		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := h.client.Wait(wctx, id)
 		cancel()
 		if err != nil {

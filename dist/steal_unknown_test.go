@@ -39,24 +39,7 @@ func TestStealOutcomeUnknown(t *testing.T) {
 		WithSlots(1), withRetryWindow(2*time.Second))
 	h.worker("w2", func(w *Worker) { w.Handle("job", handler) }, WithSlots(2))
 	h.ready("w1", "w2")
-	ctx := context.Background()
-	if err := h.client.Submit(ctx, "root", "job", nil, To("w1")); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 10*time.Second, "root to run and spawn", func() bool {
-		return h.runCount("root") == 1 && w1.Queued() == 1
-	})
-
-	// Hold w1's outgoing bytes, ask for the steal, and once w1 has popped
-	// root-0 let its batch through while every answer to w1 is held past
-	// its retry window.
-	pv.blackhole(true, false)
-	go h.client.Steal(ctx, "w2", "w1", 0)
-	waitFor(t, 10*time.Second, "w1 to pop root-0 for the thief", func() bool { return movingOf(w1) == 1 })
-	pv.blackhole(false, true)
-	pv.mu.Lock()
-	close(pv.up) // the outgoing direction flows again, the incoming one stays held
-	pv.mu.Unlock()
+	stealChildAnswerLost(t, h, pv, w1)
 	waitFor(t, 10*time.Second, "root-0 to run on w2", func() bool { return h.runCount("root-0") == 1 })
 	time.Sleep(3500 * time.Millisecond) // past w1's retry window (2 s)
 	pv.heal()
@@ -68,4 +51,23 @@ func TestStealOutcomeUnknown(t *testing.T) {
 			t.Errorf("%s ran %d times, want once", id, n)
 		}
 	}
+}
+
+// stealChildAnswerLost submits root to w1 (one slot), waits until it runs
+// and has spawned its one child, root-0, and has w2 steal root-0 with the
+// answer to w1's batch lost: the batch reaches the servers through pv, and
+// what the servers send back to w1 stays held until pv heals.
+func stealChildAnswerLost(t *testing.T, h *harness, pv *proxy, w1 *Worker) {
+	t.Helper()
+	ctx := context.Background()
+	if err := h.client.Submit(ctx, "root", "job", nil, To("w1")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "root to run and spawn", func() bool {
+		return h.runCount("root") == 1 && w1.Queued() == 1
+	})
+	pv.blackhole(true, false) // hold w1's outgoing bytes until it has popped root-0
+	go h.client.Steal(ctx, "w2", "w1", 0)
+	waitFor(t, 10*time.Second, "w1 to pop root-0 for the thief", func() bool { return movingOf(w1) == 1 })
+	pv.loseAnswers()
 }

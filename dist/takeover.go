@@ -178,15 +178,24 @@ func (w *Worker) records(owner string) ([]stored, error) {
 	defer kw.Stop()
 	var out []stored
 	pfx := "q." + owner + "."
+	err = initialValues(ctx, kw, func(e jetstream.KeyValueEntry) {
+		out = append(out, stored{e.Key(), strings.TrimPrefix(e.Key(), pfx), e.Revision(), e.Value()})
+	})
+	return out, err
+}
+
+// initialValues calls f for each entry a watcher delivers until the nil
+// that ends its initial values, or returns ctx's error if ctx ends first.
+func initialValues(ctx context.Context, kw jetstream.KeyWatcher, f func(jetstream.KeyValueEntry)) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		case e := <-kw.Updates():
 			if e == nil {
-				return out, nil
+				return nil
 			}
-			out = append(out, stored{e.Key(), strings.TrimPrefix(e.Key(), pfx), e.Revision(), e.Value()})
+			f(e)
 		}
 	}
 }
@@ -265,17 +274,10 @@ func (w *Worker) ownKeys(batch []stored) (map[string]ownKey, error) {
 	}
 	defer kw.Stop()
 	out := map[string]ownKey{}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case e := <-kw.Updates():
-			if e == nil {
-				return out, nil
-			}
-			out[e.Key()] = ownKey{e.Revision(), e.Operation() == jetstream.KeyValuePut}
-		}
-	}
+	err = initialValues(ctx, kw, func(e jetstream.KeyValueEntry) {
+		out[e.Key()] = ownKey{e.Revision(), e.Operation() == jetstream.KeyValuePut}
+	})
+	return out, err
 }
 
 func timeAfter(d time.Duration) <-chan time.Time { return time.After(d) }
