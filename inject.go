@@ -259,9 +259,20 @@ func (q *injectQueue) pushSpill(batch []*task) {
 // popSpillLocked removes the oldest spilled task, or returns nil. Caller
 // holds mu.
 func (q *injectQueue) popSpillLocked() *task {
-	t := q.spill.pop()
-	if t != nil {
-		q.spillN.Add(-1)
+	var t [1]*task
+	if q.popSpillIntoLocked(t[:]) == 0 {
+		return nil
 	}
-	return t
+	return t[0]
+}
+
+// popSpillIntoLocked moves the oldest spilled tasks into dst, as many as
+// wait and fit, with one update of the length the workers read, and
+// returns how many. Caller holds mu.
+func (q *injectQueue) popSpillIntoLocked(dst []*task) int {
+	n := q.spill.popInto(dst)
+	if n > 0 {
+		q.spillN.Add(-int64(n))
+	}
+	return n
 }

@@ -103,14 +103,7 @@ func (q *injectQueue) takeLocked2(spill []*task, ents []entry, n int) (ns, ne in
 	if !q.spillFirst {
 		ne = q.takeLocked(ents[:n])
 	}
-	for ns < n-ne {
-		t := q.popSpillLocked()
-		if t == nil {
-			break
-		}
-		spill[ns] = t
-		ns++
-	}
+	ns = q.popSpillIntoLocked(spill[:n-ne])
 	if q.spillFirst && ns < n {
 		ne = q.takeLocked(ents[:n-ns])
 	}

@@ -47,24 +47,37 @@ func (s *spillQueue) push(batch []*task) {
 	}
 }
 
-// pop removes and returns the oldest task, or nil if there is none. The
-// slot it leaves is cleared, so that the collector may have the task once
-// it has run; a drained chunk is dropped, or, if it is the last, rewound
-// for the next burst.
+// pop removes and returns the oldest task, or nil if there is none.
 func (s *spillQueue) pop() *task {
-	c := s.head
-	if c == nil || c.first == c.filled {
+	var t [1]*task
+	if s.popInto(t[:]) == 0 {
 		return nil
 	}
-	t := c.tasks[c.first]
-	c.tasks[c.first] = nil
-	c.first++
-	if c.first == c.filled {
-		if c.next != nil {
-			s.head = c.next
-		} else {
-			c.first, c.filled = 0, 0
+	return t[0]
+}
+
+// popInto moves the oldest tasks into dst, as many as wait and fit, and
+// returns how many. The slots it empties are cleared, so that the collector
+// may have the tasks once they have run; a drained chunk is dropped, or, if
+// it is the last, rewound for the next burst.
+func (s *spillQueue) popInto(dst []*task) int {
+	n := 0
+	for n < len(dst) {
+		c := s.head
+		if c == nil || c.first == c.filled {
+			break
+		}
+		k := copy(dst[n:], c.tasks[c.first:c.filled])
+		clear(c.tasks[c.first : int(c.first)+k])
+		c.first += int32(k)
+		n += k
+		if c.first == c.filled {
+			if c.next != nil {
+				s.head = c.next
+			} else {
+				c.first, c.filled = 0, 0
+			}
 		}
 	}
-	return t
+	return n
 }

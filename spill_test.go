@@ -33,19 +33,31 @@ func TestSpillQueueFIFO(t *testing.T) {
 			want = append(want, batch...)
 			continue
 		}
-		for k := rng.IntN(700); k > 0; k-- {
-			got := q.pop()
-			if len(want) == 0 {
-				if got != nil {
-					t.Fatalf("pop from an empty queue returned task %d", got.index(tasks))
+		// Take some, one at a time or in runs that may cross chunks: as
+		// many as asked for, or all that wait if fewer.
+		var got []*task
+		asked := rng.IntN(700)
+		if rng.IntN(2) == 0 {
+			for range asked {
+				x := q.pop()
+				if x == nil {
+					break
 				}
-				break
+				got = append(got, x)
 			}
-			if got != want[0] {
-				t.Fatalf("pop returned task %d, want %d", got.index(tasks), want[0].index(tasks))
-			}
-			want = want[1:]
+		} else {
+			buf := make([]*task, asked)
+			got = buf[:q.popInto(buf)]
 		}
+		if len(got) != min(asked, len(want)) {
+			t.Fatalf("asked for %d tasks with %d queued, took %d", asked, len(want), len(got))
+		}
+		for i, x := range got {
+			if x != want[i] {
+				t.Fatalf("took task %d, want %d", x.index(tasks), want[i].index(tasks))
+			}
+		}
+		want = want[len(got):]
 	}
 	if got := q.pop(); got != nil {
 		t.Fatalf("drained queue popped task %d", got.index(tasks))
