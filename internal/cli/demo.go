@@ -126,6 +126,11 @@ func demoSummary(out io.Writer, f demoFlags, one, all time.Duration, s steal.Sta
 	fmt.Fprintf(out, "summary\n  1 worker:   %v\n  %d workers: %v\n", one.Round(time.Millisecond), f.workers, all.Round(time.Millisecond))
 	speedup := one.Seconds() / all.Seconds()
 	fmt.Fprintf(out, "  speedup %.2fx, parallel efficiency %.2f (on %d CPUs)\n", speedup, speedup/float64(f.workers), runtime.NumCPU())
+	if speedup > 1.05*float64(f.workers) {
+		// One run each, so noise shows: more than linear means the machine
+		// was busier while the one worker ran.
+		fmt.Fprintln(out, "  (more than linear: other work on this machine slowed the 1-worker run; run it again)")
+	}
 	fmt.Fprintf(out, "  steals %d, tasks moved by stealing %d\n", s.Total.Steals, s.Total.StolenIn)
 	for i, w := range s.Workers {
 		fmt.Fprintf(out, "  worker %d ran %d tasks (stole %d)\n", i, w.Ran, w.StolenIn)

@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/worksteal/steal"
 )
 
 func TestDemoTinyRunsAndReports(t *testing.T) {
@@ -94,5 +97,22 @@ func TestDemoRejectsBadFlags(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := run([]string{"demo", "-tasks", "0"}, nil, &out, &errOut); code != 2 {
 		t.Fatalf("exit %d for -tasks 0, want 2", code)
+	}
+}
+
+// TestDemoSummaryFlagsSuperlinear: a speedup above the worker count, which
+// only noise can cause, is called out rather than reported as efficiency
+// above 1 without comment.
+func TestDemoSummaryFlagsSuperlinear(t *testing.T) {
+	f := demoFlags{workers: 2}
+	for _, c := range []struct {
+		one, all time.Duration
+		flagged  bool
+	}{{300 * time.Millisecond, 100 * time.Millisecond, true}, {300 * time.Millisecond, 160 * time.Millisecond, false}} {
+		var b strings.Builder
+		demoSummary(&b, f, c.one, c.all, steal.Stats{})
+		if got := strings.Contains(b.String(), "more than linear"); got != c.flagged {
+			t.Errorf("1 worker %v, 2 workers %v: flagged %v, want %v\n%s", c.one, c.all, got, c.flagged, b.String())
+		}
 	}
 }
