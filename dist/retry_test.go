@@ -30,6 +30,20 @@ func TestRetry(t *testing.T) {
 			t.Errorf("%v: err %v after %d calls, want it after 1", perm, err, calls)
 		}
 	}
+	// A retry that reaches a replicated stream's leader while the earlier
+	// attempt is still being replicated is told so; once that attempt is
+	// stored, the retry is refused as a duplicate, which is what tells the
+	// caller that its write was applied.
+	calls = 0
+	err = retry(bg, func(int) error {
+		if calls++; calls == 1 {
+			return classify(&apiError{Code: 409, ErrCode: 10158})
+		}
+		return classify(&apiError{Code: 400, ErrCode: 10201})
+	})
+	if !errors.Is(err, errDupMsg) || calls != 2 {
+		t.Errorf("in process, then duplicate: err %v after %d calls, want a duplicate after 2", err, calls)
+	}
 	ctx, cancel := context.WithCancel(bg)
 	calls = 0
 	err = retry(ctx, func(int) error { calls++; cancel(); return context.DeadlineExceeded })
@@ -48,6 +62,7 @@ func TestClassify(t *testing.T) {
 		{apiError{Code: 503, ErrCode: 10008}, errUnavailable}, // JetStream temporarily unavailable
 		{apiError{Code: 503, ErrCode: 10163}, errUnavailable}, // last-sequence check not ready
 		{apiError{Code: 400, ErrCode: 10176}, errUnavailable}, // batch incomplete
+		{apiError{Code: 409, ErrCode: 10158}, errUnavailable}, // an earlier attempt still in process
 		{apiError{Code: 400, ErrCode: 10071}, errConflict},    // wrong last sequence
 		{apiError{Code: 400, ErrCode: 10164}, errConflict},    // the same, replicated
 		{apiError{Code: 400, ErrCode: 10201}, errDupMsg},      // duplicate in batch
