@@ -238,7 +238,8 @@
 //     one server is lost (the Raft election timeout of nats-server, 4 to 9
 //     s). Meanwhile a worker retries each write that fails with a
 //     transient error (a timeout, no responders, JetStream temporarily
-//     unavailable, a batch cut by the leader change, a reconnecting
+//     unavailable, a batch cut by the leader change, a message id whose
+//     earlier write a replicated stream has not stored yet, a reconnecting
 //     connection) with backoff from 50 ms to 1 s, for at most 30 s (a
 //     steal of jobs held without a record: see above). Retries
 //     are safe: each write is a compare-and-swap or deduplicated by id, so
