@@ -2,6 +2,7 @@ package steal
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"testing"
 )
@@ -14,7 +15,7 @@ func TestGroupContextErrOnlyOnceDone(t *testing.T) {
 	p := New(WithWorkers(2))
 	defer p.Close()
 	var early atomic.Int64
-	for range 3000 {
+	for range 1000 {
 		ctx, cancel := context.WithCancel(context.Background())
 		ready := make(chan struct{})
 		err := p.Submit(ctx, func(w *Worker) {
@@ -22,7 +23,10 @@ func TestGroupContextErrOnlyOnceDone(t *testing.T) {
 			gctx := g.Context()
 			done := gctx.Done() // makes the ordinary context
 			close(ready)
-			for gctx.Err() == nil {
+			for i := 1; gctx.Err() == nil; i++ {
+				if i%1024 == 0 {
+					runtime.Gosched() // with one processor, let the cancel run
+				}
 			}
 			select {
 			case <-done:
