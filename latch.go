@@ -73,20 +73,7 @@ func (l *latch) waiter() *outsideWait {
 
 // block waits, without helping, until the latch opens. It is for goroutines
 // outside the pool, which have no queues to help with.
-func (l *latch) block() {
-	o := l.waiter()
-	o.mu.Lock()
-	if l.open() {
-		o.mu.Unlock()
-		return
-	}
-	if o.ch == nil {
-		o.ch = make(chan struct{})
-	}
-	ch := o.ch
-	o.mu.Unlock()
-	<-ch
-}
+func (l *latch) block() { <-l.doneChan() }
 
 // await waits for the latch from a goroutine that may or may not be one of
 // p's workers: a worker helps (waitFor), anyone else blocks. Checking costs

@@ -9,11 +9,11 @@ var closedChan = func() chan struct{} {
 	return ch
 }()
 
-// doneChan returns a channel closed when l opens: the one block waits on,
-// made on first use, so that a latch nobody selects on costs no channel.
-// The orders are block's: outside is set before the lock, and countDown
-// looks at it after opening, so either countDown closes the channel made
-// here or doneChan sees the latch open.
+// doneChan returns a channel closed when l opens, made on first use, so
+// that a latch nobody waits for from outside costs no channel (block waits
+// on it too). outside is set before the lock, and countDown looks at it
+// after opening, so either countDown closes the channel made here or
+// doneChan sees the latch open.
 func (l *latch) doneChan() <-chan struct{} {
 	if l.open() {
 		return closedChan
