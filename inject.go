@@ -256,16 +256,6 @@ func (q *injectQueue) pushSpill(batch []*task) {
 	q.mu.Unlock()
 }
 
-// popSpillLocked removes the oldest spilled task, or returns nil. Caller
-// holds mu.
-func (q *injectQueue) popSpillLocked() *task {
-	var t [1]*task
-	if q.popSpillIntoLocked(t[:]) == 0 {
-		return nil
-	}
-	return t[0]
-}
-
 // popSpillIntoLocked moves the oldest spilled tasks into dst, as many as
 // wait and fit, with one update of the length the workers read, and
 // returns how many. Caller holds mu.

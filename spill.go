@@ -47,15 +47,6 @@ func (s *spillQueue) push(batch []*task) {
 	}
 }
 
-// pop removes and returns the oldest task, or nil if there is none.
-func (s *spillQueue) pop() *task {
-	var t [1]*task
-	if s.popInto(t[:]) == 0 {
-		return nil
-	}
-	return t[0]
-}
-
 // popInto moves the oldest tasks into dst, as many as wait and fit, and
 // returns how many. The slots it empties are cleared, so that the collector
 // may have the tasks once they have run; a drained chunk is dropped, or, if

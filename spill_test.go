@@ -39,7 +39,7 @@ func TestSpillQueueFIFO(t *testing.T) {
 		asked := rng.IntN(700)
 		if rng.IntN(2) == 0 {
 			for range asked {
-				x := q.pop()
+				x := popOne(&q)
 				if x == nil {
 					break
 				}
@@ -59,7 +59,7 @@ func TestSpillQueueFIFO(t *testing.T) {
 		}
 		want = want[len(got):]
 	}
-	if got := q.pop(); got != nil {
+	if got := popOne(&q); got != nil {
 		t.Fatalf("drained queue popped task %d", got.index(tasks))
 	}
 	if q.head != q.tail || q.head.first != 0 || q.head.filled != 0 {
@@ -71,6 +71,25 @@ func TestSpillQueueFIFO(t *testing.T) {
 			t.Fatal("drained chunk still holds a task: the collector cannot have it")
 		}
 	}
+}
+
+// popOne takes the oldest task of s, or nil, through popInto.
+func popOne(s *spillQueue) *task {
+	var t [1]*task
+	if s.popInto(t[:]) == 0 {
+		return nil
+	}
+	return t[0]
+}
+
+// takeSpilled takes the oldest spilled task of q, or nil, as a worker does
+// (its length included). Caller holds q.mu.
+func takeSpilled(q *injectQueue) *task {
+	var t [1]*task
+	if q.popSpillIntoLocked(t[:]) == 0 {
+		return nil
+	}
+	return t[0]
 }
 
 // index is t's position in tasks, or -1, for failure messages.
@@ -178,7 +197,7 @@ func TestSpillOrderAndBound(t *testing.T) {
 			t.Fatalf("took %d of %d", got, spillers*per)
 		}
 		q.mu.Lock()
-		tk := q.popSpillLocked()
+		tk := takeSpilled(&q)
 		q.mu.Unlock()
 		if tk == nil {
 			continue
@@ -190,7 +209,7 @@ func TestSpillOrderAndBound(t *testing.T) {
 		got++
 	}
 	wg.Wait()
-	if q.spillN.Load() != 0 || q.popSpillLocked() != nil {
+	if q.spillN.Load() != 0 || takeSpilled(&q) != nil {
 		t.Fatalf("%d tasks left after all were taken", q.spillN.Load())
 	}
 
@@ -198,7 +217,7 @@ func TestSpillOrderAndBound(t *testing.T) {
 		q.pushSpill([]*task{&recs[0][r%per], &recs[1][r%per], &recs[2][r%per]})
 		q.mu.Lock()
 		for q.spillN.Load() > 10 {
-			q.popSpillLocked()
+			takeSpilled(&q)
 		}
 		q.mu.Unlock()
 	}
