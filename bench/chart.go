@@ -153,8 +153,9 @@ func (b barLabels) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // ratioChart draws each implementation's figure over goroutines', per
-// workload that has one, on a log scale: below 1 is better than goroutines. The legend
-// has a column of its own on the right, clear of the points.
+// workload that has one, on a log scale: below 1 is better than
+// goroutines. The legend has a column of its own on the right, clear of
+// the points.
 func ratioChart(results []Result, path string) error {
 	var wls []string // those with a goroutines figure to divide by
 	for _, wl := range workloadsIn(results) {

@@ -138,9 +138,7 @@ func measure(spec Spec) Result {
 		return res
 	}
 	res.Tasks = wl.Tasks(spec.Param)
-	var times []int64
-	var cpus, perTask []float64
-	var allocs, bytes uint64
+	var runs []Result
 	warmup := max(spec.Warmup, 1)
 	for i := 0; i < warmup+spec.Runs; i++ {
 		r := &Run{Param: spec.Param, Workers: runtime.GOMAXPROCS(0)}
@@ -159,25 +157,38 @@ func measure(spec Spec) Result {
 		if i < warmup {
 			continue
 		}
-		times = append(times, r.elapsed.Nanoseconds())
+		one := res
+		one.OK, one.Runs = true, 1
+		one.MedianNs = r.elapsed.Nanoseconds()
+		one.MinNs, one.MaxNs = one.MedianNs, one.MedianNs
+		one.AllocsPerOp, one.BytesPerOp = float64(r.allocs), float64(r.bytes)
+		one.CPUNsPerS, one.BytesPerTask = r.CPUNsPerS, r.BytesPerTask
+		runs = append(runs, one)
+	}
+	return combine(runs)
+}
+
+// combine makes one Result of single-run results, of one process's runs
+// (measure) or of the rounds' processes (interleave): the median, min and
+// max of their times, the mean of their allocations, and the median of
+// the workload's own figures (idle's CPU, memory's bytes per task; zero
+// for the others).
+func combine(rs []Result) Result {
+	c := rs[0]
+	c.Runs = len(rs)
+	var times []int64
+	var cpus, perTask []float64
+	c.AllocsPerOp, c.BytesPerOp = 0, 0
+	for _, r := range rs {
+		times = append(times, r.MedianNs)
 		cpus = append(cpus, r.CPUNsPerS)
 		perTask = append(perTask, r.BytesPerTask)
-		allocs += r.allocs
-		bytes += r.bytes
+		c.AllocsPerOp += r.AllocsPerOp / float64(len(rs))
+		c.BytesPerOp += r.BytesPerOp / float64(len(rs))
 	}
-	res.OK = true
-	res.MedianNs = stats.Median(times)
-	res.MinNs = slices.Min(times)
-	res.MaxNs = slices.Max(times)
-	res.AllocsPerOp = float64(allocs) / float64(spec.Runs)
-	res.BytesPerOp = float64(bytes) / float64(spec.Runs)
-	if wl.Name == "idle" {
-		res.CPUNsPerS = stats.Median(cpus)
-	}
-	if wl.Name == "memory" {
-		res.BytesPerTask = stats.Median(perTask)
-	}
-	return res
+	c.MedianNs, c.MinNs, c.MaxNs = stats.Median(times), slices.Min(times), slices.Max(times)
+	c.CPUNsPerS, c.BytesPerTask = stats.Median(cpus), stats.Median(perTask)
+	return c
 }
 
 // childEnv names the environment variable that makes the binary a child:

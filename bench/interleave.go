@@ -1,11 +1,5 @@
 package main
 
-import (
-	"slices"
-
-	"github.com/worksteal/steal/bench/internal/stats"
-)
-
 // interleave measures the specs of each workload side by side: spec.Runs
 // rounds, and in each round every implementation of the workload once, in
 // a fresh process (run) that makes its warm-up runs and then one measured
@@ -70,25 +64,4 @@ func interleaveOne(specs []Spec, run func(Spec) Result) []Result {
 		out[i] = combine(runs[i])
 	}
 	return out
-}
-
-// combine makes one Result of the single-run results of the rounds: the
-// median, min and max of their times, the mean of their allocations, and
-// the median of the workload's own figures.
-func combine(rs []Result) Result {
-	c := rs[0]
-	c.Runs = len(rs)
-	var times []int64
-	var cpus, perTask []float64
-	c.AllocsPerOp, c.BytesPerOp = 0, 0
-	for _, r := range rs {
-		times = append(times, r.MedianNs)
-		cpus = append(cpus, r.CPUNsPerS)
-		perTask = append(perTask, r.BytesPerTask)
-		c.AllocsPerOp += r.AllocsPerOp / float64(len(rs))
-		c.BytesPerOp += r.BytesPerOp / float64(len(rs))
-	}
-	c.MedianNs, c.MinNs, c.MaxNs = stats.Median(times), slices.Min(times), slices.Max(times)
-	c.CPUNsPerS, c.BytesPerTask = stats.Median(cpus), stats.Median(perTask)
-	return c
 }
