@@ -16,12 +16,21 @@ import (
 // consumed by GOMAXPROCS goroutines. Compare ns/task within one run:
 //
 //	go test -run XXX -bench SubmitProducers -benchtime 3x .
+//
+// floor-batched is a yardstick, not a pool: what any pool that gives each
+// task its own handle must at least spend. Each producer hands its funcs
+// over 128 at a time, the way an ideal per-producer queue would, and the
+// consumers give every task a fresh 48-byte record from slabs of 10 (as
+// the pool does, so that a handle kept past its task can be refused) and
+// call it under a deferred recover. It skips everything else the pool
+// does: stealing, wakeups, cancellation, statistics, WithMaxQueued.
 func BenchmarkSubmitProducers(b *testing.B) {
 	for _, producers := range []int{1, 8} {
 		name := "p" + strconv.Itoa(producers)
 		b.Run(name+"/steal", func(b *testing.B) { benchSubmit(b, producers, New()) })
 		b.Run(name+"/steal-max1024", func(b *testing.B) { benchSubmit(b, producers, New(WithMaxQueued(1024))) })
 		b.Run(name+"/channel", func(b *testing.B) { benchChannel(b, producers) })
+		b.Run(name+"/floor-batched", func(b *testing.B) { benchFloorBatched(b, producers) })
 	}
 }
 
@@ -89,4 +98,53 @@ func benchChannel(b *testing.B, producers int) {
 	benchProduce(b, producers, func(k int, done func(int)) { ch <- func() { done(k) } })
 	close(ch)
 	done.Wait()
+}
+
+// floorBatch is how many funcs a floor-batched producer hands over at once.
+const floorBatch = 128
+
+func benchFloorBatched(b *testing.B, producers int) {
+	ch := make(chan []func(*Worker), 64)
+	var done sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		done.Go(func() { floorConsume(ch) })
+	}
+	batches := make([][]func(*Worker), producers)
+	benchProduce(b, producers, func(k int, done func(int)) {
+		i := k % producers // benchProduce gives producer i the k with k%producers == i
+		batches[i] = append(batches[i], func(*Worker) { done(k) })
+		if len(batches[i]) == floorBatch || k+producers >= spawn1M {
+			ch <- batches[i]
+			batches[i] = make([]func(*Worker), 0, floorBatch)
+		}
+	})
+	close(ch)
+	done.Wait()
+}
+
+// floorConsume runs every func of every batch with a fresh record each.
+func floorConsume(ch <-chan []func(*Worker)) {
+	ctx := context.Background()
+	var slab []task
+	for fs := range ch {
+		for _, fn := range fs {
+			if len(slab) == 0 {
+				slab = make([]task, recordSlab)
+			}
+			t := &slab[0]
+			slab = slab[1:]
+			t.fn, t.ctx = fn, ctx
+			floorCall(t)
+			t.fn, t.ctx = nil, nil
+		}
+	}
+}
+
+func floorCall(t *task) {
+	defer func() {
+		if r := recover(); r != nil {
+			panic(r)
+		}
+	}()
+	t.fn(t)
 }
