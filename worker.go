@@ -211,6 +211,13 @@ func (c *worker) loop() {
 
 // execute runs one task, recovering a panic (and noting a Goexit) so that
 // the worker survives it.
+//
+// The task runs in this frame, not in a callee: a task that waits (Join,
+// Group.Wait, Future.Wait) runs other tasks beneath its own frames on the
+// same goroutine, so tree recursion nests a few frames per level of the
+// tree, thousands of levels deep on unbalanced trees, and the collector
+// scans every frame of every worker's stack in each cycle. One frame fewer
+// per level is a sixth less of that scanning for a group per node.
 func (c *worker) execute(t *task) {
 	p := c.pool
 	if p.countStarts {
@@ -228,18 +235,21 @@ func (c *worker) execute(t *task) {
 		c.stats.flush()
 	}
 	if t.own {
-		c.executeOwn(t)
-		return
-	}
-	if !t.part && t.ctx.Err() != nil {
+		stop, cancel := c.startOwn(t)
+		if stop == nil {
+			return
+		}
+		defer func() {
+			stop()
+			cancel(nil)
+		}()
+	} else if !t.part && t.ctx.Err() != nil {
 		c.skip(t, t.ctx)
 		return
 	}
-	c.run(t)
-}
-
-// run calls t's function with t as the worker's current task.
-func (c *worker) run(t *task) {
+	// Run t as the worker's current task. finish is deferred last, so it
+	// runs first: the task is counted done before its own context is
+	// cancelled.
 	prev := c.cur.load()
 	t.c = c
 	c.cur.store(t)
@@ -257,26 +267,23 @@ func (c *worker) run(t *task) {
 	returned = true
 }
 
-// executeOwn runs a task submitted with a context of its own: it is skipped
-// if that context or the pool's is done, and otherwise runs under a context
-// that carries the submitter's values and deadline and is cancelled when
-// either is, or when the task returns.
-func (c *worker) executeOwn(t *task) {
+// startOwn prepares a task submitted with a context of its own: it skips
+// the task (and returns nil) if that context or the pool's is done, and
+// otherwise gives the task a context that carries the submitter's values
+// and deadline and is cancelled when either is. The caller calls stop and
+// then cancel once the task has returned.
+func (c *worker) startOwn(t *task) (stop func() bool, cancel context.CancelCauseFunc) {
 	p := c.pool
 	if t.ctx.Err() != nil {
 		c.skip(t, t.ctx)
-		return
+		return nil, nil
 	}
 	if p.ctx.Err() != nil {
 		c.skip(t, p.ctx)
-		return
+		return nil, nil
 	}
 	ctx, cancel := context.WithCancelCause(t.ctx)
-	stop := context.AfterFunc(p.ctx, func() { cancel(context.Cause(p.ctx)) })
-	defer func() {
-		stop()
-		cancel(nil)
-	}()
+	stop = context.AfterFunc(p.ctx, func() { cancel(context.Cause(p.ctx)) })
 	t.ctx = ctx
-	c.run(t)
+	return stop, cancel
 }
