@@ -80,7 +80,7 @@ func (r report) markdown() (string, error) {
 	for _, k := range r.Kernels {
 		secs = append(secs, section{k, kernelAbout[k.Name], r.Results.table(k)})
 	}
-	t, err := template.New("doc").Parse(docTemplate)
+	t, err := template.New("doc").Funcs(template.FuncMap{"ratio": r.Results.ratioSpan}).Parse(docTemplate)
 	if err != nil {
 		return "", err
 	}

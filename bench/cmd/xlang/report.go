@@ -85,6 +85,43 @@ func (rs results) figures(c *cell, k kernel, ref *cell, hasRef bool) []string {
 	return []string{fmtNs(med), span, ratio, fmtPer(float64(med) / float64(k.Units))}
 }
 
+// ratioSpan is the range of median(a)/median(b) over every kernel in
+// kernels and implementation a in as (all comma-separated), as "1.9–4.0×",
+// for the prose of the document: hand-written ratios go stale at the next
+// run. Pairs with a missing or failed side are left out; with none left it
+// is "—".
+func (rs results) ratioSpan(as, b, kernels string) string {
+	var lo, hi float64
+	n := 0
+	for _, k := range strings.Split(kernels, ",") {
+		den, ok := rs.find(k, b)
+		if !ok || len(den.Samples) == 0 {
+			continue
+		}
+		for _, a := range strings.Split(as, ",") {
+			num, ok := rs.find(k, a)
+			if !ok || len(num.Samples) == 0 {
+				continue
+			}
+			r := float64(stats.Median(num.Samples)) / float64(stats.Median(den.Samples))
+			if n == 0 || r < lo {
+				lo = r
+			}
+			if n == 0 || r > hi {
+				hi = r
+			}
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return "—"
+	case fmt.Sprintf("%.1f", lo) == fmt.Sprintf("%.1f", hi):
+		return fmt.Sprintf("%.1f×", lo)
+	}
+	return fmt.Sprintf("%.1f–%.1f×", lo, hi)
+}
+
 func oneError(c *cell) string {
 	if len(c.Errors) == 0 {
 		return ""

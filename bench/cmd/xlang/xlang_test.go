@@ -294,3 +294,29 @@ func TestRerender(t *testing.T) {
 		t.Errorf("rerendered:\n%s\nwritten:\n%s", again, first)
 	}
 }
+
+// TestRatioSpan checks the ratios the document's prose quotes: the range
+// over kernels and implementations, one figure when the ends agree, and
+// failed or missing cells left out.
+func TestRatioSpan(t *testing.T) {
+	rs := results{
+		{Kernel: "a", Impl: "x", Samples: []int64{10, 20, 30}},
+		{Kernel: "a", Impl: "y", Samples: []int64{40}},
+		{Kernel: "a", Impl: "ref", Samples: []int64{10}},
+		{Kernel: "b", Impl: "x", Samples: []int64{15}},
+		{Kernel: "b", Impl: "y", Errors: []string{"boom"}},
+		{Kernel: "b", Impl: "ref", Samples: []int64{10}},
+		{Kernel: "c", Impl: "x", Samples: []int64{99}},
+	}
+	for _, tc := range []struct{ as, b, kernels, want string }{
+		{"x,y", "ref", "a,b", "1.5–4.0×"}, // a: 2.0 and 4.0; b: 1.5 (y failed)
+		{"x", "ref", "a", "2.0×"},
+		{"x", "ref", "a,c", "2.0×"}, // c has no ref
+		{"y", "ref", "b", "—"},
+		{"x", "nobody", "a,b", "—"},
+	} {
+		if got := rs.ratioSpan(tc.as, tc.b, tc.kernels); got != tc.want {
+			t.Errorf("ratioSpan(%q, %q, %q) = %q, want %q", tc.as, tc.b, tc.kernels, got, tc.want)
+		}
+	}
+}
