@@ -84,7 +84,7 @@ func (c *worker) skip(t *task, ctx context.Context) {
 	switch {
 	case l == nil:
 	case l.group != nil:
-		l.group.skipped.Add(1)
+		l.group.addSkipped(1, context.Cause(ctx))
 		l.group.childDone()
 	default:
 		l.err = &SkippedError{Count: 1, Cause: context.Cause(ctx)}

@@ -74,6 +74,11 @@ type Group struct {
 
 	err     atomic.Pointer[error] // the round's first error; set once
 	skipped atomic.Int64
+	// skipCause is why the round's first skipped child (or that of a
+	// group nested in one) was skipped. It is not always the cause of the
+	// round's own context: a nested group's failure, or the pool's
+	// shutdown, which reaches a Pool.Group's context a moment later.
+	skipCause atomic.Pointer[error]
 
 	lim atomic.Pointer[groupLimit] // nil until SetLimit (limit.go)
 
@@ -143,9 +148,12 @@ func (g *Group) newRound() {
 		g.ctx, g.cancel = context.WithCancelCause(parent)
 	}
 	if g.owner == nil && g.parent != g.p.ctx {
-		// A Pool.Group's children must also stop with the pool.
-		stop := context.AfterFunc(g.p.ctx, func() { g.cancel(context.Cause(g.p.ctx)) })
+		// A Pool.Group's children must also stop with the pool. The
+		// AfterFunc calls the round's own cancel, not g.cancel: it may run
+		// at once, on another goroutine, while g.cancel is being replaced
+		// here (a pool already shut down), or during a later round.
 		cancel := g.cancel
+		stop := context.AfterFunc(g.p.ctx, func() { cancel(context.Cause(g.p.ctx)) })
 		g.cancel = func(cause error) { stop(); cancel(cause) }
 	}
 	if g.err.Load() != nil {
@@ -153,6 +161,7 @@ func (g *Group) newRound() {
 	}
 	if g.skipped.Load() != 0 {
 		g.skipped.Store(0)
+		g.skipCause.Store(nil)
 	}
 	g.ended = false
 }
@@ -198,9 +207,21 @@ func (g *Group) Go(fn func(w *Worker) error) {
 	ctx := g.ctx
 	g.mu.Unlock()
 	if err := g.p.submitWait(ctx, t); err != nil {
-		g.fail(err)
+		g.notQueued(ctx, err)
 		g.latch.countDown()
 	}
+}
+
+// notQueued accounts for a Pool.Group child that Go could not queue: a
+// closed pool fails the round with ErrClosed; a round whose context ended
+// while Go waited for room in a full backlog counts the child as skipped,
+// like any child whose context ended before it started.
+func (g *Group) notQueued(ctx context.Context, err error) {
+	if err == ErrClosed {
+		g.fail(err)
+		return
+	}
+	g.addSkipped(1, context.Cause(ctx))
 }
 
 // addChild counts a new child in the current round and returns its task.
@@ -286,12 +307,16 @@ func (g *Group) endRound() error {
 		err = *p
 	}
 	n := g.skipped.Load()
+	var cause error
+	if n > 0 {
+		cause = g.skippedCause()
+	}
 	if err == nil && n > 0 {
-		err = &SkippedError{Count: int(n), Cause: context.Cause(g.ctx)}
+		err = &SkippedError{Count: int(n), Cause: cause}
 	}
 	if !g.ended {
 		if n > 0 && g.up != nil {
-			g.up.skipped.Add(n)
+			g.up.addSkipped(n, cause)
 		}
 		if lazy := g.lazy(); lazy != nil {
 			lazy.end(err)
@@ -305,6 +330,23 @@ func (g *Group) endRound() error {
 		}
 	}
 	return err
+}
+
+// addSkipped counts n skipped children, skipped because of cause.
+func (g *Group) addSkipped(n int64, cause error) {
+	if g.skipCause.Load() == nil && cause != nil {
+		g.skipCause.CompareAndSwap(nil, &cause)
+	}
+	g.skipped.Add(n)
+}
+
+// skippedCause is why the round's children were skipped: the cause noted
+// with the first skip, else that of the round's context.
+func (g *Group) skippedCause() error {
+	if p := g.skipCause.Load(); p != nil {
+		return *p
+	}
+	return context.Cause(g.ctx)
 }
 
 // Skipped returns how many children of the current (or just ended) round

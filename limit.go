@@ -167,7 +167,7 @@ func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 	}
 	g.mu.Unlock()
 	if err := g.p.submitWait(ctx, t); err != nil {
-		g.fail(err)
+		g.notQueued(ctx, err)
 		g.childDone()
 	}
 	return true

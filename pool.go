@@ -41,6 +41,11 @@ type Pool struct {
 	workersDone sync.WaitGroup
 	ctx         context.Context
 	cancel      context.CancelFunc
+	// halted is set once ctx is cancelled (halt): from then on no task
+	// but a fork-join part starts. Contexts derived from ctx hear of the
+	// cancellation on other goroutines a moment later (context.AfterFunc);
+	// workers read this first, so that Shutdown's promise holds at once.
+	halted atomic.Bool
 
 	maxQueued   int64
 	queued      atomic.Int64 // external tasks no worker has picked up, when maxQueued > 0
@@ -321,9 +326,16 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 	select {
 	case <-finished:
 	case <-ctx.Done():
-		p.cancel()
+		p.halt()
 		return ctx.Err()
 	}
-	p.cancel()
+	p.halt()
 	return p.panics.take()
+}
+
+// halt cancels the pool's context, then marks the pool halted: a worker
+// that sees the mark finds the context's cause set.
+func (p *Pool) halt() {
+	p.cancel()
+	p.halted.Store(true)
 }

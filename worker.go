@@ -243,8 +243,8 @@ func (c *worker) execute(t *task) {
 			stop()
 			cancel(nil)
 		}()
-	} else if !t.part && t.ctx.Err() != nil {
-		c.skip(t, t.ctx)
+	} else if !t.part && (p.halted.Load() || t.ctx.Err() != nil) {
+		c.skip(t, c.endedCtx(t))
 		return
 	}
 	// Run t as the worker's current task. finish is deferred last, so it
@@ -265,6 +265,15 @@ func (c *worker) execute(t *task) {
 		t.fn(t)
 	}
 	returned = true
+}
+
+// endedCtx returns the context that ended before t could start: t's own,
+// or else the pool's (halted: t's context hears of that a moment later).
+func (c *worker) endedCtx(t *task) context.Context {
+	if t.ctx.Err() != nil {
+		return t.ctx
+	}
+	return c.pool.ctx
 }
 
 // startOwn prepares a task submitted with a context of its own: it skips
