@@ -45,6 +45,10 @@ func (e *SkippedError) Unwrap() []error { return []error{ErrSkipped, e.Cause} }
 func (c *worker) finish(t *task, prev *task, returned *bool) {
 	c.cur.store(prev)
 	l := t.done
+	var tc *taskCtx // a context Context made, to cancel once the task is done
+	if t.lazy == lazyMade {
+		tc = t.ctx.(*taskCtx)
+	}
 	t.c = nil
 	t.forget()
 	var fail *PanicError
@@ -73,6 +77,9 @@ func (c *worker) finish(t *task, prev *task, returned *bool) {
 			l.err = fail
 		}
 		l.countDown()
+	}
+	if tc != nil {
+		tc.end()
 	}
 }
 

@@ -55,9 +55,11 @@ func runFutureTask(w *Worker) {
 
 // Spawn starts fn as a fork-join task on w's deque and returns its future.
 // It must be called by the task that received w. fn sees that task's
-// context and may run on any worker; if nobody waits for it, it still runs,
-// unless the context is done before it starts: then it is skipped, and
-// Wait reports a *SkippedError.
+// context (less the cancellation when that task returns: see
+// Worker.Context) and may run on any worker; if nobody waits for it, it
+// still runs, even after that task has returned, unless the context is
+// done before it starts: then it is skipped, and Wait reports a
+// *SkippedError.
 //
 // Cost: one allocation (the future, its task record and its latch
 // together: 144 bytes for an 8-byte T) plus what fn's closure costs the
@@ -65,7 +67,7 @@ func runFutureTask(w *Worker) {
 func Spawn[T any](w *Worker, fn func(w *Worker) T) *Future[T] {
 	c := w.core()
 	f := newFuture(c.pool, fn)
-	f.j.ctx = w.ctx
+	f.j.ctx, f.j.own = w.spawnCtx()
 	c.jobs.Push(&f.j.task)
 	c.pool.wakep()
 	return f

@@ -127,6 +127,7 @@ func (p *Pool) record(c *worker, e entry) *task {
 	t.ctx, t.sub, t.external = p.ctx, subQueued, p.maxQueued > 0
 	switch x := e.x; x {
 	case nil:
+		t.lazy = lazyMay // Submit without a context of its own
 	case goMark:
 		t.goFn = true
 	default:
@@ -134,6 +135,8 @@ func (p *Pool) record(c *worker, e entry) *task {
 		t.external = t.external && !x.forced
 		if x.Context != nil {
 			t.ctx, t.own = x.Context, true
+		} else if !t.goFn {
+			t.lazy = lazyMay
 		}
 		if x.at >= 0 { // timed: x is the record's context until execute unwraps it
 			x.Context, t.ctx, t.sub = t.ctx, x, subSampled

@@ -123,7 +123,9 @@ func (p *Pool) Workers() int { return len(p.workers) }
 // nil once fn is queued; a queued task is never dropped without a count.
 //
 // fn's Context carries ctx's values and deadline, and is cancelled when ctx
-// is, when the pool's context is (see Shutdown), or when fn returns. If ctx
+// is, when the pool's context is (see Shutdown), or when fn returns; the
+// tasks fn spawns see ctx too, but not that last cancellation, since they
+// may start after fn has returned (see Worker.Context). If ctx
 // or the pool's context is done by the time a worker picks fn up, fn is not
 // run: it is skipped and counted in Stats.Skipped. A nil ctx means
 // context.Background().

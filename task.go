@@ -47,6 +47,9 @@ type Worker struct {
 	// sub: queued by submitEntry (subQueued), and maybe timed (subSampled:
 	// ctx is then a *waitStamp until a worker picks the task up).
 	sub uint8
+	// lazy: whether Context makes the task a context of its own, or has
+	// (taskctx.go).
+	lazy uint8
 }
 
 // setErrFn stores a group child's function in fn. Every func value is one

@@ -127,22 +127,36 @@ func (w *Worker) Pool() *Pool { return w.core().pool }
 // Context returns the task's context. It is the context of the place that
 // created the task, whoever runs it:
 //
-//   - Submit: the context passed to Submit, also cancelled when the pool's
-//     is (see Shutdown), and cancelled when the task returns;
+//   - Submit, TrySubmit, PoolSpawn: the context passed (the pool's for nil,
+//     context.Background() or context.TODO()), also cancelled when the
+//     pool's is (see Shutdown), and cancelled when the task returns;
 //   - Go, Pool.Run: the pool's context;
-//   - Spawn, Join, Fork2, For, Spawn of a Future: the spawning task's;
+//   - Join, Fork2, For: the forking task's;
+//   - Spawn, Spawn of a Future: the spawning task's, but for the
+//     cancellation when that task returns: a spawned task may start after
+//     its spawner has returned, and then it still runs. It is cancelled
+//     when it returns itself if its spawner was submitted with a context
+//     of its own;
 //   - a Group child: the group's, cancelled on the group's first error.
 //
 // The pool's context is cancelled when Shutdown gives up waiting and after
 // Close or Shutdown has finished. Long tasks should watch it.
+//
+// A task submitted without a context of its own makes its context, a
+// small allocation, on its first call of Context: tasks that never ask
+// cost nothing for it.
 func (w *Worker) Context() context.Context {
 	w.core()
+	if w.lazy == lazyMay {
+		w.ownContext()
+	}
 	return w.ctx
 }
 
 // Spawn queues fn to run on the pool, on this worker's runnext slot, so it
 // is the next task this worker runs unless another worker steals it. fn
-// sees this task's context. Only the task that received w may call it.
+// sees this task's context (less the cancellation when this task returns:
+// see Context). Only the task that received w may call it.
 // Spawn never blocks, not even when WithMaxQueued is set, and works on a
 // closed pool: a pool drains everything its running tasks spawn before it
 // stops. If the context is done by the time fn would start, fn is skipped
@@ -154,7 +168,8 @@ func (w *Worker) Context() context.Context {
 func (w *Worker) Spawn(fn func(w *Worker)) {
 	c := w.core()
 	t := c.newRecord()
-	t.fn, t.ctx = fn, w.ctx
+	t.fn = fn
+	t.ctx, t.own = w.spawnCtx()
 	c.spawn(t)
 }
 
@@ -235,14 +250,11 @@ func (c *worker) execute(t *task) {
 		c.stats.flush()
 	}
 	if t.own {
-		stop, cancel := c.startOwn(t)
-		if stop == nil {
+		tc := c.startOwn(t)
+		if tc == nil {
 			return
 		}
-		defer func() {
-			stop()
-			cancel(nil)
-		}()
+		defer tc.end()
 	} else if !t.part && (p.halted.Load() || t.ctx.Err() != nil) {
 		c.skip(t, c.endedCtx(t))
 		return
@@ -279,20 +291,21 @@ func (c *worker) endedCtx(t *task) context.Context {
 // startOwn prepares a task submitted with a context of its own: it skips
 // the task (and returns nil) if that context or the pool's is done, and
 // otherwise gives the task a context that carries the submitter's values
-// and deadline and is cancelled when either is. The caller calls stop and
-// then cancel once the task has returned.
-func (c *worker) startOwn(t *task) (stop func() bool, cancel context.CancelCauseFunc) {
+// and deadline and is cancelled when either is, and, by the returned
+// taskCtx's end, once the task has returned.
+func (c *worker) startOwn(t *task) *taskCtx {
 	p := c.pool
 	if t.ctx.Err() != nil {
 		c.skip(t, t.ctx)
-		return nil, nil
+		return nil
 	}
 	if p.ctx.Err() != nil {
 		c.skip(t, p.ctx)
-		return nil, nil
+		return nil
 	}
 	ctx, cancel := context.WithCancelCause(t.ctx)
-	stop = context.AfterFunc(p.ctx, func() { cancel(context.Cause(p.ctx)) })
-	t.ctx = ctx
-	return stop, cancel
+	stop := context.AfterFunc(p.ctx, func() { cancel(context.Cause(p.ctx)) })
+	tc := &taskCtx{Context: ctx, base: t.ctx, cancel: cancel, stop: stop}
+	t.ctx = tc
+	return tc
 }

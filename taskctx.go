@@ -1,0 +1,59 @@
+package steal
+
+import "context"
+
+// taskCtx is the context of a task submitted from outside the pool (Submit,
+// TrySubmit, PoolSpawn, Run with a context): it carries the submitter's
+// values and deadline, is cancelled when the submitter's context or the
+// pool's is, and when the task returns.
+//
+// That last cancellation is the task's alone. The tasks it spawns (Spawn,
+// Spawn of a Future) may outlive it, and are started later, perhaps after
+// it has returned: had they inherited the context it was cancelled with,
+// every one that had not started by then would be skipped, though nothing
+// went wrong. So they see base, the context the task was submitted with,
+// and get a taskCtx of their own when they start. Its parts (Join, Fork2,
+// For) and the children of its groups, which it waits for, see the task's
+// own context.
+type taskCtx struct {
+	context.Context                 // what the task sees
+	base            context.Context // what the tasks it spawns see
+	cancel          context.CancelCauseFunc
+	stop            func() bool // the pool's AfterFunc; nil if base is the pool's context
+}
+
+// end cancels the task's context once it has returned.
+func (tc *taskCtx) end() {
+	if tc.stop != nil {
+		tc.stop()
+	}
+	tc.cancel(nil)
+}
+
+// lazy states of a record (Worker.lazy): a task submitted without a context
+// of its own runs under the pool's, and gets one of its own only if it
+// asks for its context (Context), which most tasks never do.
+const (
+	lazyNone uint8 = iota // no taskCtx to make
+	lazyMay               // Context makes one (see ownContext)
+	lazyMade              // ctx is a taskCtx, to end when the task returns
+)
+
+// ownContext gives the running task w, submitted without a context of its
+// own, a context cancelled with the pool's and when it returns. Only w's
+// task calls it.
+func (w *Worker) ownContext() {
+	ctx, cancel := context.WithCancelCause(w.ctx)
+	w.ctx = &taskCtx{Context: ctx, base: w.ctx, cancel: cancel}
+	w.lazy = lazyMade
+}
+
+// spawnCtx returns the context for a task w spawns, and whether it is a
+// submitter's own context, to be joined with the pool's when the task
+// starts (own). See taskCtx.
+func (w *Worker) spawnCtx() (ctx context.Context, own bool) {
+	if tc, ok := w.ctx.(*taskCtx); ok {
+		return tc.base, tc.stop != nil
+	}
+	return w.ctx, false
+}

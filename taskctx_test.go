@@ -1,0 +1,131 @@
+package steal
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+type taskCtxKey struct{}
+
+// A submitted task's context is cancelled when it returns, whether or not
+// it was submitted with a context of its own, as Submit documents. Before
+// the fix, a task submitted with nil, Background or TODO saw the pool's
+// context, still live long after it returned.
+func TestSubmitContextEndsWithTask(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	own := context.WithValue(context.Background(), taskCtxKey{}, 1)
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+	}{{"nil", nil}, {"Background", context.Background()}, {"TODO", context.TODO()}, {"own", own}} {
+		got := make(chan context.Context, 1)
+		if err := p.Submit(tc.ctx, func(w *Worker) { got <- w.Context() }); err != nil {
+			t.Fatal(err)
+		}
+		ctx := <-got
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: the task's context is still live after it returned", tc.name)
+		}
+		if p.Stats().Total.Skipped != 0 {
+			t.Fatalf("%s: a task was skipped", tc.name)
+		}
+	}
+	// TrySubmit too, and a task that asks twice gets the same context.
+	got := make(chan context.Context, 2)
+	if err := p.TrySubmit(func(w *Worker) { got <- w.Context(); got <- w.Context() }); err != nil {
+		t.Fatal(err)
+	}
+	a, b := <-got, <-got
+	if a != b {
+		t.Fatal("Context returned two different contexts in one task")
+	}
+	select {
+	case <-a.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("TrySubmit: the task's context is still live after it returned")
+	}
+}
+
+// Tasks spawned by a submitted task may start after it has returned and its
+// context was cancelled; they must run all the same, seeing the values and
+// deadline it was submitted with. Before the fix, every child spawned by a
+// task submitted with its own context was skipped once the task returned:
+// 100 of 100 on one worker, and nobody was told.
+func TestSpawnedTasksOutliveTheirSubmitter(t *testing.T) {
+	own := context.WithValue(context.Background(), taskCtxKey{}, "v")
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		ask  bool // the submitter asks for its context before it spawns
+	}{{"own", own, false}, {"own-asked", own, true}, {"background", nil, false}, {"background-asked", nil, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(WithWorkers(1))
+			const n = 50
+			var wg sync.WaitGroup
+			wg.Add(2 * n)
+			values := make(chan any, 2*n)
+			for range n {
+				err := p.Submit(tc.ctx, func(w *Worker) {
+					if tc.ask {
+						w.Context()
+					}
+					w.Spawn(func(w *Worker) { values <- w.Context().Value(taskCtxKey{}); wg.Done() })
+					Spawn(w, func(w *Worker) int { values <- w.Context().Value(taskCtxKey{}); wg.Done(); return 0 })
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			done := make(chan struct{})
+			go func() { wg.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				p.Close()
+				t.Fatalf("spawned children lost: Stats.Skipped = %d", p.Stats().Total.Skipped)
+			}
+			p.Close()
+			if s := p.Stats().Total.Skipped; s != 0 {
+				t.Fatalf("%d tasks skipped", s)
+			}
+			var want any
+			if tc.ctx != nil {
+				want = "v"
+			}
+			for range 2 * n {
+				if v := <-values; v != want {
+					t.Fatalf("a spawned child saw value %v, want %v", v, want)
+				}
+			}
+		})
+	}
+}
+
+// A task spawned by one submitted with its own context still stops with
+// the submitter's context: it is skipped if that context ended before it
+// started.
+func TestSpawnedTaskSkippedWhenSubmitterContextEnds(t *testing.T) {
+	p := New(WithWorkers(1))
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{}, 1)
+	if err := p.Submit(ctx, func(w *Worker) {
+		w.Spawn(func(*Worker) { ran <- struct{}{} })
+		cancel() // before the child can start on the one worker
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !waitUntil(5*time.Second, func() bool { return p.Stats().Total.Skipped == 1 }) {
+		t.Fatalf("Skipped = %d, want 1", p.Stats().Total.Skipped)
+	}
+	select {
+	case <-ran:
+		t.Fatal("the child ran after its submitter's context was cancelled")
+	default:
+	}
+}
