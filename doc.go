@@ -186,8 +186,9 @@
 // # Backlog, panics, shutdown
 //
 // WithMaxQueued caps tasks submitted from outside that no worker has picked
-// up yet: Submit then blocks until there is room or its context ends, and
-// TrySubmit returns ErrBacklogFull. No task is ever dropped. A worker picks
+// up yet: Submit then blocks until there is room, its context ends or Close
+// or Shutdown begins (ErrClosed), and TrySubmit returns ErrBacklogFull. No
+// task is ever dropped. A worker picks
 // tasks up in batches, into its own queue, and makes room for the whole
 // batch with one atomic add, so a Submit held at the cap is woken once a
 // batch, not once a task. Spawns from inside a task never block, since a

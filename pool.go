@@ -131,7 +131,8 @@ func (p *Pool) Workers() int { return len(p.workers) }
 // context.Background().
 //
 // With WithMaxQueued, Submit blocks while the backlog is full, until there
-// is room (nil), ctx ends (ctx.Err()) or the pool closes (ErrClosed). It
+// is room (nil), ctx ends (ctx.Err()) or Close or Shutdown begins
+// (ErrClosed, fn not queued). It
 // never waits when called from a task of the same pool, since only the
 // pool's workers can make room: the task is then queued past the cap.
 // Submit returns ErrClosed once Close or Shutdown has begun.
@@ -183,11 +184,16 @@ func (p *Pool) submitEntryWait(ctx context.Context, e entry) error {
 }
 
 // waitRoom takes the current room channel, tries once more, and if the
-// backlog is still full waits for a worker to pick queued tasks up. Taking
-// the channel before the retry means a pick-up in between closes a channel we
-// hold: no wakeup is lost. Only then, about to block, does it ask whether
-// the caller is one of our workers (which reads the stack): those queue
-// past the cap instead, since only our own workers make room.
+// backlog is still full waits for a worker to pick queued tasks up, or for
+// Close or Shutdown to begin. Taking the channel before the retry means a
+// pick-up in between closes a channel we hold: no wakeup is lost. Closing
+// is the same: Shutdown sets closed and then closes the room channel under
+// roomMu, so either we took the channel after that, and the retry sees
+// closed (submitEntry then refuses with ErrClosed, full backlog or not), or
+// before, and the channel we hold is closed. Only then, about to block,
+// does it ask whether the caller is one of our workers (which reads the
+// stack): those queue past the cap instead, since only our own workers
+// make room.
 func (p *Pool) waitRoom(ctx context.Context, e entry) error {
 	p.roomWaiters.Add(1)
 	defer p.roomWaiters.Add(-1)
@@ -201,7 +207,7 @@ func (p *Pool) waitRoom(ctx context.Context, e entry) error {
 		return p.submitEntry(e, true)
 	}
 	select {
-	case <-room:
+	case <-room: // room was made, or closing began
 		return ErrBacklogFull // try again
 	case <-ctx.Done():
 		return ctx.Err()
@@ -212,7 +218,8 @@ func (p *Pool) waitRoom(ctx context.Context, e entry) error {
 
 // TrySubmit is Submit without waiting: it returns ErrBacklogFull instead of
 // blocking when WithMaxQueued tasks are already waiting for a worker to pick
-// them up.
+// them up. Like Submit, it returns ErrClosed once Close or Shutdown has
+// begun, backlog full or not.
 func (p *Pool) TrySubmit(fn func(w *Worker)) error {
 	if fn == nil {
 		fn = callNil
@@ -227,11 +234,17 @@ func (p *Pool) submitTask(t *task, force bool) error {
 
 // submitEntry queues e on the inject queue and wakes a worker. Past the
 // WithMaxQueued cap it refuses e, unless force: then e is queued uncounted.
+// A refusal says ErrClosed rather than ErrBacklogFull once closing has
+// begun, which is what ends the waits for room (see waitRoom); the check
+// costs only the refusals.
 func (p *Pool) submitEntry(e entry, force bool) error {
 	counted := false
 	if p.maxQueued > 0 && !force {
 		if p.queued.Add(1) > p.maxQueued {
 			p.undoRefused()
+			if p.closed.Load() {
+				return ErrClosed
+			}
 			return ErrBacklogFull
 		}
 		counted = true
@@ -273,6 +286,12 @@ func (p *Pool) releaseQueued(n int64) {
 	if p.queued.Add(-n) >= p.maxQueued || p.roomWaiters.Load() == 0 {
 		return
 	}
+	p.wakeRoomWaiters()
+}
+
+// wakeRoomWaiters wakes every Submit waiting for backlog room to try again:
+// it closes the room channel they hold and gives later ones a fresh one.
+func (p *Pool) wakeRoomWaiters() {
 	p.roomMu.Lock()
 	close(p.room)
 	p.room = make(chan struct{})
@@ -310,6 +329,11 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 	}
 	p.inject.close() // first: a Submit that got in is counted in inject.len
 	p.closed.Store(true)
+	if p.maxQueued > 0 {
+		// After closed is set: the Submits waiting for room wake, retry,
+		// and get ErrClosed instead of waiting for the drain (waitRoom).
+		p.wakeRoomWaiters()
+	}
 	p.idleMu.Lock()
 	p.doneIfQuiescent()
 	p.idleMu.Unlock()

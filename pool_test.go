@@ -566,3 +566,184 @@ func TestBacklogNoLostRoomWakeup(t *testing.T) {
 		t.Errorf("Submit waiting for room with an empty backlog (queued=%d): %v: wakeup lost", p.queued.Load(), err)
 	}
 }
+
+// TestBacklogClosingWakesWaiters: Submit, Go and PoolSpawn blocked on a full
+// backlog return ErrClosed, queuing nothing, as soon as Close or Shutdown
+// begins, while the worker is still held: they must not wait for room that
+// only the draining would make. TrySubmit then says ErrClosed, not
+// ErrBacklogFull. The tasks accepted before all run.
+func TestBacklogClosingWakesWaiters(t *testing.T) {
+	for _, how := range []string{"Close", "Shutdown"} {
+		t.Run(how, func(t *testing.T) {
+			p, release := gatedPool(t, 2)
+			defer p.Close()
+			defer release()
+			var ran, late atomic.Int64
+			for range 2 {
+				if err := p.Submit(context.Background(), func(*Worker) { ran.Add(1) }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waiters := []func() error{
+				func() error { return p.Submit(context.Background(), func(*Worker) { late.Add(1) }) },
+				func() error { return p.Go(func() { late.Add(1) }) },
+				func() error {
+					_, err := PoolSpawn(context.Background(), p, func(*Worker) int { late.Add(1); return 0 })
+					return err
+				},
+			}
+			errs := make(chan error, len(waiters))
+			for _, w := range waiters {
+				go func() { errs <- w() }()
+			}
+			if !waitUntil(5*time.Second, func() bool { return p.roomWaiters.Load() == int64(len(waiters)) }) {
+				t.Fatal("the submits never waited for room")
+			}
+			time.Sleep(10 * time.Millisecond) // let them reach their select
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			closed := make(chan error, 1)
+			go func() {
+				if how == "Close" {
+					closed <- p.Close()
+				} else {
+					closed <- p.Shutdown(ctx) // a deadline that does not end: no cancel wakes them
+				}
+			}()
+			if !waitUntil(5*time.Second, p.closed.Load) {
+				t.Fatal(how + " did not start")
+			}
+			for range waiters {
+				select {
+				case err := <-errs:
+					if !errors.Is(err, ErrClosed) {
+						t.Errorf("submit blocked on a full backlog when %s began = %v, want ErrClosed", how, err)
+					}
+				case <-time.After(2 * time.Second):
+					t.Fatalf("a submit blocked on a full backlog still waits 2s after %s began; want ErrClosed", how)
+				}
+			}
+			if err := p.TrySubmit(func(*Worker) { late.Add(1) }); !errors.Is(err, ErrClosed) {
+				t.Errorf("TrySubmit on a full backlog after %s began = %v, want ErrClosed", how, err)
+			}
+			release()
+			select {
+			case err := <-closed:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s did not return", how)
+			}
+			if ran.Load() != 2 || late.Load() != 0 {
+				t.Errorf("ran %d accepted tasks (want 2) and %d refused ones (want 0)", ran.Load(), late.Load())
+			}
+			if q := p.queued.Load(); q != 0 {
+				t.Errorf("backlog count %d after %s, want 0", q, how)
+			}
+		})
+	}
+}
+
+// TestBacklogCloseProducerDeadlock: a running task waits for a producer
+// that Submits until it gets ErrClosed. Close waits for that task, so Close
+// returns only if the producer, blocked on the full backlog, gets ErrClosed
+// once Close begins, as Submit documents.
+func TestBacklogCloseProducerDeadlock(t *testing.T) {
+	p := New(WithWorkers(1), WithMaxQueued(4))
+	producerStopped, started := make(chan struct{}), make(chan struct{})
+	if err := p.Go(func() { close(started); <-producerStopped }); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	var accepted, ran atomic.Int64
+	go func() {
+		defer close(producerStopped)
+		for {
+			err := p.Submit(context.Background(), func(*Worker) { ran.Add(1) })
+			if err == nil {
+				accepted.Add(1)
+				continue
+			}
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("producer's Submit = %v, want nil or ErrClosed", err)
+			}
+			return
+		}
+	}()
+	if !waitUntil(5*time.Second, func() bool { return p.roomWaiters.Load() == 1 }) {
+		t.Fatal("the producer never waited for room")
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		// Unwedge, so that the test ends: an expired Shutdown cancels the
+		// pool's context, which wakes the producer.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		p.Shutdown(ctx)
+		<-producerStopped
+		<-done
+		t.Fatal("Close deadlocked: the producer's Submit waits on the full backlog instead of returning ErrClosed")
+	}
+	if accepted.Load() != 4 || ran.Load() != 4 {
+		t.Errorf("accepted %d and ran %d tasks, want 4 and 4", accepted.Load(), ran.Load())
+	}
+}
+
+// TestBacklogGroupGoWhenClosing: a Pool.Group's Go blocked on a full backlog
+// returns once Close begins; its child does not run and Wait returns
+// ErrClosed, as Group.Go documents. With and without a limit (the limited
+// Go queues through addShared).
+func TestBacklogGroupGoWhenClosing(t *testing.T) {
+	for _, limit := range []int{-1, 4} {
+		t.Run(fmt.Sprint("limit", limit), func(t *testing.T) {
+			p, release := gatedPool(t, 1)
+			defer p.Close()
+			defer release()
+			if err := p.Go(func() {}); err != nil { // fills the backlog
+				t.Fatal(err)
+			}
+			g := p.Group(context.Background())
+			g.SetLimit(limit)
+			var ran atomic.Int64
+			went := make(chan struct{})
+			go func() {
+				defer close(went)
+				g.Go(func(*Worker) error { ran.Add(1); return nil })
+			}()
+			if !waitUntil(5*time.Second, func() bool { return p.roomWaiters.Load() == 1 }) {
+				t.Fatal("Group.Go never waited for room")
+			}
+			time.Sleep(10 * time.Millisecond) // let it reach its select
+			closed := make(chan error, 1)
+			go func() { closed <- p.Close() }()
+			if !waitUntil(5*time.Second, p.closed.Load) {
+				t.Fatal("Close did not start")
+			}
+			waitClosed(t, went, 2*time.Second, "Group.Go blocked on a full backlog when Close began")
+			within(t, 2*time.Second, "Group.Wait after Close began", func() {
+				if err := g.Wait(); !errors.Is(err, ErrClosed) {
+					t.Errorf("Wait = %v, want ErrClosed", err)
+				}
+			})
+			release()
+			select {
+			case err := <-closed:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Close did not return")
+			}
+			if ran.Load() != 0 {
+				t.Errorf("the child refused at Close ran %d times, want 0", ran.Load())
+			}
+		})
+	}
+}
