@@ -168,8 +168,12 @@
 // a return and from a panic, and reports the task as failed with a
 // *PanicError wrapping ErrGoexit, like a panic; so is every task that
 // goroutine was running beneath it (a waiting task runs others on its own
-// goroutine). The worker loop's deferred call then starts a new goroutine
-// for the same worker, so the pool keeps its workers.
+// goroutine). A Goexit in code that a fork-join call runs on the calling
+// goroutine (the first half of Join, Fork2 or Join2, a body of For or
+// ForRange, a call of the Map family's f) ends that call only once the
+// parts it offered to thieves have finished, as a panic does. The worker
+// loop's deferred call then starts a new goroutine for the same worker, so
+// the pool keeps its workers.
 //
 // # Blocking tasks
 //

@@ -16,7 +16,9 @@ import "time"
 //
 // A panic in body stops the part of the loop that was running it; the
 // parts already split off still run (here or on their thieves), and the
-// first panic is re-raised in the caller once they have all finished.
+// first panic is re-raised in the caller once they have all finished. A
+// runtime.Goexit in body likewise ends the loop, and the task, only once
+// they have finished.
 func For(w *Worker, lo, hi int, body func(w *Worker, i int)) {
 	ForRange(w, lo, hi, func(w *Worker, lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -32,17 +34,17 @@ func For(w *Worker, lo, hi int, body func(w *Worker, i int)) {
 // cheap bodies without keeping a thief waiting behind an expensive one.
 func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 	c := w.core()
-	var halves [64]*joinTask // at most one split per halving of the range
-	n := 0
+	var h offered
+	defer h.unwind(c, w) // finishes the halves if a Goexit, which nothing recovers, ends the loop
 	var pe *PanicError
 	for chunk := 1; lo < hi; {
-		if mid, ok := splitAt(lo, hi); ok && n < len(halves) && c.offerSplit() {
+		if mid, ok := splitAt(lo, hi); ok && h.n < len(h.parts) && c.offerSplit() {
 			upper := hi
 			j := c.getJoinTask(func(w *Worker) { ForRange(w, mid, upper, body) }, w)
 			c.jobs.Push(&j.task)
 			c.pool.wakep()
-			halves[n] = j
-			n++
+			h.parts[h.n] = j
+			h.n++
 			hi, chunk = mid, 1
 			continue
 		}
@@ -57,15 +59,49 @@ func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 			chunk = min(2*chunk, maxChunk)
 		}
 	}
-	for n > 0 {
-		n--
-		if p := c.joinBackRecover(w, halves[n]); pe == nil {
-			pe = p
-		}
+	if p := h.join(c, w); pe == nil {
+		pe = p
 	}
 	if pe != nil {
 		panic(pe)
 	}
+}
+
+// offered is what ForRange offered to thieves: the upper halves it split
+// off, in the order it pushed them, at most one per halving of the range.
+type offered struct {
+	parts [64]*joinTask
+	n     int
+}
+
+// join finishes the offered halves, last offered first (the deque's
+// order): it runs each that no thief took here and waits for the others.
+// It returns the first panic among them, and drops each half from o
+// before finishing it, so that if one run here calls Goexit, unwind can
+// finish the rest.
+func (o *offered) join(c *worker, w *Worker) (first *PanicError) {
+	for o.n > 0 {
+		o.n--
+		if pe := c.joinBackRecover(w, o.parts[o.n]); first == nil {
+			first = pe
+		}
+	}
+	return first
+}
+
+// unwind is deferred by ForRange. It does nothing once join has finished
+// every half; if a Goexit (in body, or in a half join ran here) left halves
+// unfinished, it finishes them before the Goexit goes on, as Join does for
+// its second half: For returns when all its calls are done, however one
+// of them ended. A half that calls Goexit too ends this call, and the
+// unwind it defers goes on with the rest. Their panics are dropped: the
+// Goexit wins.
+func (o *offered) unwind(c *worker, w *Worker) {
+	if o.n == 0 {
+		return
+	}
+	defer o.unwind(c, w)
+	o.join(c, w)
 }
 
 // ForRange grows a sub-range by doubling only while the last one took less

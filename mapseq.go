@@ -93,8 +93,7 @@ type offeredRun[R any] struct {
 
 func mapSeq[T, R any](w *Worker, seq iter.Seq[T], body mapBody[T, R], stop func() bool) []R {
 	s := &seqRun[T, R]{w: w, c: w.core(), body: body}
-	joined := false
-	defer s.unwind(&joined)
+	defer s.unwind()
 	chunk, start := 1, time.Now()
 	for x := range seq {
 		s.buf = append(s.buf, x)
@@ -115,7 +114,6 @@ func mapSeq[T, R any](w *Worker, seq iter.Seq[T], body mapBody[T, R], stop func(
 	if len(s.buf) > 0 {
 		s.dispatch()
 	}
-	joined = true
 	if pe := s.join(); pe != nil {
 		panic(pe)
 	}
@@ -157,36 +155,48 @@ func shift[T, R any](body mapBody[T, R], base int) mapBody[T, R] {
 
 // join waits for the offered runs, last offered first (the deque's order),
 // running those no thief took, copies their results into place, and
-// returns the first panic among them.
+// returns the first panic among them. It drops each run from s.offered
+// before finishing it, so that if one run here calls Goexit, rest can
+// finish the others.
 func (s *seqRun[T, R]) join() *PanicError {
 	var first *PanicError
-	for k := len(s.offered) - 1; k >= 0; k-- {
+	for len(s.offered) > 0 {
+		k := len(s.offered) - 1
 		r := s.offered[k]
+		s.offered = s.offered[:k]
 		if pe := s.c.joinBackRecover(s.w, r.j); first == nil {
 			first = pe
 		}
 		copy(s.out[r.at:], r.out)
 	}
-	s.offered = nil
 	return first
 }
 
-// unwind is deferred by mapSeq. It does nothing unless a panic (or
-// Goexit) left seq's loop, and then lets the offered runs finish first. A
+// unwind is deferred by mapSeq. It does nothing once join has finished
+// every offered run; if a panic or a Goexit (in seq, in f, or in a run
+// join made here) left some unfinished, it lets them finish first. A
 // panic of f is then re-raised as a *PanicError, as Map does; one of seq
 // itself goes on unchanged, since only a panic of f is recovered here.
-func (s *seqRun[T, R]) unwind(joined *bool) {
-	if *joined {
-		return
-	}
+func (s *seqRun[T, R]) unwind() {
 	var pe *PanicError
 	if s.inF {
 		if r := recover(); r != nil {
 			pe = newPanicError(r, s.c.id)
 		}
 	}
-	s.join()
+	s.rest()
 	if pe != nil {
 		panic(pe)
 	}
+}
+
+// rest finishes the offered runs join has not. If one it runs here calls
+// Goexit, which nothing recovers, the call it defers goes on with the
+// others, and their panics are dropped: the Goexit wins.
+func (s *seqRun[T, R]) rest() {
+	if len(s.offered) == 0 {
+		return
+	}
+	defer s.rest()
+	s.join()
 }
