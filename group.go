@@ -23,13 +23,18 @@ import (
 // caller, because the groups differ in more than where they are made. A
 // NewGroup's children go on its task's own deque, with no lock, and its
 // Wait runs them first: that is what makes nested fork-join cheap, and it
-// is safe only for that one task (a child that calls its parent's Go, or a
-// goroutine the task started, is caught and panics). A Pool.Group's
-// children go through the pool's shared queue under a lock, so any
-// goroutine may call its Go and Wait, also concurrently: they then behave
-// as with errgroup and sync.WaitGroup (a Go that races with Wait may or may
-// not be waited for by that Wait). A constructor that chose by its caller
-// would also read the caller's stack on every call.
+// is safe only for that one task. A child that calls its parent's Go or
+// Wait is caught and panics, and so is a goroutine the task started that
+// calls them once the task waits or has returned; one that calls them
+// while the task runs is a data race, which is not always caught (like any
+// handle used so: see Worker) and which the race detector reports. A
+// Pool.Group's children go through the pool's shared queue under a lock,
+// so any goroutine may call its Go and Wait, also concurrently: they then
+// behave as with errgroup and sync.WaitGroup (a Go that races with Wait
+// may or may not be waited for by that Wait), except that a Wait called
+// from inside one of the group's own children, which would wait for
+// itself, panics instead of hanging. A constructor that chose by its
+// caller would also read the caller's stack on every call.
 //
 // SetLimit bounds the children unfinished at once and TryGo adds a child
 // only below that bound, as in errgroup; at the limit, Go waits without
@@ -284,11 +289,15 @@ func (g *Group) ownerCore() *worker {
 // outside it blocks.
 func (g *Group) Wait() error {
 	if g.owner != nil {
-		g.ownerCore().waitFor(&g.latch)
+		c := g.ownerCore()
+		waited := false
+		defer g.unwindWait(c, &waited)
+		c.waitFor(&g.latch)
+		waited = true
 		return g.endRound()
 	}
 	for {
-		g.latch.await(g.p)
+		g.awaitShared()
 		g.mu.Lock()
 		if g.latch.open() { // no Go slipped in since the latch opened
 			err := g.endRound()
@@ -297,6 +306,49 @@ func (g *Group) Wait() error {
 		}
 		g.mu.Unlock()
 	}
+}
+
+// unwindWait is deferred by a NewGroup's Wait. It does nothing once the
+// wait is over. If a runtime.Goexit, which nothing recovers, unwinds the
+// owner's goroutine from inside the wait (a child that Wait ran here, or
+// any task it ran while helping, called it), it first finishes the round
+// as Wait would have, running or waiting for the other children, so that
+// no child outlives the task that made the group, as Join does for its
+// second half. A child that calls Goexit as well ends this call, and the
+// unwindWait it defers goes on.
+func (g *Group) unwindWait(c *worker, waited *bool) {
+	if *waited {
+		return
+	}
+	defer g.unwindWait(c, waited)
+	c.waitFor(&g.latch)
+	*waited = true
+	g.endRound()
+}
+
+// awaitShared waits for a Pool.Group's latch: a worker of the pool helps,
+// any other goroutine blocks. A task that is one of the group's children,
+// or runs beneath one (a child of a group made in a child, and so on),
+// would wait for itself forever, as with errgroup: that is caught and
+// panics, which fails the child and so the group.
+func (g *Group) awaitShared() {
+	if g.latch.open() {
+		return
+	}
+	c := g.p.callerWorker()
+	if c == nil {
+		g.latch.block()
+		return
+	}
+	if t := c.cur.load(); t != nil {
+		for up := t.group(); up != nil; up = up.up {
+			if up == g {
+				panic("steal: Wait of a Pool.Group called from inside one of its children; " +
+					"it would wait for itself")
+			}
+		}
+	}
+	c.waitFor(&g.latch)
 }
 
 // endRound computes Wait's result, passes skipped counts to the enclosing

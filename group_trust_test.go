@@ -3,6 +3,7 @@ package steal
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -124,5 +125,79 @@ func TestPoolGroupGoCancelledWhileWaitingForRoom(t *testing.T) {
 	}
 	if ran.Load() {
 		t.Fatal("the child ran")
+	}
+}
+
+// A Pool.Group's Wait called from inside one of its own children (or from
+// a child of a group made in one) would wait for itself forever: it panics
+// instead, which fails the child, and the outer Wait reports it. Before,
+// it hung (as errgroup's does).
+func TestPoolGroupWaitInsideOwnChild(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	for _, nested := range []bool{false, true} {
+		g := p.Group(nil)
+		g.Go(func(w *Worker) error {
+			if !nested {
+				return g.Wait()
+			}
+			inner := NewGroup(w)
+			inner.Go(func(*Worker) error { return g.Wait() })
+			return inner.Wait()
+		})
+		done := make(chan error, 1)
+		go func() { done <- g.Wait() }()
+		select {
+		case err := <-done:
+			var pe *PanicError
+			if !errors.As(err, &pe) {
+				t.Fatalf("nested %v: Wait = %v, want the child's *PanicError", nested, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("nested %v: Wait inside the group's own child hung", nested)
+		}
+	}
+}
+
+// A child that calls runtime.Goexit while its group's owner runs it inside
+// Wait ends the owner's goroutine too (see ErrGoexit); the owner's Wait
+// still finishes the round first (the Goexit fails the group, so siblings
+// that had not started are skipped), so none of them outlives the task
+// that made the group. Before the fix, Run returned while a sibling was
+// still running on the other worker.
+func TestGroupGoexitWaitsForSiblings(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	for round := range 10 {
+		const n = 8
+		var running, finished atomic.Int64
+		err := p.Run(func(w *Worker) {
+			g := NewGroup(w)
+			for i := range n {
+				g.Go(func(*Worker) error {
+					if i == n-1 { // pushed last, so the owner runs it first
+						waitUntil(time.Second, func() bool { return running.Load() > 0 })
+						runtime.Goexit()
+					}
+					running.Add(1)
+					time.Sleep(2 * time.Millisecond)
+					running.Add(-1)
+					finished.Add(1)
+					return nil
+				})
+			}
+			g.Wait()
+		})
+		if !errors.Is(err, ErrGoexit) {
+			t.Fatalf("Run = %v, want ErrGoexit", err)
+		}
+		// The Goexit failed the group, so siblings that had not started are
+		// skipped; those that had must all be over.
+		r, f := running.Load(), finished.Load()
+		time.Sleep(10 * time.Millisecond)
+		if r != 0 || finished.Load() != f || f == 0 {
+			t.Fatalf("round %d: Run returned with %d children running and %d finished, %d 10ms later",
+				round, r, f, finished.Load())
+		}
 	}
 }
