@@ -18,19 +18,26 @@ const maxSpares = 256
 // not have.
 //
 // It must be called by the task that received w. fn may use w (its tasks
-// stay on this worker, stealable by the spare and everyone else). At most
-// maxSpares (256) spares run at once; beyond that fn runs with no spare. A
-// panic or Goexit in fn goes on unchanged after the spare is released.
+// stay on this worker, stealable by the spare and everyone else). A Block
+// inside fn (or inside any task this worker runs while fn waits in Join or
+// Wait) starts no second spare: the one running already stands in for
+// this worker. At most maxSpares (256) spares run at once; beyond that fn
+// runs with no spare. A panic or Goexit in fn goes on unchanged after the
+// spare is released.
 func (w *Worker) Block(fn func()) {
 	c := w.core()
+	if c.blocking.Load() { // a spare already stands in for this worker
+		fn()
+		return
+	}
 	s := c.pool.spares.start(c.pool)
 	if s == nil {
 		fn()
 		return
 	}
-	outer := c.blocking.Swap(true)
+	c.blocking.Store(true)
 	defer func() {
-		c.blocking.Store(outer)
+		c.blocking.Store(false)
 		close(s.quit) // the spare retires once its own queues are empty
 	}()
 	fn()

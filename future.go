@@ -68,6 +68,7 @@ func Spawn[T any](w *Worker, fn func(w *Worker) T) *Future[T] {
 	c := w.core()
 	f := newFuture(c.pool, fn)
 	f.j.ctx, f.j.own = w.spawnCtx()
+	c.stats.spawned.inc()
 	c.jobs.Push(&f.j.task)
 	c.pool.wakep()
 	return f

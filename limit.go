@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // groupLimit is a Group's limit on unfinished children (SetLimit) and the
@@ -102,6 +103,9 @@ func (g *Group) add(fn func(*Worker) error, s slotter, try bool) bool {
 func (g *Group) addOwned(fn func(*Worker) error, s slotter, try bool) bool {
 	c := g.ownerCore()
 	if g.ended {
+		if try && g.limit() == 0 {
+			return false // refused: the ended round, its error and values stay
+		}
 		g.newRound()
 	}
 	for !g.takeSlot() {
@@ -124,15 +128,27 @@ func (g *Group) addOwned(fn func(*Worker) error, s slotter, try bool) bool {
 // counted under g.mu, so that a Wait racing with it either waits for the
 // child or ends the round before it; it waits for a slot without the lock.
 func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
+	held := false // a TryGo's place in the backlog, taken before the round changed
 	for {
 		g.mu.Lock()
 		if g.ended {
+			// A refused TryGo must leave the ended round (its error, its
+			// values) as it was: refuse before starting a new one. With
+			// every child of that round done, only a limit of 0 or a full
+			// backlog can refuse; the backlog's place is taken now.
+			if try && (g.limit() == 0 || !g.holdBacklog(&held)) {
+				g.mu.Unlock()
+				return false
+			}
 			g.newRound()
 		}
 		if g.takeSlot() {
 			break
 		}
 		if try {
+			if held { // cannot happen: the round just began; stay exact
+				g.p.releaseQueued(1)
+			}
 			g.mu.Unlock()
 			return false
 		}
@@ -149,7 +165,12 @@ func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 	if try {
 		// submitTask never blocks, so it may run under the lock, where the
 		// reservation can still be taken back.
-		err := g.p.submitTask(t, false)
+		var err error
+		if held {
+			err = g.p.queueEntry(entry{fn: unsafe.Pointer(t), x: recordMark}, true)
+		} else {
+			err = g.p.submitTask(t, false)
+		}
 		if err == ErrBacklogFull && s != nil {
 			s.release()
 		}
@@ -170,6 +191,21 @@ func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 		g.notQueued(ctx, err)
 		g.childDone()
 	}
+	return true
+}
+
+// holdBacklog takes a place in the pool's WithMaxQueued backlog for a
+// TryGo, noting it in held, and reports whether there was room (always,
+// without a cap). Caller holds g.mu.
+func (g *Group) holdBacklog(held *bool) bool {
+	p := g.p
+	if p.maxQueued == 0 {
+		return true
+	}
+	if !p.takeQueued() {
+		return false
+	}
+	*held = true
 	return true
 }
 

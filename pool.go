@@ -240,8 +240,7 @@ func (p *Pool) submitTask(t *task, force bool) error {
 func (p *Pool) submitEntry(e entry, force bool) error {
 	counted := false
 	if p.maxQueued > 0 && !force {
-		if p.queued.Add(1) > p.maxQueued {
-			p.undoRefused()
+		if !p.takeQueued() {
 			if p.closed.Load() {
 				return ErrClosed
 			}
@@ -249,6 +248,23 @@ func (p *Pool) submitEntry(e entry, force bool) error {
 		}
 		counted = true
 	}
+	return p.queueEntry(e, counted)
+}
+
+// takeQueued counts one more task in the WithMaxQueued backlog and reports
+// whether that stayed within the cap; if not, it counts nothing.
+func (p *Pool) takeQueued() bool {
+	if p.queued.Add(1) > p.maxQueued {
+		p.undoRefused()
+		return false
+	}
+	return true
+}
+
+// queueEntry queues e on the inject queue and wakes a worker; counted says
+// e holds a place in the backlog (takeQueued), given back if the pool is
+// closed.
+func (p *Pool) queueEntry(e entry, counted bool) error {
 	if !p.inject.put(p.markSubmitted(e, counted)) {
 		if counted {
 			p.releaseQueued(1)

@@ -75,7 +75,7 @@ func (r *ResultGroup[T]) Wait() ([]T, error) {
 		return r.take(fresh), err
 	}
 	for { // Group.Wait for a Pool.Group, taking the values with the round
-		g.latch.await(g.p)
+		g.awaitShared()
 		g.mu.Lock()
 		if g.latch.open() {
 			fresh := !g.ended

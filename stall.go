@@ -187,7 +187,9 @@ func (d *stallDetector) markIdle() {
 	p := d.p
 	p.idleMu.Lock()
 	for _, w := range p.idle {
-		d.idle[w.id] = true
+		if w.id < len(d.idle) { // spares (Block) park here too; the detector watches the pool's own
+			d.idle[w.id] = true
+		}
 	}
 	p.idleMu.Unlock()
 }

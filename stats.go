@@ -47,7 +47,7 @@ func (s *workerStats) flush() {
 // WorkerStats are one worker's counters since the pool started.
 type WorkerStats struct {
 	Ran           uint64 // tasks run
-	Spawned       uint64 // tasks spawned from tasks running here
+	Spawned       uint64 // tasks spawned (Worker.Spawn, Spawn) from tasks running here
 	StolenIn      uint64 // tasks this worker stole from others
 	StolenOut     uint64 // tasks others stole from this worker
 	StealAttempts uint64 // victims looked at while stealing
