@@ -9,9 +9,10 @@ import (
 	"time"
 )
 
-// WithTimeline records, per worker, the start and end of every task run by
-// the scheduler loop or while helping, every steal (victim, thief, how many
-// tasks) and every park and wake-up, keeping the first perWorker events of
+// WithTimeline records, per worker of the pool, the start and end of every
+// task it runs from the scheduler loop or while helping, every steal
+// (victim, thief, how many tasks) and every park and wake-up, keeping the
+// first perWorker events of
 // each worker (later ones are counted as dropped). After Close, WriteTrace
 // writes them as Chrome trace events that Perfetto (ui.perfetto.dev) and
 // chrome://tracing open.
@@ -21,7 +22,9 @@ import (
 // lookup for a named one. On the 2-core machine of the package doc's
 // # Cost, 200,000 tiny spawned tasks took 277 ns a task with the timeline
 // on against 154 ns off, so about 120 ns a task, buffer growth included.
-// Joins that run inline, without a thief, are not recorded. Off, it costs
+// Joins that run inline, without a thief, are not recorded, and neither
+// are the tasks of the spare workers that stand in for a worker in
+// Worker.Block (they come and go; Stats counts their tasks). Off, it costs
 // one check per task, shared with the execution tracer's.
 func WithTimeline(perWorker int) Option {
 	return func(c *config) { c.timeline = max(perWorker, 0) }
