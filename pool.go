@@ -46,6 +46,7 @@ type Pool struct {
 	// cancellation on other goroutines a moment later (context.AfterFunc);
 	// workers read this first, so that Shutdown's promise holds at once.
 	halted atomic.Bool
+	shared bool // Default's pool: Close and Shutdown refuse (ErrDefaultPool)
 
 	maxQueued   int64
 	queued      atomic.Int64 // external tasks no worker has picked up, when maxQueued > 0
@@ -324,7 +325,8 @@ var ErrInsideTask = errors.New("steal: Close or Shutdown called from a task of t
 // returns the panics kept from tasks (the first 64, see WithPanicLimit)
 // joined with errors.Join, plus a *DroppedPanicsError if more panicked, or
 // nil if a panic handler took them. Close is idempotent; a second call
-// waits like the first and returns nil. Called from a task of the same
+// waits like the first and returns nil. On the pool Default returns, Close
+// changes nothing and returns ErrDefaultPool. Called from a task of the same
 // pool, Close returns ErrInsideTask at once and changes nothing.
 func (p *Pool) Close() error {
 	return p.Shutdown(context.Background())
@@ -340,6 +342,9 @@ func (p *Pool) Close() error {
 // their panics. Called from a task of the same pool, Shutdown returns
 // ErrInsideTask at once and changes nothing.
 func (p *Pool) Shutdown(ctx context.Context) error {
+	if p.shared {
+		return ErrDefaultPool
+	}
 	if p.callerWorker() != nil {
 		return ErrInsideTask
 	}

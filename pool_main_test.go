@@ -20,6 +20,7 @@ type closeDefaultAfter struct{ m *testing.M }
 func (c closeDefaultAfter) Run() int {
 	code := c.m.Run()
 	if defaultPool != nil {
+		defaultPool.shared = false // its Close refuses otherwise (ErrDefaultPool)
 		defaultPool.Close()
 	}
 	return code
