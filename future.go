@@ -142,7 +142,9 @@ func (f *Future[T]) Done() <-chan struct{} { return f.j.latch.doneChan() }
 // A nil ctx means context.Background().
 //
 // Called from a task of the same pool, WaitContext runs other tasks while
-// it waits, like Wait, and stops waiting when ctx is done.
+// it waits, like Wait, and stops waiting when ctx is done; it notices that
+// between two of those tasks, so it may return as late as the end of the
+// task it is running then (and with fn's result, if fn finished by then).
 func (f *Future[T]) WaitContext(ctx context.Context) (T, error) {
 	if ctx == nil {
 		ctx = context.Background()
