@@ -13,8 +13,10 @@
 // reply body has a "type" and "in_reply_to", the request's msg_id. Other
 // fields are listed below with each message; a field not marked optional is
 // required, a field of the wrong JSON type is malformed (error 12), and
-// fields the node does not know are ignored. Times are milliseconds, as
-// JSON numbers that may have a fraction.
+// fields the node does not know are ignored. Keys are matched exactly, as
+// written here: "TYPE" or "Msg_Id" is not a field the node knows, and is
+// ignored like any other. Times are milliseconds, as JSON numbers that may
+// have a fraction.
 //
 // The examples are one session with a new node, in order, bodies only: the
 // node first holds the example cluster of the work-stealing cluster exercise
@@ -233,7 +235,8 @@
 //
 // Messages are handled one at a time on the calling goroutine: no locks, no
 // goroutines. The common message shapes are decoded by a small scanner and
-// everything else by encoding/json; replies are encoded into one reused
+// everything else by encoding/json, field by field, with keys matched
+// exactly rather than as encoding/json matches them; replies are encoded into one reused
 // buffer, and output is flushed before every read of the input, so a peer
 // never waits for a reply the node holds. steal_job runs at about 400,000
 // messages per second on two cores (BenchmarkNodeStealJob).

@@ -8,6 +8,8 @@ import (
 
 // envelope is one incoming message. Body is a pointer so that a missing or
 // non-object body (nothing to reply to) is told apart from an empty one.
+// The json tags here and in request and costSpec name the keys; their
+// UnmarshalJSON methods (decode.go) match them exactly.
 type envelope struct {
 	Src  string   `json:"src"`
 	Dest string   `json:"dest"`

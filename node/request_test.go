@@ -1,8 +1,13 @@
 package node
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,4 +69,205 @@ func TestRequiredAndMillis(t *testing.T) {
 	if toMillis(1500*time.Microsecond) != 1.5 {
 		t.Fatal("toMillis")
 	}
+}
+
+// Keys are matched exactly: one that differs from a field's name, if only
+// in case (or by a Unicode folding such as the Kelvin sign for k or the
+// long s for s), is a field the node does not know, and is ignored. Before,
+// encoding/json's case-insensitive matching let a read-only request carry
+// an init ("TYPE") that rebuilt the cluster.
+func TestKeysAreMatchedExactly(t *testing.T) {
+	for _, tc := range []struct {
+		body, want string
+	}{
+		{`{"type": "check_cluster_state", "msg_id": 1, "TYPE": "init", "Workers": ["x"]}`, `{"type": "cluster_state_ok", "in_reply_to": 1, "workers": {"w1": `},
+		{`{"type": "steal_job", "msg_id": 1, "THIEF_WORKER": "w3"}`, `{"type": "error", "in_reply_to": 1, "code": 12, "text": "missing field thief_worker"}`},
+		{`{"type": "check_cluster_state", "Msg_Id": 7}`, `{"type": "error", "code": 12, "text": "missing field msg_id"}`},
+		{`{"type": "init", "msg_id": 1, "Workers": ["x"], "ſeed": 3, "cost": {"MODEL": "pareto", "Mean_MS": 3}, "Steal_Latency_MS": 4}`, `{"type": "init_ok", "in_reply_to": 1}`},
+		{"{\"type\": \"pop_job\", \"msg_id\": 1, \"wor\u212aer\": \"w1\", \"wor\\u212aer\": \"w2\"}", `{"type": "error", "in_reply_to": 1, "code": 12, "text": "missing field worker"}`},
+		// An escaped key is its decoded text, and matched as such.
+		{`{"t\u0079pe": "check_cluster_state", "msg_\u0069d": 1}`, `{"type": "cluster_state_ok", "in_reply_to": 1, `},
+	} {
+		n := New()
+		got := ask(t, n, tc.body)
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s\n got %.200s\nwant %s", tc.body, got, tc.want)
+		}
+		w := n.cluster.Workers()
+		if len(w) != 3 || w[0].Name != "w1" || n.seed != 0 || n.cost != DefaultCost || n.latency != 0 {
+			t.Errorf("%s: workers %v seed %d cost %v latency %v, want the defaults", tc.body, w, n.seed, n.cost, n.latency)
+		}
+	}
+}
+
+func TestEnvelopeKeysAreMatchedExactly(t *testing.T) {
+	n := New()
+	check := `{"type": "check_cluster_state", "msg_id": 1}`
+	if _, err := n.Handle([]byte(`{"src": "c", "dest": "n", "BODY": ` + check + `}`)); err == nil || !strings.Contains(err.Error(), "no body") {
+		t.Errorf("BODY taken for body: %v", err)
+	}
+	reply, err := n.Handle([]byte(`{"src": "c", "dest": "n", "SRC": "evil", "Dest": "evil", "body": ` + check + `}`))
+	if err != nil || !strings.HasPrefix(string(reply), `{"src": "n", "dest": "c", "body": {"type": "cluster_state_ok"`) {
+		t.Errorf("got %s (%v)", reply, err)
+	}
+	// Decoding a request or a cost on its own is exact too.
+	var r request
+	if err := json.Unmarshal([]byte(`{"TYPE": "init", "Msg_ID": 1, "COST": {"mean_ms": 1}, "type": "pop_job"}`), &r); err != nil ||
+		*r.Type != "pop_job" || r.ID != nil || r.Cost != nil {
+		t.Errorf("request decoded to %+v (%v)", r, err)
+	}
+	var c costSpec
+	if err := json.Unmarshal([]byte(`{"Model": "uniform", "MEAN_MS": 3}`), &c); err != nil || c.Model != nil || c.MeanMS != nil {
+		t.Errorf("cost decoded to %+v (%v)", c, err)
+	}
+}
+
+// The decoder knows every field of request by its tag.
+func TestDecoderKnowsEveryField(t *testing.T) {
+	var r request
+	v := reflect.ValueOf(&r).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		tag := v.Type().Field(i).Tag.Get("json")
+		if tag == "-" || tag == "cost" {
+			continue
+		}
+		p := r.field([]byte(tag))
+		if p == nil || reflect.ValueOf(p).Pointer() != v.Field(i).Addr().Pointer() {
+			t.Errorf("field %s: decoder gives %T", tag, p)
+		}
+	}
+	if reflect.TypeFor[plainRequest]().NumField() != v.NumField() {
+		t.Error("plainRequest no longer mirrors request")
+	}
+}
+
+// plainEnvelope, plainRequest and plainCost are envelope, request and
+// costSpec as encoding/json decodes them, keys matched case-insensitively.
+type plainEnvelope struct {
+	Src  string        `json:"src"`
+	Dest string        `json:"dest"`
+	Body *plainRequest `json:"body"`
+}
+
+type plainRequest struct {
+	Type             *string         `json:"type"`
+	ID               rawNumber       `json:"msg_id"`
+	MsgID            *int64          `json:"-"`
+	Workers          []string        `json:"workers"`
+	JobsToDistribute *int            `json:"jobs_to_distribute"`
+	Distribution     *string         `json:"distribution"`
+	Victim           *string         `json:"victim"`
+	Seed             *uint64         `json:"seed"`
+	Cost             *plainCost      `json:"cost"`
+	StealLatencyMS   *float64        `json:"steal_latency_ms"`
+	ThiefWorker      *string         `json:"thief_worker"`
+	BusyWorkers      []string        `json:"busy_workers"`
+	DurationMS       *float64        `json:"duration_ms"`
+	Policies         []string        `json:"policies"`
+	Worker           *string         `json:"worker"`
+	JobID            *string         `json:"job_id"`
+	Payload          json.RawMessage `json:"payload"`
+	CostMS           *float64        `json:"cost_ms"`
+}
+
+type plainCost struct {
+	Model  *string  `json:"model"`
+	MeanMS *float64 `json:"mean_ms"`
+}
+
+// plain converts a decoded envelope for comparison with a plainEnvelope.
+func plain(e envelope) plainEnvelope {
+	p := plainEnvelope{Src: e.Src, Dest: e.Dest}
+	if r := e.Body; r != nil {
+		p.Body = &plainRequest{r.Type, r.ID, r.MsgID, r.Workers, r.JobsToDistribute, r.Distribution, r.Victim, r.Seed, nil,
+			r.StealLatencyMS, r.ThiefWorker, r.BusyWorkers, r.DurationMS, r.Policies, r.Worker, r.JobID, r.Payload, r.CostMS}
+		if r.Cost != nil {
+			p.Body.Cost = &plainCost{r.Cost.Model, r.Cost.MeanMS}
+		}
+	}
+	return p
+}
+
+// foldedKey reports whether the JSON text in has a key that encoding/json
+// would match to a field of a different name, or cannot be walked.
+func foldedKey(in []byte) bool {
+	names := []string{"src", "dest", "body", "model", "mean_ms"}
+	for _, typ := range []reflect.Type{reflect.TypeFor[request]()} {
+		for i := 0; i < typ.NumField(); i++ {
+			names = append(names, typ.Field(i).Tag.Get("json"))
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(in))
+	var stack []bool // in an object, expecting a key
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err != io.EOF
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, true)
+			continue
+		case json.Delim('['):
+			stack = append(stack, false)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		default:
+			if k, ok := tok.(string); ok && len(stack) > 0 && stack[len(stack)-1] && dec.More() {
+				for _, name := range names {
+					if k != name && strings.EqualFold(k, name) {
+						return true
+					}
+				}
+				// The key's value follows: consume it, keys inside
+				// included, as what it is.
+			}
+		}
+	}
+}
+
+// FuzzDecodeMatchesEncodingJSON checks the exact decoder against
+// encoding/json wherever no key differs from a field's name in case only:
+// the same fields, the same first error. Where encoding/json allocates a
+// body or cost before finding its value mistyped, the decoder leaves it
+// nil; both report the error. Its seed corpus runs in every go test.
+func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"src":"c","dest":"n","body":{"type":"init","msg_id":1,"workers":["a"],"jobs_to_distribute":2,"distribution":"blocks","victim":"random","seed":3,"cost":{"model":"uniform","mean_ms":2.5},"steal_latency_ms":1}}`,
+		`{"src":"c","dest":"n","body":{"type":"push_job","msg_id":1,"worker":"w","job_id":"j","payload":{"a":[1,"x",null]},"cost_ms":5}}`,
+		`{"src":"c","dest":"n","body":{"type":"run_simulation","msg_id":1,"duration_ms":5,"policies":["none"]}}`,
+		`{"body":{"type":"steal_job","msg_id":1,"thief_worker":"w3","busy_workers":["w1"]},"body":{"msg_id":2}}`,
+		`{"body":{"cost":{"model":"fixed"},"cost":{"mean_ms":3}}}`, `{"body":{"cost":5,"cost":{"mean_ms":3}}}`,
+		`{"src":5,"body":{"msg_id":"x","thief_worker":7,"workers":["a",5],"seed":-1}}`, `{"body":{"cost":{"model":5,"mean_ms":"x"}}}`,
+		`{"body":null}`, `{"body":5}`, `{"body":{},"body":[]}`, `[]`, `null`, `"x"`, `{"body":{"t\u0079pe":"a","\u0000":1}}`,
+		`{"body":{"workers":null,"payload":null,"msg_id":null,"cost":null}}`, `{"x":{"body":1},"body":{"type":"a"}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if !json.Valid([]byte(in)) || foldedKey([]byte(in)) {
+			return
+		}
+		var got envelope
+		gotErr := json.Unmarshal([]byte(in), &got)
+		var want plainEnvelope
+		wantErr := json.Unmarshal([]byte(in), &want)
+		names := strings.NewReplacer("plainEnvelope", "envelope", "plainRequest", "request", "plainCost", "costSpec")
+		if fmt.Sprint(gotErr) != names.Replace(fmt.Sprint(wantErr)) {
+			t.Fatalf("%s\nerror %v\n want %v", in, gotErr, wantErr)
+		}
+		g := plain(got)
+		if wantErr != nil { // encoding/json allocates before it finds the value mistyped
+			if g.Body == nil && want.Body != nil && reflect.DeepEqual(*want.Body, plainRequest{}) {
+				want.Body = nil
+			}
+			if g.Body != nil && g.Body.Cost == nil && want.Body != nil && want.Body.Cost != nil && *want.Body.Cost == (plainCost{}) {
+				want.Body.Cost = nil
+			}
+		}
+		if !reflect.DeepEqual(g, want) {
+			t.Fatalf("%s\n got %+v %+v\nwant %+v %+v", in, g, g.Body, want, want.Body)
+		}
+	})
 }
