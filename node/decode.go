@@ -3,7 +3,10 @@ package node
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // The slow path of Handle decodes a message with encoding/json, whose
@@ -15,6 +18,12 @@ import (
 // their object's members in order and hand the value of each known key to
 // encoding/json, which decodes the leaf values (strings, numbers, lists of
 // strings, raw JSON) as it did, mistyped values and repeated keys included.
+//
+// JSON text is UTF-8 (RFC 8259, 8.1), and a \u escape of a lone surrogate
+// names no character; encoding/json turns both into U+FFFD, so that
+// "j\xff" and "j\xfe" would be one job id. The walk checks every string
+// of the message, keys included, known fields or not, and reports the
+// first bad one as a malformed request naming where it is.
 //
 // The walk runs on text that encoding/json has already checked to be valid
 // JSON (UnmarshalJSON is only called by it); it still never reads out of
@@ -141,9 +150,12 @@ func (c *costSpec) member(d *decoder, b []byte, key []byte, i int, path string) 
 type member func(d *decoder, b []byte, key []byte, i int, path string) int
 
 // decoder walks valid JSON text, keeping the first error as encoding/json
-// would report it: the first mistyped value, the rest decoded regardless.
+// would report it: the first mistyped value, the rest decoded regardless;
+// and the first string that is not valid UTF-8.
 type decoder struct {
-	err error
+	err     error
+	bad     string // the first bad string: what is wrong and where
+	problem string // what is wrong with a bad string not yet placed
 }
 
 var errNotJSON = errors.New("json: invalid JSON") // only if called on text encoding/json did not check
@@ -154,7 +166,30 @@ func (d *decoder) fail(err error) {
 	}
 }
 
-func (d *decoder) result() error { return d.err }
+// result returns the error to report: a body that is not an object
+// (Handle then has nothing to reply to), else a bad string, else the
+// first mistyped value.
+func (d *decoder) result() error {
+	var mistyped *json.UnmarshalTypeError
+	if d.bad != "" && !(errors.As(d.err, &mistyped) && mistyped.Field == "body") {
+		return malformed("%s", d.bad)
+	}
+	return d.err
+}
+
+// found notes a bad string, unless one was found before; object places it.
+func (d *decoder) found(format string, args ...any) {
+	if d.bad == "" && d.problem == "" {
+		d.problem = fmt.Sprintf(format, args...)
+	}
+}
+
+// place says where the bad string found in the current value is.
+func (d *decoder) place(where string) {
+	if d.problem != "" {
+		d.bad, d.problem = d.problem+" in "+where, ""
+	}
+}
 
 // value decodes the whole of b, an object or null, with object; anything
 // else is mistyped, as encoding/json reports it at the top level.
@@ -223,6 +258,11 @@ func (d *decoder) object(b []byte, i int, path string, m member) int {
 			break
 		}
 		end := d.str(b, i)
+		if path == "" {
+			d.place("a key of the message")
+		} else {
+			d.place("a key of " + path)
+		}
 		key := b[i+1 : end-1]
 		if hasEscape(key) { // decode it: "t\u0079pe" is "type"
 			var k string
@@ -239,6 +279,9 @@ func (d *decoder) object(b []byte, i int, path string, m member) int {
 			break
 		}
 		i = space(b, m(d, b, key, i, path))
+		if d.problem != "" { // in a value that was not an object to walk
+			d.place(join(path, shorten(key)))
+		}
 		if i < len(b) && b[i] == ',' {
 			i = space(b, i+1)
 			continue
@@ -280,17 +323,78 @@ func (d *decoder) skip(b []byte, i int) int {
 }
 
 // str returns where the string at b[i], an opening quote, ends: after
-// its closing quote.
+// its closing quote. It notes invalid UTF-8 and lone surrogates.
 func (d *decoder) str(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
+	for i++; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
 			return i + 1
+		case c == '\\':
+			i = d.escape(b, i)
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				d.found("invalid UTF-8 (byte %#x)", c)
+			}
+			i += size
 		}
 	}
 	return len(b)
+}
+
+// escape returns where the escape at b[i] ends, a surrogate pair taken
+// whole; a surrogate not in a pair is noted.
+func (d *decoder) escape(b []byte, i int) int {
+	r, ok := hex4(b, i)
+	if !ok {
+		return i + 2 // \n, \", ...
+	}
+	if !utf16.IsSurrogate(r) {
+		return i + 6
+	}
+	if r < 0xdc00 { // a high surrogate: a low one must follow
+		if low, ok := hex4(b, i+6); ok && 0xdc00 <= low && low <= 0xdfff {
+			return i + 12
+		}
+	}
+	d.found("lone surrogate %s", b[i:i+6])
+	return i + 6
+}
+
+// hex4 decodes the \uXXXX escape at b[i].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i+2 : i+6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// shorten returns a key for an error text: at most 40 bytes of it.
+func shorten(key []byte) string {
+	if len(key) <= 40 {
+		return string(key)
+	}
+	n := 40
+	for n > 0 && !utf8.RuneStart(key[n]) {
+		n--
+	}
+	return string(key[:n]) + "..."
 }
 
 func hasEscape(s []byte) bool {

@@ -15,7 +15,10 @@
 // required, a field of the wrong JSON type is malformed (error 12), and
 // fields the node does not know are ignored. Keys are matched exactly, as
 // written here: "TYPE" or "Msg_Id" is not a field the node knows, and is
-// ignored like any other. Times are milliseconds, as JSON numbers that may
+// ignored like any other. A string anywhere in a message, key or value,
+// that is not valid UTF-8 or holds a lone surrogate escape such as \ud800
+// is malformed too (JSON text is UTF-8), rather than read with U+FFFD in
+// its place. Times are milliseconds, as JSON numbers that may
 // have a fraction.
 //
 // The examples are one session with a new node, in order, bodies only: the
@@ -180,8 +183,8 @@
 // The codes:
 //
 //	  10  unknown message type
-//	  12  malformed request: missing or mistyped field, bad value, or a
-//	      value over one of the Limits
+//	  12  malformed request: missing or mistyped field, bad value, a
+//	      string that is not UTF-8, or a value over one of the Limits
 //	1000  unknown worker
 //	1001  duplicate worker (init)
 //	1002  nothing to steal (steal_job, pop_job)

@@ -3,13 +3,16 @@ package node
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestRequestDecodesEveryField(t *testing.T) {
@@ -122,6 +125,52 @@ func TestEnvelopeKeysAreMatchedExactly(t *testing.T) {
 	}
 }
 
+// JSON text is UTF-8 (RFC 8259, 8.1) and a lone surrogate escape names no
+// character: a request with either in any string, key or value, known
+// field or not, is malformed and changes nothing. Before, both became
+// U+FFFD, so that "j\xff" and "j\xfe" were one job id.
+func TestStringsMustBeUTF8(t *testing.T) {
+	n := New()
+	for _, tc := range []struct{ body, text string }{
+		{"{\"type\": \"push_job\", \"msg_id\": 2, \"worker\": \"w1\", \"job_id\": \"j\xff\"}", `invalid UTF-8 (byte 0xff) in body.job_id`},
+		{"{\"type\": \"push_job\", \"msg_id\": 2, \"worker\": \"w1\", \"job_id\": \"j\xfe\"}", `invalid UTF-8 (byte 0xfe) in body.job_id`},
+		{"{\"type\": \"push_job\", \"msg_id\": 2, \"worker\": \"w1\", \"job_id\": \"\xc0\xaf\"}", `invalid UTF-8 (byte 0xc0) in body.job_id`},
+		{"{\"type\": \"push_job\", \"msg_id\": 2, \"worker\": \"w1\", \"job_id\": \"\xed\xa0\x80\"}", `invalid UTF-8 (byte 0xed) in body.job_id`},
+		{"{\"type\": \"push_job\", \"msg_id\": 2, \"worker\": \"w1\", \"job_id\": \"j\xc3\"}", `invalid UTF-8 (byte 0xc3) in body.job_id`},
+		{`{"type": "push_job", "msg_id": 2, "worker": "w1", "job_id": "j\ud800"}`, `lone surrogate \\ud800 in body.job_id`},
+		{`{"type": "push_job", "msg_id": 2, "worker": "w1", "job_id": "\uDC00j"}`, `lone surrogate \\uDC00 in body.job_id`},
+		{`{"type": "push_job", "msg_id": 2, "worker": "w1", "job_id": "\ud800\u0041"}`, `lone surrogate \\ud800 in body.job_id`},
+		{`{"type": "push_job", "msg_id": 2, "worker": "w1", "job_id": "\ud800\ud800\udc00"}`, `lone surrogate \\ud800 in body.job_id`},
+		{"{\"type\": \"push_job\", \"msg_id\": 2, \"worker\": \"w1\", \"job_id\": \"j\", \"payload\": {\"a\": [\"\xff\"]}}", `invalid UTF-8 (byte 0xff) in body.payload`},
+		{"{\"type\": \"push_job\", \"msg_id\": 2, \"worker\": \"w1\", \"job_id\": \"j\", \"note\": \"\xff\"}", `invalid UTF-8 (byte 0xff) in body.note`},
+		{"{\"type\": \"push_job\", \"msg_id\": 2, \"worker\": \"w1\", \"job_id\": \"j\", \"\xff\": 1}", `invalid UTF-8 (byte 0xff) in a key of body`},
+		{`{"type": "push_job", "msg_id": 2, "worker": "w1", "job_id": "j", "payload": {"\udfff": 1}}`, `lone surrogate \\udfff in body.payload`},
+		{"{\"type\": \"init\", \"msg_id\": 2, \"workers\": [\"a\", \"b\xff\"]}", `invalid UTF-8 (byte 0xff) in body.workers`},
+		{"{\"type\": \"init\", \"msg_id\": 2, \"cost\": {\"model\": \"\xff\"}}", `invalid UTF-8 (byte 0xff) in body.cost.model`},
+		{"{\"type\": \"steal_\xff\", \"msg_id\": 2}", `invalid UTF-8 (byte 0xff) in body.type`},
+	} {
+		refused(t, n, tc.body, tc.text)
+	}
+	// Where the msg_id cannot be read, the error has no in_reply_to, as
+	// for any request without an integer msg_id.
+	if got := ask(t, n, "{\"type\": \"pop_job\", \"msg_id\": \"\xff\", \"worker\": \"w1\"}"); !strings.HasPrefix(got, `{"type": "error", "code": 12, "text": "invalid UTF-8 (byte 0xff) in body.msg_id"`) {
+		t.Errorf("got %s", got)
+	}
+	// In the envelope: the reply still goes back, its address as decoded.
+	before := fingerprint(n)
+	reply, err := n.Handle([]byte("{\"src\": \"c\xff\", \"dest\": \"n\", \"body\": {\"type\": \"pop_job\", \"msg_id\": 2, \"worker\": \"w1\"}}"))
+	if err != nil || !strings.HasSuffix(string(reply), `"body": {"type": "error", "in_reply_to": 2, "code": 12, "text": "invalid UTF-8 (byte 0xff) in src"}}`+"\n") || fingerprint(n) != before {
+		t.Errorf("got %s (%v)", reply, err)
+	}
+	// Valid text, escaped or not, surrogate pairs included, is taken as is.
+	for i, id := range []string{"é", `\u00e9x`, `\ud83d\ude00`, "\U0001F600y", `\uFFFD`} {
+		got := ask(t, n, `{"type": "push_job", "msg_id": 2, "worker": "w1", "job_id": "`+id+`"}`)
+		if !strings.HasPrefix(got, `{"type": "push_job_ok"`) || !strings.HasSuffix(got, `"queue_size": `+strconv.Itoa(4+i)+`}`) {
+			t.Errorf("job %s: %s", id, got)
+		}
+	}
+}
+
 // The decoder knows every field of request by its tag.
 func TestDecoderKnowsEveryField(t *testing.T) {
 	var r request
@@ -227,9 +276,14 @@ func foldedKey(in []byte) bool {
 	}
 }
 
+// surrogateEscape matches a \u escape of a surrogate, or text that looks
+// like one.
+var surrogateEscape = regexp.MustCompile(`\\u[dD][89a-fA-F]`)
+
 // FuzzDecodeMatchesEncodingJSON checks the exact decoder against
 // encoding/json wherever no key differs from a field's name in case only:
-// the same fields, the same first error. Where encoding/json allocates a
+// the same fields, the same first error, except that a string that is not
+// valid UTF-8 is refused, which encoding/json takes. Where encoding/json allocates a
 // body or cost before finding its value mistyped, the decoder leaves it
 // nil; both report the error. Its seed corpus runs in every go test.
 func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
@@ -242,6 +296,7 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		`{"src":5,"body":{"msg_id":"x","thief_worker":7,"workers":["a",5],"seed":-1}}`, `{"body":{"cost":{"model":5,"mean_ms":"x"}}}`,
 		`{"body":null}`, `{"body":5}`, `{"body":{},"body":[]}`, `[]`, `null`, `"x"`, `{"body":{"t\u0079pe":"a","\u0000":1}}`,
 		`{"body":{"workers":null,"payload":null,"msg_id":null,"cost":null}}`, `{"x":{"body":1},"body":{"type":"a"}}`,
+		"{\"body\":{\"type\":\"\xff\"}}", `{"body":{"type":"\ud800\udc00\udc00"}}`, `{"body":{"type":"\\ud800"}}`,
 	} {
 		f.Add(s)
 	}
@@ -251,6 +306,13 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		}
 		var got envelope
 		gotErr := json.Unmarshal([]byte(in), &got)
+		if w := (*wireError)(nil); errors.As(gotErr, &w) {
+			// A bad string, which encoding/json takes: there must be one.
+			if utf8.ValidString(in) && !surrogateEscape.MatchString(in) {
+				t.Fatalf("%s: %v", in, gotErr)
+			}
+			return
+		}
 		var want plainEnvelope
 		wantErr := json.Unmarshal([]byte(in), &want)
 		names := strings.NewReplacer("plainEnvelope", "envelope", "plainRequest", "request", "plainCost", "costSpec")
