@@ -18,8 +18,8 @@
 // ignored like any other. A string anywhere in a message, key or value,
 // that is not valid UTF-8 or holds a lone surrogate escape such as \ud800
 // is malformed too (JSON text is UTF-8), rather than read with U+FFFD in
-// its place. Times are milliseconds, as JSON numbers that may
-// have a fraction.
+// its place. Times are milliseconds, as JSON numbers that may have a
+// fraction; a positive time below a nanosecond counts as one.
 //
 // The examples are one session with a new node, in order, bodies only: the
 // node first holds the example cluster of the work-stealing cluster exercise

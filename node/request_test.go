@@ -69,6 +69,14 @@ func TestRequiredAndMillis(t *testing.T) {
 			t.Errorf("%v accepted", bad)
 		}
 	}
+	// A positive time below the nanosecond is a nanosecond, not 0: in
+	// range, it is not refused, and a cost_ms of 1e-9 is not taken for an
+	// absent one.
+	for _, tiny := range []float64{1e-9, 1e-300, 5e-324} {
+		if d, err := millis(&tiny, "x", 0); d != 1 || err != nil {
+			t.Errorf("%v ms = %v, %v; want 1ns", tiny, d, err)
+		}
+	}
 	if toMillis(1500*time.Microsecond) != 1.5 {
 		t.Fatal("toMillis")
 	}
@@ -168,6 +176,22 @@ func TestStringsMustBeUTF8(t *testing.T) {
 		if !strings.HasPrefix(got, `{"type": "push_job_ok"`) || !strings.HasSuffix(got, `"queue_size": `+strconv.Itoa(4+i)+`}`) {
 			t.Errorf("job %s: %s", id, got)
 		}
+	}
+}
+
+// Times in range are accepted however small: before, a duration_ms or
+// cost.mean_ms of 1e-9 was truncated to 0 and refused ("must be in (0,
+// ...], not 1e-09", which it is), and a cost_ms of 1e-9 taken for none.
+func TestTinyTimesAreANanosecond(t *testing.T) {
+	n := New()
+	if got := ask(t, n, `{"type": "init", "msg_id": 1, "jobs_to_distribute": 2, "cost": {"mean_ms": 1e-9}}`); got != `{"type": "init_ok", "in_reply_to": 1}` || n.cost.Mean != 1 {
+		t.Fatalf("got %s, mean %v", got, n.cost.Mean)
+	}
+	if got := ask(t, n, `{"type": "push_job", "msg_id": 2, "worker": "w2", "job_id": "a", "cost_ms": 1e-9}`); !strings.HasPrefix(got, `{"type": "push_job_ok"`) || n.cluster.Snapshot()[1].Queue[0].Cost != 1 {
+		t.Fatalf("got %s, job %+v", got, n.cluster.Snapshot()[1].Queue)
+	}
+	if got := ask(t, n, `{"type": "run_simulation", "msg_id": 3, "duration_ms": 1e-9}`); !strings.HasPrefix(got, `{"type": "run_simulation_ok", "in_reply_to": 3, "duration_ms": 0, `) {
+		t.Fatalf("got %s", got)
 	}
 }
 
