@@ -3,8 +3,6 @@ package node
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 )
@@ -13,11 +11,6 @@ import (
 // JSON value spread over several lines, longer than this is discarded in
 // chunks as it is read and reported, never held in memory whole.
 const MaxMessageBytes = 1 << 20
-
-// prefixCheckBytes bounds the re-validation of a multi-line value after
-// each line (which is O(size)); beyond it, a broken value is only caught
-// when it completes or hits MaxMessageBytes.
-const prefixCheckBytes = 64 << 10
 
 // SkipError is input that is not a message: a line, or a JSON value spread
 // over lines, that is not valid JSON, ends inside a value, or is longer
@@ -45,7 +38,8 @@ func (s *SkipError) Error() string { return fmt.Sprintf("line %d: %s", s.Line, s
 // reply before it sends more waits for ever.
 //
 // The normal case, one value per line, is checked with a cheap bracket
-// scan and handed over without copying.
+// scan and handed over without copying. A value spread over lines is
+// checked as its lines arrive, in time linear in its length.
 type Reader struct {
 	r       *bufio.Reader
 	limit   int
@@ -53,6 +47,7 @@ type Reader struct {
 	long    []byte   // assembles a line longer than r's buffer
 	pending []byte   // the lines so far of a value spread over lines
 	scan    brackets // the state of the scan over pending
+	syn     syntax   // the syntax check over pending
 	stash   []byte   // a value found while reporting a skip, due next
 	stashed bool
 }
@@ -121,12 +116,14 @@ func (v *Reader) add(line []byte) ([]byte, error) {
 		return nil, &SkipError{v.line, fmt.Sprintf("JSON value longer than %d bytes", v.limit)}
 	}
 	v.pending = append(append(v.pending, '\n'), line...)
+	v.syn.feed(newline)
+	v.syn.feed(line)
 	if v.scan.feed(line); v.scan.closed() {
 		value := v.pending
 		v.pending = nil
 		return value, nil
 	}
-	if len(v.pending) <= prefixCheckBytes && !validPrefix(v.pending) {
+	if !v.syn.ok() {
 		v.pending = nil
 		// The value so far was a valid prefix, so this line broke it:
 		// perhaps the value was cut short and this line starts a new one.
@@ -145,7 +142,9 @@ func (v *Reader) add(line []byte) ([]byte, error) {
 // start begins a multi-line value with line, if it is a valid prefix.
 func (v *Reader) start(line []byte) error {
 	v.scan = brackets{}
-	if v.scan.feed(line); v.scan.closed() || !validPrefix(line) {
+	v.syn.reset()
+	v.syn.feed(line)
+	if v.scan.feed(line); v.scan.closed() || !v.syn.ok() {
 		return &SkipError{v.line, "invalid JSON"}
 	}
 	v.pending = append([]byte(nil), line...)
@@ -195,13 +194,7 @@ func trimEOL(b []byte) []byte {
 	return bytes.TrimSuffix(b, []byte{'\r'})
 }
 
-// validPrefix reports whether b is the beginning of a JSON value that
-// more input could complete.
-func validPrefix(b []byte) bool {
-	var raw json.RawMessage
-	err := json.NewDecoder(bytes.NewReader(b)).Decode(&raw)
-	return errors.Is(err, io.ErrUnexpectedEOF)
-}
+var newline = []byte{'\n'}
 
 // brackets tracks the nesting depth of JSON text, skipping strings.
 type brackets struct {
