@@ -194,8 +194,9 @@
 // A request that fails changes nothing. Input that is not JSON, or has no
 // body object, gets no reply (there is nothing to reply to); it is reported
 // on the log (stderr) and skipped, as is any line, or JSON value spread over
-// lines, longer than MaxMessageBytes (1 MiB), which is discarded in chunks
-// as it is read.
+// lines, longer than MaxMessageBytes (1 MiB, line endings not counted),
+// which is read through to its end, discarded in chunks as it is read, and
+// skipped whole with one report: nothing inside it is taken for a message.
 //
 // # Limits
 //
@@ -227,7 +228,10 @@
 // A line whose brackets balance is one message (the fast, common case). A
 // line that leaves brackets open starts a message spread over lines, as in
 // the exercise's pretty-printed sample: lines are joined until the value
-// closes, provided what has been read stays a valid JSON prefix.
+// closes, provided what has been read stays a valid JSON prefix. A line
+// that breaks the prefix ends the value, reported as cut short, and is read
+// again on its own. A value that grows past MaxMessageBytes is followed in
+// the same way to its end, its text no longer kept, and skipped.
 //
 // A program that serves this protocol with handlers of its own (as steal
 // node -nats does, against a cluster on NATS) frames its input with
