@@ -32,21 +32,21 @@ import (
 // UnmarshalJSON decodes an envelope, matching its keys exactly.
 func (e *envelope) UnmarshalJSON(b []byte) error {
 	var d decoder
-	d.value(b, reflect.TypeFor[envelope](), "", "", func(i int) int { return d.object(b, i, "", e.member) })
+	d.value(b, reflect.TypeFor[envelope](), func(i int) int { return d.object(b, i, "", e.member) })
 	return d.result()
 }
 
 // UnmarshalJSON decodes a request body, matching its keys exactly.
 func (r *request) UnmarshalJSON(b []byte) error {
 	var d decoder
-	d.value(b, reflect.TypeFor[request](), "", "", func(i int) int { return d.object(b, i, "", r.member) })
+	d.value(b, reflect.TypeFor[request](), func(i int) int { return d.object(b, i, "", r.member) })
 	return d.result()
 }
 
 // UnmarshalJSON decodes init's cost, matching its keys exactly.
 func (c *costSpec) UnmarshalJSON(b []byte) error {
 	var d decoder
-	d.value(b, reflect.TypeFor[costSpec](), "", "", func(i int) int { return d.object(b, i, "", c.member) })
+	d.value(b, reflect.TypeFor[costSpec](), func(i int) int { return d.object(b, i, "", c.member) })
 	return d.result()
 }
 
@@ -193,7 +193,7 @@ func (d *decoder) place(where string) {
 
 // value decodes the whole of b, an object or null, with object; anything
 // else is mistyped, as encoding/json reports it at the top level.
-func (d *decoder) value(b []byte, t reflect.Type, structName, field string, object func(i int) int) {
+func (d *decoder) value(b []byte, t reflect.Type, object func(i int) int) {
 	i := space(b, 0)
 	if i == len(b) {
 		d.fail(errNotJSON)
@@ -206,7 +206,7 @@ func (d *decoder) value(b []byte, t reflect.Type, structName, field string, obje
 	case 'n':
 		end = d.skip(b, i)
 	default:
-		d.fail(&json.UnmarshalTypeError{Value: kind(b[i]), Type: t, Offset: int64(i), Struct: structName, Field: field})
+		d.fail(&json.UnmarshalTypeError{Value: kind(b[i]), Type: t, Offset: int64(i)})
 		end = d.skip(b, i)
 	}
 	if space(b, end) != len(b) {
@@ -258,6 +258,9 @@ func (d *decoder) object(b []byte, i int, path string, m member) int {
 			break
 		}
 		end := d.str(b, i)
+		if end < i+2 || b[end-1] != '"' {
+			break // unterminated
+		}
 		if path == "" {
 			d.place("a key of the message")
 		} else {

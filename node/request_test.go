@@ -321,10 +321,16 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		`{"body":null}`, `{"body":5}`, `{"body":{},"body":[]}`, `[]`, `null`, `"x"`, `{"body":{"t\u0079pe":"a","\u0000":1}}`,
 		`{"body":{"workers":null,"payload":null,"msg_id":null,"cost":null}}`, `{"x":{"body":1},"body":{"type":"a"}}`,
 		"{\"body\":{\"type\":\"\xff\"}}", `{"body":{"type":"\ud800\udc00\udc00"}}`, `{"body":{"type":"\\ud800"}}`,
+		`{"`, `{"\"`, `{"a":`, `{"a":{"b`, `{"body":{"cost":{"mo`, `{"a" 1}`, `{"a":1 "b"}`, `{"body":[}`, `{"src":"x\u12`,
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
+		// Called directly, on text encoding/json has not checked, the
+		// decoders must not fail worse than with an error.
+		(&envelope{}).UnmarshalJSON([]byte(in))
+		(&request{}).UnmarshalJSON([]byte(in))
+		(&costSpec{}).UnmarshalJSON([]byte(in))
 		if !json.Valid([]byte(in)) || foldedKey([]byte(in)) {
 			return
 		}
