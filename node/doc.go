@@ -13,8 +13,13 @@
 // reply body has a "type" and "in_reply_to", the request's msg_id. Other
 // fields are listed below with each message; a field not marked optional is
 // required, a field of the wrong JSON type is malformed (error 12), and
-// fields the node does not know are ignored. Times are milliseconds, as
-// JSON numbers that may have a fraction.
+// fields the node does not know are ignored. Keys are matched exactly, as
+// written here: "TYPE" or "Msg_Id" is not a field the node knows, and is
+// ignored like any other. A string anywhere in a message, key or value,
+// that is not valid UTF-8 or holds a lone surrogate escape such as \ud800
+// is malformed too (JSON text is UTF-8), rather than read with U+FFFD in
+// its place. Times are milliseconds, as JSON numbers that may have a
+// fraction; a positive time below a nanosecond counts as one.
 //
 // The examples are one session with a new node, in order, bodies only: the
 // node first holds the example cluster of the work-stealing cluster exercise
@@ -178,8 +183,8 @@
 // The codes:
 //
 //	  10  unknown message type
-//	  12  malformed request: missing or mistyped field, bad value, or a
-//	      value over one of the Limits
+//	  12  malformed request: missing or mistyped field, bad value, a
+//	      string that is not UTF-8, or a value over one of the Limits
 //	1000  unknown worker
 //	1001  duplicate worker (init)
 //	1002  nothing to steal (steal_job, pop_job)
@@ -189,8 +194,9 @@
 // A request that fails changes nothing. Input that is not JSON, or has no
 // body object, gets no reply (there is nothing to reply to); it is reported
 // on the log (stderr) and skipped, as is any line, or JSON value spread over
-// lines, longer than MaxMessageBytes (1 MiB), which is discarded in chunks
-// as it is read.
+// lines, longer than MaxMessageBytes (1 MiB, line endings not counted),
+// which is read through to its end, discarded in chunks as it is read, and
+// skipped whole with one report: nothing inside it is taken for a message.
 //
 // # Limits
 //
@@ -222,7 +228,10 @@
 // A line whose brackets balance is one message (the fast, common case). A
 // line that leaves brackets open starts a message spread over lines, as in
 // the exercise's pretty-printed sample: lines are joined until the value
-// closes, provided what has been read stays a valid JSON prefix.
+// closes, provided what has been read stays a valid JSON prefix. A line
+// that breaks the prefix ends the value, reported as cut short, and is read
+// again on its own. A value that grows past MaxMessageBytes is followed in
+// the same way to its end, its text no longer kept, and skipped.
 //
 // A program that serves this protocol with handlers of its own (as steal
 // node -nats does, against a cluster on NATS) frames its input with
@@ -233,7 +242,8 @@
 //
 // Messages are handled one at a time on the calling goroutine: no locks, no
 // goroutines. The common message shapes are decoded by a small scanner and
-// everything else by encoding/json; replies are encoded into one reused
+// everything else by encoding/json, field by field, with keys matched
+// exactly rather than as encoding/json matches them; replies are encoded into one reused
 // buffer, and output is flushed before every read of the input, so a peer
 // never waits for a reply the node holds. steal_job runs at about 400,000
 // messages per second on two cores (BenchmarkNodeStealJob).

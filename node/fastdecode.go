@@ -6,9 +6,9 @@ import "strconv"
 // strings, integers and lists of strings (steal_job, pop_job, ...), without
 // encoding/json's validation pass and reflection, which cost most of a
 // request's time. Anything else, including every malformed input, makes it
-// return false, and the caller decodes with encoding/json instead; where it
-// returns true the result is exactly what encoding/json would produce (a
-// fuzz test checks this).
+// return false, and the caller decodes with json.Unmarshal instead, which
+// runs envelope's UnmarshalJSON; where it returns true the result is
+// exactly what that produces (a fuzz test checks this).
 func fastDecode(b []byte, env *envelope) bool {
 	p := scanner{b: b}
 	if !p.open('{') {
@@ -33,7 +33,7 @@ func fastDecode(b []byte, env *envelope) bool {
 			}
 			ok = p.body(env.Body)
 		default:
-			return false // unknown or differently cased key: let encoding/json decide
+			return false // a key it does not know, exactly: let the slow path decide
 		}
 		if !ok {
 			return false

@@ -37,8 +37,9 @@ func TestFastDecodeDefersEverythingElse(t *testing.T) {
 	}
 }
 
-// FuzzFastDecode checks that whatever fastDecode accepts, encoding/json
-// decodes to the same envelope. Its seed corpus runs in every go test.
+// FuzzFastDecode checks that whatever fastDecode accepts, json.Unmarshal
+// (the exact decoder of decode.go) decodes to the same envelope. Its seed
+// corpus runs in every go test.
 func FuzzFastDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"src":"c","dest":"n","body":{"type":"steal_job","msg_id":1,"thief_worker":"w3","busy_workers":["w1","w2"]}}`,

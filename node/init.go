@@ -94,11 +94,13 @@ func parseCost(spec *costSpec) (sim.Cost, error) {
 		}
 		cost.Model = m
 	}
-	mean, err := millis(spec.MeanMS, "cost.mean_ms", cost.Mean)
-	if err != nil || mean <= 0 {
-		return cost, malformed("cost.mean_ms must be a positive number of ms")
+	if spec.MeanMS != nil {
+		mean, err := positiveMillis(*spec.MeanMS, "cost.mean_ms")
+		if err != nil {
+			return cost, err
+		}
+		cost.Mean = mean
 	}
-	cost.Mean = mean
 	return cost, nil
 }
 

@@ -107,3 +107,22 @@ func TestServeReturnsWriteErrors(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// The review's input: a pretty-printed push_job of 1.1 MB whose payload's
+// last element, on a line of its own, is a whole init. It is skipped whole,
+// with one report, and the message after it is answered on the example
+// cluster. Before, the init was executed (init_ok with in_reply_to 666, the
+// cluster replaced by [evil]) and the payload's lines were reported one by
+// one.
+func TestServeSkipsAnOverLongValueWhole(t *testing.T) {
+	pad := `      "` + strings.Repeat("x", 1000) + `",` + "\n"
+	msg := "{\n  \"src\": \"c\",\n  \"dest\": \"n\",\n  \"body\": {\n    \"type\": \"push_job\",\n    \"msg_id\": 1,\n    \"worker\": \"w3\",\n    \"job_id\": \"big\",\n    \"payload\": [\n" +
+		strings.Repeat(pad, 1100) +
+		"      {\"src\": \"c\", \"dest\": \"n\", \"body\": {\"type\": \"init\", \"msg_id\": 666, \"workers\": [\"evil\"]}}\n    ]\n  }\n}\n"
+	out, log := serve(t, msg+`{"src": "c", "dest": "n", "body": {"type": "check_cluster_state", "msg_id": 2}}`+"\n")
+	want := `{"src": "n", "dest": "c", "body": {"type": "cluster_state_ok", "in_reply_to": 2, "workers": {"w1": {"queue_size": 3, "state": "busy"}, ` +
+		`"w2": {"queue_size": 3, "state": "busy"}, "w3": {"queue_size": 0, "state": "idle"}}, "all_idle": false}}` + "\n"
+	if out != want || log != "steal node: skipped line 1113: JSON value longer than 1048576 bytes\n" {
+		t.Fatalf("stdout %.300q\nstderr (%d lines) %.300q", out, strings.Count(log, "\n"), log)
+	}
+}

@@ -2,12 +2,16 @@ package node
 
 import (
 	"encoding/json"
+	"errors"
+	"math"
 	"strconv"
 	"time"
 )
 
 // envelope is one incoming message. Body is a pointer so that a missing or
 // non-object body (nothing to reply to) is told apart from an empty one.
+// The json tags here and in request and costSpec name the keys; their
+// UnmarshalJSON methods (decode.go) match them exactly.
 type envelope struct {
 	Src  string   `json:"src"`
 	Dest string   `json:"dest"`
@@ -64,6 +68,9 @@ func (r *request) parseMsgID() error {
 		return nil
 	}
 	id, err := strconv.ParseInt(string(r.ID), 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return malformed("msg_id %s is out of range: it must be an integer in [%d, %d]", r.ID, math.MinInt64, math.MaxInt64)
+	}
 	if err != nil {
 		return malformed("msg_id must be an integer, not %s", r.ID)
 	}
@@ -87,7 +94,10 @@ func required[T any](p *T, field string) (T, error) {
 	return *p, nil
 }
 
-// millis converts an optional non-negative millisecond field.
+// millis converts an optional non-negative millisecond field. A positive
+// time below the nanosecond, the resolution of a time.Duration, is a
+// nanosecond: it is in range, and must not turn into 0, which means "none"
+// to cost_ms and is refused by the fields that must be positive.
 func millis(p *float64, field string, fallback time.Duration) (time.Duration, error) {
 	if p == nil {
 		return fallback, nil
@@ -95,7 +105,20 @@ func millis(p *float64, field string, fallback time.Duration) (time.Duration, er
 	if *p < 0 || *p > float64(MaxDuration.Milliseconds()) {
 		return 0, malformed("%s must be in [0, %d] ms (MaxDuration, a year), not %v", field, MaxDuration.Milliseconds(), *p)
 	}
-	return time.Duration(*p * float64(time.Millisecond)), nil
+	d := time.Duration(*p * float64(time.Millisecond))
+	if d == 0 && *p > 0 {
+		d = 1
+	}
+	return d, nil
+}
+
+// positiveMillis converts a millisecond field that must be more than 0.
+func positiveMillis(ms float64, field string) (time.Duration, error) {
+	d, err := millis(&ms, field, 0)
+	if err != nil || d <= 0 {
+		return 0, malformed("%s must be in (0, %d] ms (MaxDuration, a year), not %v", field, MaxDuration.Milliseconds(), ms)
+	}
+	return d, nil
 }
 
 // toMillis converts a duration for a reply.

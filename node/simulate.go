@@ -82,9 +82,9 @@ func (n *Node) parseSimulation(req *request) (time.Duration, []sim.Policy, error
 	if err != nil {
 		return 0, nil, err
 	}
-	horizon, err := millis(&ms, "duration_ms", 0)
-	if err != nil || horizon <= 0 {
-		return 0, nil, malformed("duration_ms must be in (0, %d] ms (MaxDuration, a year), not %v", MaxDuration.Milliseconds(), ms)
+	horizon, err := positiveMillis(ms, "duration_ms")
+	if err != nil {
+		return 0, nil, err
 	}
 	if req.Policies == nil {
 		return horizon, []sim.Policy{{Mode: sim.StealOne, Victims: n.cluster.Victims()}}, nil

@@ -1,0 +1,63 @@
+package node
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// decoderWantsMore is the Reader's former check of a value spread over
+// lines, run on all of it after every line: whether encoding/json's Decoder
+// finds b the beginning of a value that more input could complete. syntax
+// must agree with it.
+func decoderWantsMore(b []byte) bool {
+	var raw json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(b)).Decode(&raw)
+	return errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// check feeds in to a syntax in two pieces and compares it with the
+// Decoder. Only text that opens an object or array is compared: the
+// Reader feeds no other, and a number at the top can always go on.
+func checkSyntax(t *testing.T, in string, split int) {
+	t.Helper()
+	trimmed := strings.TrimLeft(in, " \t\r\n")
+	if trimmed == "" || trimmed[0] != '{' && trimmed[0] != '[' {
+		return
+	}
+	split = min(max(split, 0), len(in))
+	var s syntax
+	s.feed([]byte(in[:split]))
+	s.feed([]byte(in[split:]))
+	if want := decoderWantsMore([]byte(in)); s.ok() != want {
+		t.Fatalf("%q (split at %d): ok %v, the Decoder %v", in, split, s.ok(), want)
+	}
+}
+
+func TestSyntaxMatchesDecoder(t *testing.T) {
+	for _, in := range []string{
+		`{`, `{"a"`, `{"a":`, `{"a": 1`, `{"a": 1,`, `{"a": 1}`, `{"a": 1} `, `{"a": 1} x`, `{} {`, `[1, 2`, `[1 2`, `[1,]`, `[,`,
+		`[-`, `[-0`, `[-01`, `[0.`, `[0.5e`, `[0.5e+`, `[0.5e+1`, `[1e5.`, `[1.5.`, `[01`, `[.5`, `[+1`, `[1E-`, `[-a`,
+		`[tr`, `[true`, `[truex`, `[nul`, `[null]`, `[fals`, `[falsy`, `["\u12`, `["\u12g`, `["\x"]`, `["\/`, "[\"a\tb\"",
+		"[\"\xff\"", `[{"a":{"b":[{}]}}`, `[{"a":{"b":[{}]]}`, `[}`, `{]`, `{"a" "b"}`, `{1:2}`, `{"a":1,}`, "[\n1\n,\n2", "[1\n2]",
+		strings.Repeat("[", maxDepth), strings.Repeat("[", maxDepth+1), strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth),
+		strings.Repeat(`{"a":`, maxDepth), strings.Repeat(`{"a":`, maxDepth+1),
+	} {
+		for split := 0; split <= len(in) && split < 40; split++ {
+			checkSyntax(t, in, split)
+		}
+		checkSyntax(t, in, len(in)/2)
+	}
+}
+
+// FuzzSyntax compares syntax with the Decoder on any text, fed in two
+// pieces. Its seed corpus runs in every go test.
+func FuzzSyntax(f *testing.F) {
+	for _, s := range []string{`{"a": [1, -2.5e3, "x\"y\u00e9", true, null, {}]`, `[1 ,2]`, `{"a":}`, "[\"\\ud800\", 0.0E+1, \n", `[[[[`} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, in string, split int) { checkSyntax(t, in, split) })
+}
