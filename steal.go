@@ -14,14 +14,18 @@ const stealRunnextAfter = 3 * time.Microsecond
 // stealWork makes up to stealTries passes over the other workers in a random
 // order and takes half of the first non-empty ring it finds. On the last pass
 // it may take a victim's runnext. It returns nil if it found nothing.
-func (w *worker) stealWork() *task {
+func (w *worker) stealWork() *task { return w.stealPasses(stealTries) }
+
+// stealPasses is stealWork with the number of passes given: a waiting
+// worker makes one per round (helpUntil), a spinning one stealTries.
+func (w *worker) stealPasses(passes int) *task {
 	workers := *w.pool.victims.Load()
 	n := uint32(len(workers))
 	if n < 2 {
 		return nil
 	}
-	for pass := 0; pass < stealTries; pass++ {
-		last := pass == stealTries-1
+	for pass := 0; pass < passes; pass++ {
+		last := pass == passes-1
 		start, stride := w.stealOrder(n)
 		for i, pos := uint32(0), start; i < n; i, pos = i+1, (pos+stride)%n {
 			v := workers[pos]

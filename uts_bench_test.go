@@ -112,7 +112,8 @@ func utsFork2(w *Worker, s utsSpan) int64 {
 
 var utsNodes = utsSeq(1, true)
 
-// BenchmarkUTS compares the walks on one pool of GOMAXPROCS workers.
+// BenchmarkUTS compares the walks on one pool of GOMAXPROCS workers. The
+// pool's walks also report their steals and parks per run.
 func BenchmarkUTS(b *testing.B) {
 	for _, group := range []bool{false, true} {
 		name := "floor-closures"
@@ -147,6 +148,7 @@ func BenchmarkUTS(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
+			before := p.Stats().Total
 			for range b.N {
 				var n int64
 				p.Run(func(w *Worker) { n = bc.walk(w) })
@@ -154,6 +156,7 @@ func BenchmarkUTS(b *testing.B) {
 					b.Fatalf("counted %d nodes, want %d", n, utsNodes)
 				}
 			}
+			reportSteals(b, before, p.Stats().Total)
 		})
 	}
 }
@@ -187,4 +190,12 @@ func utsFloor(h uint64, root, group bool) int64 {
 		fn()
 	}
 	return 1 + n.Load()
+}
+
+// reportSteals reports the steals and parks per run between two snapshots
+// of a pool's totals: on many cores a walk's time follows its steals.
+func reportSteals(b *testing.B, before, after WorkerStats) {
+	n := float64(b.N)
+	b.ReportMetric(float64(after.Steals-before.Steals)/n, "steals/op")
+	b.ReportMetric(float64(after.Parks-before.Parks)/n, "parks/op")
 }
