@@ -17,10 +17,12 @@
 //
 // # Contention, measured
 //
-// The seed claims work stealing has "~9x less contention" than one shared
-// queue. Two benchmarks measure it, on a 2-core Intel Xeon VM (go1.26,
-// GOMAXPROCS=2, other jobs running); the figures are medians of what we saw,
-// and a machine with more cores will differ.
+// The work-stealing cluster exercise says that an owner and a thief working
+// at opposite ends of one deque contend "~9x less" than when they meet at
+// the same end. Two benchmarks measure what a deque per worker buys against
+// one shared queue, on a 2-core AMD EPYC (Turin) VM (go1.26, GOMAXPROCS=2);
+// the figures are what we saw over two runs, and a machine with more cores
+// will differ.
 //
 // BenchmarkContentionTree is the realistic case: W workers expand a binary
 // tree of 524,287 tasks (about 50 ns of work each). With deques each worker
@@ -29,10 +31,11 @@
 //
 //	go test -run XXX -bench ContentionTree -benchtime 5x -count 2 ./deque
 //
-// ns per task, deques vs mutex: W=2 63-79 vs 130-133 (2.0x less), W=4 65-67
-// vs 244-250 (3.7x), W=8 101-116 vs 308-350 (3.0x). So on this machine the
-// deques cut the cost of sharing work by 2 to 4x, not 9x; the mutex gets
-// worse as more workers contend for it, the deques barely notice.
+// ns per task, deques vs mutex: W=2 42-44 vs 161-245 (about 4-6x less),
+// W=4 54-65 vs 246-249 (about 4x), W=8 119-135 vs 257-280 (about 2x; eight
+// workers on two cores). So on this machine the deques cut the cost of
+// sharing work by 2 to 6x, not 9x; the mutex gets worse as more workers
+// contend for it.
 //
 // BenchmarkContention is the adversarial case: an owner doing Push, Push,
 // Pop per op while 1 to 4 thieves Steal in a tight loop, so the deque is
@@ -41,9 +44,9 @@
 //
 //	go test -count=1 -run XXX -bench Contention$ -benchtime 200ms ./deque
 //
-// There the owner's ns/op were, deque vs mutex: 1 thief 232 vs 134, 2
-// thieves 236 vs 121, 3 thieves 278 vs 140, 4 thieves 268 vs 135: the deque
-// was 1.7 to 2x slower. Every Go atomic store is a full-fence XCHG on amd64,
+// There the owner's ns/op were, deque vs mutex: 1 thief 218 vs 122, 2
+// thieves 223 vs 135, 3 thieves 237 vs 186, 4 thieves 194 vs 186: the deque
+// was up to 1.8x slower. Every Go atomic store is a full-fence XCHG on amd64,
 // and when the thieves take everything the owner pushes, the deque pays for
 // its protocol and gets none of the locality it exists for. Work stealing
 // wins when thieves are the exception, which is what a scheduler arranges.
