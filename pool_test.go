@@ -456,23 +456,28 @@ func TestSchedTraceEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out syncBuffer
+	copied := make(chan struct{})
+	go func() { io.Copy(&out, r); close(copied) }()
 	stderr := os.Stderr
 	os.Stderr = w
 	p := New(WithWorkers(2)) // reads os.Stderr now
 	os.Stderr = stderr
-	time.Sleep(20 * time.Millisecond)
+	// Wait for lines rather than a fixed time: a loaded machine can hold
+	// the trace's goroutine off its processor for longer than a period.
+	waitUntil(5*time.Second, func() bool { return strings.Count(out.String(), "\n") >= 2 })
 	err = p.Close()
 	w.Close()
-	out, _ := io.ReadAll(r)
+	<-copied
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSchedLines(t, string(out), 2)
+	checkSchedLines(t, out.String(), 2)
 
 	// An explicit WithSchedTrace wins over the environment.
 	var buf syncBuffer
 	p = New(WithWorkers(1), WithSchedTrace(time.Millisecond, &buf))
-	time.Sleep(10 * time.Millisecond)
+	waitUntil(5*time.Second, func() bool { return strings.Count(buf.String(), "\n") >= 2 })
 	p.Close()
 	checkSchedLines(t, buf.String(), 1)
 }
