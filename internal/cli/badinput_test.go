@@ -93,8 +93,8 @@ func TestDemoRefusesHugeCounts(t *testing.T) {
 }
 
 // TestSimReportsUnfinishedRuns: a run that reaches the end of virtual time
-// (about 292 years) stops with jobs left. The table printed the instant it
-// stopped as its makespan, under a lower bound saturated at the same 292
+// (about 292 years) ends with jobs left. The table printed the instant it
+// was cut off as its makespan, under a lower bound saturated at the same 292
 // years, for a makespan/bound of 0.001, and the JSON said nothing of it.
 func TestSimReportsUnfinishedRuns(t *testing.T) {
 	args := []string{"sim", "-mean", "100000h", "-jobs", "100000", "-workers", "2", "-cost", "fixed", "-policies", "none"}

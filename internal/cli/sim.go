@@ -132,7 +132,7 @@ func writeTable(w io.Writer, wl sim.Workload, results []sim.Result, elapsed time
 	fmt.Fprintln(tw, "policy\tmakespan\tmakespan/bound\tutilisation\tsteals\tfailed\tmoved\t")
 	var unfinished []sim.Result
 	for _, r := range results {
-		// A run stopped short has no makespan: the instant it stopped
+		// A run cut off early has no makespan: the instant it ended
 		// would pass for one, and its ratio for a schedule's quality.
 		makespan, ratio := r.Makespan.Round(time.Microsecond).String(), fmt.Sprintf("%.3f", r.Ratio())
 		if !r.Finished {
@@ -150,7 +150,7 @@ func writeTable(w io.Writer, wl sim.Workload, results []sim.Result, elapsed time
 			lowerBound(results[0]), elapsed.Round(time.Millisecond))
 	}
 	for _, r := range unfinished {
-		fmt.Fprintf(w, "%v: unfinished, stopped at the end of virtual time (about 292 years) with %d of %d jobs done\n",
+		fmt.Fprintf(w, "%v: unfinished, cut off at the end of virtual time (about 292 years) with %d of %d jobs done\n",
 			r.Policy, r.Jobs(), r.Jobs()+r.Left())
 	}
 	return nil

@@ -34,7 +34,7 @@ type jsonResult struct {
 	JobsMoved     int          `json:"jobs_moved"`
 	JobsCompleted int          `json:"jobs_completed"`
 	JobsLeft      int          `json:"jobs_left"`
-	Finished      bool         `json:"finished"`          // false: stopped at the end of virtual time, and makespan_ms is when
+	Finished      bool         `json:"finished"`          // false: cut off at the end of virtual time, and makespan_ms is when
 	Samples       []jsonSample `json:"samples,omitempty"` // with -samples only
 }
 
