@@ -35,6 +35,9 @@ func (m CostModel) String() string {
 	return costModelNames[m]
 }
 
+// valid reports whether m is one of the named models.
+func (m CostModel) valid() bool { return m >= 0 && int(m) < len(costModelNames) }
+
 // ParseCostModel maps a name to its model; "heavy" is an alias of "pareto".
 func ParseCostModel(name string) (CostModel, error) {
 	if name == "heavy" {

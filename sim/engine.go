@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -45,10 +46,44 @@ type Options struct {
 
 // Simulate runs the jobs, queues[w] front to back on worker w, under the
 // policy and returns what happened. It does not modify queues.
+//
+// It panics, with a message naming the value, if a task's cost,
+// o.StealLatency or o.Spawn.Cost.Mean is negative, or if p's mode, or for
+// a stealing mode its victim policy, is not one of the named constants:
+// a negative duration would schedule events in the past and make virtual
+// time run backwards. Negative CentralService and Horizon mean 0.
 func Simulate(queues [][]Task, p Policy, o Options) Result {
+	mustBeValid(queues, p, o)
 	e := newEngine(queues, p, o)
 	e.run()
 	return e.result()
+}
+
+func mustBeValid(queues [][]Task, p Policy, o Options) {
+	switch p.Mode {
+	case NoSteal, Central:
+	case StealOne, StealHalf:
+		switch p.Victims {
+		case cluster.MostLoaded, cluster.Random, cluster.BestOfTwo:
+		default:
+			panic(fmt.Sprintf("sim: Simulate: unknown victim policy %v", p.Victims))
+		}
+	default:
+		panic(fmt.Sprintf("sim: Simulate: unknown policy mode %d", int(p.Mode)))
+	}
+	if o.StealLatency < 0 {
+		panic(fmt.Sprintf("sim: Simulate: negative steal latency %v", o.StealLatency))
+	}
+	if o.Spawn.Cost.Mean < 0 {
+		panic(fmt.Sprintf("sim: Simulate: negative spawn cost mean %v", o.Spawn.Cost.Mean))
+	}
+	for w, q := range queues {
+		for k, t := range q {
+			if t.Cost < 0 {
+				panic(fmt.Sprintf("sim: Simulate: task %d of worker %d (key %d) has a negative cost, %v", k, w, t.Key, t.Cost))
+			}
+		}
+	}
 }
 
 // engine is the state of one run. Tasks are referred to by their index in

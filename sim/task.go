@@ -46,3 +46,9 @@ func (s Spawn) children(parent Task, seed uint64) int {
 func childKey(parent uint64, c int) uint64 {
 	return mix(parent*0x2545f4914f6cdd1d + uint64(c) + 1)
 }
+
+// MaxWorkers caps the workers of a Workload, which Validate enforces: a run
+// takes a few hundred bytes per worker, so a mistyped count would
+// otherwise exhaust memory before the first event, and workers are indexed
+// by int32.
+const MaxWorkers = 1 << 20

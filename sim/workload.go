@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/worksteal/steal/cluster"
@@ -23,23 +24,50 @@ type Workload struct {
 	Sample Sampling
 }
 
-// Validate reports the first thing that makes the workload unrunnable.
+// Validate reports the first thing that makes the workload unrunnable,
+// naming the field and the value: workers outside [1, MaxWorkers], jobs
+// outside [0, MaxTasks], a cost mean that is not positive, a negative
+// latency, service time, spawn cost mean, children or depth, a spawn
+// probability outside [0, 1] (NaN included), or a distribution or cost
+// model that is not one of the named constants.
 func (wl Workload) Validate() error {
+	s := wl.Spawn
 	switch {
-	case wl.Workers < 1:
-		return fmt.Errorf("sim: need at least one worker, have %d", wl.Workers)
+	case wl.Workers < 1 || wl.Workers > MaxWorkers:
+		return fmt.Errorf("sim: workers must be in [1, %d] (MaxWorkers), have %d", MaxWorkers, wl.Workers)
 	case wl.Jobs < 0 || wl.Jobs > MaxTasks:
 		return fmt.Errorf("sim: jobs must be in [0, %d], have %d", MaxTasks, wl.Jobs)
+	case wl.Distribution.String() != distributionName(wl.Distribution):
+		return fmt.Errorf("sim: unknown distribution %v", wl.Distribution)
+	case !wl.Cost.Model.valid():
+		return fmt.Errorf("sim: unknown cost model %v", wl.Cost.Model)
 	case wl.Cost.Mean <= 0:
 		return fmt.Errorf("sim: mean cost must be positive, have %v", wl.Cost.Mean)
 	case wl.StealLatency < 0:
 		return fmt.Errorf("sim: steal latency must not be negative, have %v", wl.StealLatency)
 	case wl.CentralService < 0:
 		return fmt.Errorf("sim: central service time must not be negative, have %v", wl.CentralService)
-	case wl.Spawn.Prob < 0 || wl.Spawn.Prob > 1 || wl.Spawn.Children < 0 || wl.Spawn.Depth < 0:
-		return fmt.Errorf("sim: spawn probability must be in [0, 1] and children, depth >= 0")
+	case !(s.Prob >= 0 && s.Prob <= 1): // written so that NaN fails too
+		return fmt.Errorf("sim: spawn probability must be in [0, 1], have %v", s.Prob)
+	case s.Children < 0:
+		return fmt.Errorf("sim: spawn children must not be negative, have %d", s.Children)
+	case s.Depth < 0:
+		return fmt.Errorf("sim: spawn depth must not be negative, have %d", s.Depth)
+	case !s.Cost.Model.valid():
+		return fmt.Errorf("sim: unknown spawn cost model %v", s.Cost.Model)
+	case s.Cost.Mean < 0:
+		return fmt.Errorf("sim: spawn cost mean must not be negative (0 means the jobs' cost), have %v", s.Cost.Mean)
 	}
 	return nil
+}
+
+// distributionName is d's name when d is one of cluster's distributions,
+// and something String never returns otherwise.
+func distributionName(d cluster.Distribution) string {
+	if _, err := cluster.ParseDistribution(d.String()); err != nil {
+		return ""
+	}
+	return d.String()
 }
 
 // Queues builds the initial deques: job k has key k and a cost drawn for
@@ -62,19 +90,32 @@ func (wl Workload) JobCost(k int) time.Duration {
 	return wl.Cost.Draw(mix(wl.Seed) + uint64(k))
 }
 
-// Run simulates the workload to completion under one policy.
+// Run simulates the workload to completion under one policy. It panics
+// with Validate's error if the workload is invalid, and as Simulate does if
+// the policy is.
 func (wl Workload) Run(p Policy) Result {
+	wl.mustValidate("Run")
 	return Simulate(wl.Queues(), p, wl.options())
 }
 
-// Compare runs the same workload under each policy, in order.
+// Compare runs the same workload under each policy, in order. It panics as
+// Run does.
 func (wl Workload) Compare(policies []Policy) []Result {
+	wl.mustValidate("Compare")
 	queues := wl.Queues()
 	out := make([]Result, len(policies))
 	for i, p := range policies {
 		out[i] = Simulate(queues, p, wl.options())
 	}
 	return out
+}
+
+// mustValidate panics with Validate's error: a workload with no workers,
+// for one, would place none of its jobs and report them all done.
+func (wl Workload) mustValidate(caller string) {
+	if err := wl.Validate(); err != nil {
+		panic("sim: " + caller + ": " + strings.TrimPrefix(err.Error(), "sim: "))
+	}
 }
 
 func (wl Workload) options() Options {

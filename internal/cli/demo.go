@@ -19,9 +19,36 @@ type demoFlags struct {
 	trace, spawn         string
 }
 
+// The demo's bounds. A pool's start costs time in its workers squared on
+// a small machine (10,000 workers took minutes on two cores before the
+// first task), and with -spawn flat every task is queued at once, about
+// 65 bytes each: 10 million tasks take 650 MB.
+const (
+	maxDemoWorkers = 1024
+	maxDemoTasks   = 10_000_000
+)
+
+// check returns what is wrong with the flags, naming the flag, the value
+// and what is allowed, or "" when nothing is.
+func (f *demoFlags) check() string {
+	switch {
+	case f.workers < 1 || f.workers > maxDemoWorkers:
+		return fmt.Sprintf("-workers must be in [1, %d], not %d", maxDemoWorkers, f.workers)
+	case f.tasks < 1 || f.tasks > maxDemoTasks:
+		return fmt.Sprintf("-tasks must be in [1, %d], not %d", maxDemoTasks, f.tasks)
+	case f.size < 0:
+		return fmt.Sprintf("-size must not be negative, not %d", f.size)
+	case f.every <= 0:
+		return fmt.Sprintf("-every must be positive, not %v", f.every)
+	case f.spawn != "tree" && f.spawn != "flat":
+		return fmt.Sprintf("-spawn must be tree or flat, not %q", f.spawn)
+	}
+	return ""
+}
+
 func (f *demoFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "workers in the parallel run")
-	fs.IntVar(&f.tasks, "tasks", 1000, "tasks, all spawned by one task on one worker")
+	fs.IntVar(&f.workers, "workers", min(runtime.GOMAXPROCS(0), maxDemoWorkers), fmt.Sprintf("workers in the parallel run, at most %d", maxDemoWorkers))
+	fs.IntVar(&f.tasks, "tasks", 1000, fmt.Sprintf("tasks, all spawned by one task on one worker, at most %d", maxDemoTasks))
 	fs.IntVar(&f.size, "size", 1_000_000, "numbers each task sums")
 	fs.DurationVar(&f.every, "every", 100*time.Millisecond, "schedtrace interval")
 	fs.StringVar(&f.trace, "trace", "", "write a Chrome/Perfetto timeline of the parallel run to this file\n"+
@@ -36,21 +63,32 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("steal demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if code := parse(fs, args, stderr); code >= 0 {
+		return code
+	}
+	if msg := f.check(); msg != "" {
+		fmt.Fprintln(stderr, "steal demo:", msg)
 		return 2
 	}
-	if f.workers < 1 || f.tasks < 1 || f.size < 0 || f.every <= 0 || (f.spawn != "tree" && f.spawn != "flat") {
-		fmt.Fprintln(stderr, "steal demo: -workers and -tasks must be at least 1, -size at least 0, -every positive, -spawn tree or flat")
-		return 2
+	// Open the -trace file before running, so that a path that cannot be
+	// written is found before the runs, not after them.
+	var trace *traceFile
+	if f.trace != "" {
+		var err error
+		if trace, err = openTrace(f.trace); err != nil {
+			fmt.Fprintln(stderr, "steal demo: -trace:", err)
+			return 2
+		}
+		defer trace.abandon()
 	}
 	fmt.Fprintf(stdout, "steal demo: %d tasks, each summing %d ints, all created on one worker (-spawn %s)\n\n",
 		f.tasks, f.size, f.spawn)
-	one, _, err := demoRun(stdout, f, 1, false)
+	one, _, err := demoRun(stdout, f, 1, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, "steal demo:", err)
 		return 1
 	}
-	all, stats, err := demoRun(stdout, f, f.workers, true)
+	all, stats, err := demoRun(stdout, f, f.workers, trace)
 	if err != nil {
 		fmt.Fprintln(stderr, "steal demo:", err)
 		return 1
@@ -60,12 +98,12 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 }
 
 // demoRun runs the workload on a fresh pool of the given size and returns
-// the wall time and the pool's final stats.
-func demoRun(out io.Writer, f demoFlags, workers int, traced bool) (time.Duration, steal.Stats, error) {
+// the wall time and the pool's final stats; with trace not nil, it records
+// the run's timeline and writes it there.
+func demoRun(out io.Writer, f demoFlags, workers int, trace *traceFile) (time.Duration, steal.Stats, error) {
 	fmt.Fprintf(out, "-- %d worker(s)\n", workers)
 	opts := []steal.Option{steal.WithWorkers(workers), steal.WithSchedTrace(f.every, out)}
-	traced = traced && f.trace != ""
-	if traced {
+	if trace != nil {
 		opts = append(opts, steal.WithTimeline(1<<20))
 	}
 	p := steal.New(opts...)
@@ -93,8 +131,8 @@ func demoRun(out io.Writer, f demoFlags, workers int, traced bool) (time.Duratio
 	}
 	fmt.Fprintln(out, p.SchedTrace(elapsed))
 	fmt.Fprintln(out)
-	if traced {
-		if err := writeTrace(out, p, f, workers); err != nil {
+	if trace != nil {
+		if err := writeTrace(out, trace, p, f, workers); err != nil {
 			return 0, steal.Stats{}, err
 		}
 	}

@@ -10,10 +10,40 @@ import (
 	"github.com/worksteal/steal"
 )
 
+// traceFile is the -trace file, opened before the runs.
+type traceFile struct {
+	*os.File
+	created bool // by openTrace: abandon removes it
+	written bool
+}
+
+// openTrace opens path for writing without truncating it: an existing
+// file is replaced only once there is a timeline to put in it.
+func openTrace(path string) (*traceFile, error) {
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &traceFile{File: f, created: statErr != nil}, nil
+}
+
+// abandon closes the file and, if the demo created it but wrote no
+// timeline, removes it; after a write it does nothing.
+func (t *traceFile) abandon() {
+	if t.written {
+		return
+	}
+	t.Close()
+	if t.created {
+		os.Remove(t.Name())
+	}
+}
+
 // writeTrace writes the pool's timeline to the -trace file as Chrome trace
 // JSON, with the run described in the format's otherData metadata, where
 // trace viewers show it and the chart program finds its title.
-func writeTrace(out io.Writer, p *steal.Pool, f demoFlags, workers int) error {
+func writeTrace(out io.Writer, file *traceFile, p *steal.Pool, f demoFlags, workers int) error {
 	var trace bytes.Buffer
 	if err := p.WriteTrace(&trace); err != nil {
 		return err
@@ -23,7 +53,14 @@ func writeTrace(out io.Writer, p *steal.Pool, f demoFlags, workers int) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(f.trace, data, 0o644); err != nil {
+	if err := file.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := file.WriteAt(data, 0); err != nil {
+		return err
+	}
+	file.written = true
+	if err := file.Close(); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "timeline written to %s (open it in ui.perfetto.dev or chrome://tracing)\n\n", f.trace)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"text/tabwriter"
 	"time"
 
@@ -94,12 +95,8 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var f simFlags
 	f.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "steal sim: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if code := parse(fs, args, stderr); code >= 0 {
+		return code
 	}
 	if err := f.applySampleDefaults(fs); err != nil {
 		fmt.Fprintln(stderr, "steal sim:", err)
@@ -133,16 +130,37 @@ func writeTable(w io.Writer, wl sim.Workload, results []sim.Result, elapsed time
 		wl.Jobs, wl.Cost.Model, wl.Cost.Mean, wl.Distribution, wl.Workers, wl.StealLatency, wl.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "policy\tmakespan\tmakespan/bound\tutilisation\tsteals\tfailed\tmoved\t")
+	var unfinished []sim.Result
 	for _, r := range results {
-		fmt.Fprintf(tw, "%v\t%v\t%.3f\t%.1f%%\t%d\t%d\t%d\t\n", r.Policy, r.Makespan.Round(time.Microsecond),
-			r.Ratio(), 100*r.Utilisation(), r.Steals, r.FailedSteals, r.Moved)
+		// A run cut off early has no makespan: the instant it ended
+		// would pass for one, and its ratio for a schedule's quality.
+		makespan, ratio := r.Makespan.Round(time.Microsecond).String(), fmt.Sprintf("%.3f", r.Ratio())
+		if !r.Finished {
+			makespan, ratio = "unfinished", "-"
+			unfinished = append(unfinished, r)
+		}
+		fmt.Fprintf(tw, "%v\t%s\t%s\t%.1f%%\t%d\t%d\t%d\t\n", r.Policy, makespan, ratio,
+			100*r.Utilisation(), r.Steals, r.FailedSteals, r.Moved)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if len(results) > 0 {
-		fmt.Fprintf(w, "\nlower bound max(work/W, longest job) = %v; simulated in %v\n",
-			results[0].LowerBound().Round(time.Microsecond), elapsed.Round(time.Millisecond))
+		fmt.Fprintf(w, "\nlower bound max(work/W, longest job) = %s; simulated in %v\n",
+			lowerBound(results[0]), elapsed.Round(time.Millisecond))
+	}
+	for _, r := range unfinished {
+		fmt.Fprintf(w, "%v: unfinished, cut off at the end of virtual time (about 292 years) with %d of %d jobs done\n",
+			r.Policy, r.Jobs(), r.Jobs()+r.Left())
 	}
 	return nil
+}
+
+// lowerBound formats r's lower bound, in hours where it is beyond what a
+// time.Duration holds.
+func lowerBound(r sim.Result) string {
+	if lb := r.LowerBound(); lb < math.MaxInt64 {
+		return lb.Round(time.Microsecond).String()
+	}
+	return fmt.Sprintf("%.0fh", r.LowerBoundNanos()/float64(time.Hour))
 }

@@ -33,6 +33,8 @@ type jsonResult struct {
 	FailedSteals  int          `json:"failed_steals"`
 	JobsMoved     int          `json:"jobs_moved"`
 	JobsCompleted int          `json:"jobs_completed"`
+	JobsLeft      int          `json:"jobs_left"`
+	Finished      bool         `json:"finished"`          // false: cut off at the end of virtual time, and makespan_ms is when
 	Samples       []jsonSample `json:"samples,omitempty"` // with -samples only
 }
 
@@ -49,8 +51,8 @@ func writeJSON(w io.Writer, wl sim.Workload, results []sim.Result) error {
 		ms(wl.Cost.Mean), ms(wl.StealLatency), wl.Seed, nil}
 	for _, r := range results {
 		out.Results = append(out.Results, jsonResult{
-			r.Policy.String(), ms(r.Makespan), ms(r.LowerBound()), r.Ratio(), r.Utilisation(),
-			r.Steals, r.FailedSteals, r.Moved, r.Jobs(), samples(r),
+			r.Policy.String(), ms(r.Makespan), r.LowerBoundNanos() / float64(time.Millisecond), r.Ratio(), r.Utilisation(),
+			r.Steals, r.FailedSteals, r.Moved, r.Jobs(), r.Left(), r.Finished, samples(r),
 		})
 	}
 	enc := json.NewEncoder(w)

@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runWithin runs the program with a deadline: a check that comes too late
+// shows as a run that is still going, and the test fails instead of
+// hanging (what is left running ends with the test binary).
+func runWithin(t *testing.T, d time.Duration, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, o, e := runWith(args, "")
+		done <- result{c, o, e}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.out, r.err
+	case <-time.After(d):
+		t.Fatalf("%v: still running after %v", args, d)
+		return 0, "", ""
+	}
+}
+
+// TestStrayArgumentsAreRefused: demo and node ignored arguments after
+// their flags, so a mistyped flag value ("-workers 4 8") ran as if it
+// were not there; sim already refused them.
+func TestStrayArgumentsAreRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"demo", "-tasks", "1", "-size", "0", "extra"},
+		{"node", "extra"},
+		{"sim", "-jobs", "1", "extra"},
+	} {
+		code, out, errs := runWithin(t, 10*time.Second, args...)
+		if code != 2 || !strings.Contains(errs, `unexpected argument "extra"`) || strings.Contains(out, "summary") {
+			t.Errorf("%v: code %d, stderr %q, stdout %q", args, code, errs, out)
+		}
+	}
+}
+
+// TestHelpExitsZero: each command's -h printed its usage and exited 2, as
+// for a usage error, though asking for help is not one; steal -h exits 0.
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"demo", "-h"}, {"sim", "-help"}, {"node", "--help"}} {
+		code, _, errs := runWith(args, "")
+		if code != 0 || !strings.Contains(strings.ToLower(errs), "usage") {
+			t.Errorf("%v: code %d, stderr %q", args, code, errs)
+		}
+	}
+}
+
+// TestDemoTraceUnwritableFailsFirst: an unwritable -trace path used to be
+// found only after both runs, so the demo's whole run was lost, and the
+// message did not name the flag.
+func TestDemoTraceUnwritableFailsFirst(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "no", "such", "dir", "x.json")
+	code, out, errs := runWithin(t, 10*time.Second, "demo", "-tasks", "1", "-size", "0", "-trace", bad)
+	if code != 2 || strings.Contains(out, "worker(s)") || !strings.Contains(errs, "-trace") || !strings.Contains(errs, bad) {
+		t.Errorf("code %d, stderr %q, stdout %q", code, errs, out)
+	}
+}
+
+// TestDemoRefusesHugeCounts: -workers and -tasks had no upper bound:
+// 10,000 workers ran for minutes on two cores before the first task, 10^8
+// took gigabytes, and a billion tasks with -spawn flat queue 65 GB.
+func TestDemoRefusesHugeCounts(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-workers", "5000"}, fmt.Sprintf("-workers must be in [1, %d], not 5000", maxDemoWorkers)},
+		{[]string{"-workers", "-1"}, "-workers must be in [1, "},
+		{[]string{"-tasks", "1099511627776", "-size", "0"}, fmt.Sprintf("-tasks must be in [1, %d], not 1099511627776", maxDemoTasks)},
+		{[]string{"-size", "-5"}, "-size must not be negative, not -5"},
+		{[]string{"-every", "-1s"}, "-every must be positive, not -1s"},
+		{[]string{"-spawn", "zigzag"}, `-spawn must be tree or flat, not "zigzag"`},
+	} {
+		code, out, errs := runWithin(t, 5*time.Second, append([]string{"demo", "-tasks", "1"}, c.args...)...)
+		if code != 2 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: code %d, stderr %q, stdout %q; want %q", c.args, code, errs, out, c.want)
+		}
+	}
+}
+
+// TestSimReportsUnfinishedRuns: a run that reaches the end of virtual time
+// (about 292 years) ends with jobs left. The table printed the instant it
+// was cut off as its makespan, under a lower bound saturated at the same 292
+// years, for a makespan/bound of 0.001, and the JSON said nothing of it.
+func TestSimReportsUnfinishedRuns(t *testing.T) {
+	args := []string{"sim", "-mean", "100000h", "-jobs", "100000", "-workers", "2", "-cost", "fixed", "-policies", "none"}
+	code, out, errs := runWithin(t, 20*time.Second, args...)
+	if code != 0 || !strings.Contains(out, "unfinished") || strings.Contains(out, "2562047h") ||
+		!strings.Contains(out, "25 of 100000 jobs done") {
+		t.Errorf("table: code %d, stderr %q:\n%s", code, errs, out)
+	}
+	code, out, errs = runWithin(t, 20*time.Second, append(args, "-json")...)
+	var got struct {
+		Results []struct {
+			Finished     *bool   `json:"finished"`
+			LowerBoundMS float64 `json:"lower_bound_ms"`
+			Ratio        float64 `json:"makespan_ratio"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Results) != 1 {
+		t.Fatalf("json: code %d, %v, stderr %q:\n%s", code, err, errs, out)
+	}
+	// 100,000 jobs of 100,000 h on two workers: a bound of 5e9 h, 1.8e16 ms.
+	r := got.Results[0]
+	if r.Finished == nil || *r.Finished || r.LowerBoundMS != 1.8e16 {
+		t.Errorf("json result %+v, want finished false and a lower bound of 1.8e16 ms", r)
+	}
+	// A finished run says so.
+	_, out, _ = runWith([]string{"sim", "-json", "-workers", "2", "-jobs", "10", "-policies", "none"}, "")
+	if !strings.Contains(out, `"finished": true`) {
+		t.Errorf("finished run:\n%s", out)
+	}
+}
