@@ -340,8 +340,12 @@ func (p *Pool) Close() error {
 // except the halves of Join, Fork2 and For, which their forker needs. The
 // workers then finish in the background and exit; a later Close returns
 // their panics. Called from a task of the same pool, Shutdown returns
-// ErrInsideTask at once and changes nothing.
+// ErrInsideTask at once and changes nothing. A nil ctx means
+// context.Background(), which makes Shutdown Close.
 func (p *Pool) Shutdown(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if p.shared {
 		return ErrDefaultPool
 	}
