@@ -148,7 +148,7 @@ func (p *Pool) Workers() int { return len(p.workers) }
 // context when the task starts. docs/benchmarks.md has the measurements.
 func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
 	if fn == nil {
-		fn = callNil
+		nilFunc("Pool.Submit")
 	}
 	e := entry{fn: *(*unsafe.Pointer)(unsafe.Pointer(&fn))}
 	if ctx == nil {
@@ -159,11 +159,12 @@ func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
 	return p.submitEntryWait(ctx, e)
 }
 
-// callNil stands in for a nil function, which a queue entry cannot hold:
-// it fails as calling the nil function would.
-func callNil(w *Worker) {
-	var fn func(*Worker)
-	fn(w)
+// nilFunc panics for a nil function passed to call. Refused there, the
+// mistake shows at the caller's line, and nothing is queued; run later as
+// a task, the nil function would fail on a worker with a nil dereference
+// that says neither what was nil nor who passed it.
+func nilFunc(call string) {
+	panic("steal: " + call + " called with a nil function")
 }
 
 // submitWait is Submit for a record made by its submitter.
@@ -223,7 +224,7 @@ func (p *Pool) waitRoom(ctx context.Context, e entry) error {
 // begun, backlog full or not.
 func (p *Pool) TrySubmit(fn func(w *Worker)) error {
 	if fn == nil {
-		fn = callNil
+		nilFunc("Pool.TrySubmit")
 	}
 	return p.submitEntry(entry{fn: *(*unsafe.Pointer)(unsafe.Pointer(&fn))}, false)
 }
@@ -282,7 +283,7 @@ func (p *Pool) queueEntry(e entry, counted bool) error {
 // It costs what Submit does: fn is queued as it is, not wrapped.
 func (p *Pool) Go(fn func()) error {
 	if fn == nil {
-		fn = func() { callNil(nil) }
+		nilFunc("Pool.Go")
 	}
 	return p.submitEntryWait(context.Background(), entry{fn: *(*unsafe.Pointer)(unsafe.Pointer(&fn)), x: goMark})
 }

@@ -40,6 +40,9 @@ func PoolResultGroup[T any](ctx context.Context, p *Pool) *ResultGroup[T] {
 // this call among the group's Go calls; if fn returns an error, or panics,
 // or is skipped, that place holds the zero value.
 func (r *ResultGroup[T]) Go(fn func(w *Worker) (T, error)) {
+	if fn == nil {
+		nilFunc("ResultGroup.Go")
+	}
 	c := &resultChild[T]{r: r, fn: fn}
 	r.g.add(c.run, c, false)
 }
@@ -47,6 +50,9 @@ func (r *ResultGroup[T]) Go(fn func(w *Worker) (T, error)) {
 // TryGo adds fn as a child only if Group.TryGo would, and reports whether
 // it did; a child not added takes no place in the results.
 func (r *ResultGroup[T]) TryGo(fn func(w *Worker) (T, error)) bool {
+	if fn == nil {
+		nilFunc("ResultGroup.TryGo")
+	}
 	c := &resultChild[T]{r: r, fn: fn}
 	return r.g.add(c.run, c, true)
 }
