@@ -1,6 +1,7 @@
 package steal
 
 import (
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -102,5 +103,22 @@ func checkNilRefused(t *testing.T, name string, call func()) {
 	s, _ := msg.(string)
 	if !strings.Contains(s, "nil") || !strings.HasPrefix(s, "steal: ") {
 		t.Errorf("%s(nil) panicked with %v (%T), want a message naming the nil function", name, msg, msg)
+	}
+}
+
+// A nil Option is refused by New with a panic that says so, before any
+// worker starts, instead of a nil dereference inside New.
+func TestNewRefusesNilOption(t *testing.T) {
+	before := runtime.NumGoroutine()
+	var msg any
+	func() {
+		defer func() { msg = recover() }()
+		New(WithWorkers(2), nil)
+	}()
+	if s, _ := msg.(string); !strings.Contains(s, "steal: New") || !strings.Contains(s, "option 1 is nil") {
+		t.Fatalf("New(WithWorkers(2), nil) panicked with %v (%T), want a message naming option 1 as nil", msg, msg)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the refused New, %d before: workers started", n, before)
 	}
 }

@@ -3,6 +3,7 @@ package steal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -70,10 +71,13 @@ type Pool struct {
 
 // New starts a pool with the given options. Without WithWorkers it runs
 // runtime.GOMAXPROCS(0) workers. The workers park at once and use no CPU
-// until work arrives.
+// until work arrives. A nil option panics, naming its place among opts.
 func New(opts ...Option) *Pool {
 	cfg := config{workers: runtime.GOMAXPROCS(0)}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			panic(fmt.Sprintf("steal: New: option %d is nil", i))
+		}
 		o(&cfg)
 	}
 	cfg.fromEnv()
