@@ -2,6 +2,7 @@ package steal
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -120,5 +121,27 @@ func TestNewRefusesNilOption(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after the refused New, %d before: workers started", n, before)
+	}
+}
+
+// A second Wait returns a copy of the slice the first Wait returned, as
+// the caller left it: the first Wait hands out the group's own slice, not
+// a copy, so a caller that sorts it sorts what later Waits return.
+func TestResultGroupWaitAgainCopiesFirstSlice(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	g := PoolResultGroup[int](nil, p)
+	for i := range 3 {
+		g.Go(func(*Worker) (int, error) { return i, nil })
+	}
+	first, _ := g.Wait()
+	first[0] = 99
+	second, _ := g.Wait()
+	if !slices.Equal(second, []int{99, 1, 2}) {
+		t.Fatalf("second Wait = %v, want the first slice as changed, [99 1 2]", second)
+	}
+	second[1] = -1
+	if third, _ := g.Wait(); !slices.Equal(third, []int{99, 1, 2}) {
+		t.Fatalf("third Wait = %v after the second's slice was changed: not a copy", third)
 	}
 }
