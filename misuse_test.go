@@ -145,3 +145,24 @@ func TestResultGroupWaitAgainCopiesFirstSlice(t *testing.T) {
 		t.Fatalf("third Wait = %v after the second's slice was changed: not a copy", third)
 	}
 }
+
+// WithSchedTrace with an interval of zero or less traces nothing, as a
+// zero threshold means no stall detector, and a nil out means os.Stderr.
+func TestSchedTraceOddValues(t *testing.T) {
+	var b syncBuffer
+	p := New(WithWorkers(1), WithSchedTrace(0, &b), WithSchedTrace(-time.Second, &b))
+	time.Sleep(5 * time.Millisecond)
+	if err := p.Close(); err != nil || b.String() != "" {
+		t.Fatalf("interval <= 0: Close = %v, traced %q, want nothing", err, b.String())
+	}
+	if p.trace != nil {
+		t.Fatal("interval <= 0 started a tracer")
+	}
+	p = New(WithWorkers(1), WithSchedTrace(time.Hour, nil))
+	if p.trace == nil {
+		t.Fatal("a nil out started no tracer")
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
