@@ -25,6 +25,9 @@ const maxSpares = 256
 // runs with no spare. A panic or Goexit in fn goes on unchanged after the
 // spare is released.
 func (w *Worker) Block(fn func()) {
+	if fn == nil {
+		nilFunc("Worker.Block")
+	}
 	c := w.core()
 	if c.blocking.Load() { // a spare already stands in for this worker
 		fn()

@@ -58,6 +58,9 @@ func logPanic(e *PanicError) {
 // could wait for its own worker. Telling the two apart costs a stack read
 // (microseconds) per call, which is why Run is not for tiny tasks.
 func (p *Pool) Run(fn func(w *Worker)) error {
+	if fn == nil {
+		nilFunc("Pool.Run")
+	}
 	return p.runCtx(nil, fn)
 }
 
@@ -114,18 +117,27 @@ func (p *Pool) runCtx(ctx context.Context, fn func(w *Worker)) error {
 // Join is Join for callers outside the pool: it runs a and b on the pool and
 // returns when both are done. It returns ErrClosed if the pool is closed.
 func (p *Pool) Join(a, b func(w *Worker)) error {
+	if a == nil || b == nil {
+		nilFunc("Pool.Join")
+	}
 	return p.Run(func(w *Worker) { Join(w, a, b) })
 }
 
 // For is For for callers outside the pool. It returns ErrClosed if the pool
 // is closed.
 func (p *Pool) For(lo, hi int, body func(w *Worker, i int)) error {
+	if body == nil {
+		nilFunc("Pool.For")
+	}
 	return p.Run(func(w *Worker) { For(w, lo, hi, body) })
 }
 
 // ForRange is ForRange for callers outside the pool. It returns ErrClosed if
 // the pool is closed.
 func (p *Pool) ForRange(lo, hi int, body func(w *Worker, lo, hi int)) error {
+	if body == nil {
+		nilFunc("Pool.ForRange")
+	}
 	return p.Run(func(w *Worker) { ForRange(w, lo, hi, body) })
 }
 

@@ -28,6 +28,8 @@
 // context; a method of Pool, or a function named Pool... for generic ones,
 // is for any goroutine. A task waiting inside the pool runs other tasks, so
 // waits nest to any depth, even on one worker.
+// A nil function (a task, a body, f, a sequence) is refused at the call
+// with a panic that names the call, before anything is queued.
 //
 // # Design
 //

@@ -20,6 +20,9 @@ import "time"
 // runtime.Goexit in body likewise ends the loop, and the task, only once
 // they have finished.
 func For(w *Worker, lo, hi int, body func(w *Worker, i int)) {
+	if body == nil {
+		nilFunc("For")
+	}
 	ForRange(w, lo, hi, func(w *Worker, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			body(w, i)
@@ -33,6 +36,9 @@ func For(w *Worker, lo, hi int, body func(w *Worker, i int)) {
 // last one took under 25 µs, so the check for thieves is amortised over
 // cheap bodies without keeping a thief waiting behind an expensive one.
 func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
+	if body == nil {
+		nilFunc("ForRange")
+	}
 	c := w.core()
 	var h offered
 	defer h.unwind(c, w) // finishes the halves if a Goexit, which nothing recovers, ends the loop

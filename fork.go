@@ -18,6 +18,9 @@ package steal
 //		return a + b
 //	}
 func Fork2[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (R, R) {
+	if f == nil {
+		nilFunc("Fork2")
+	}
 	c := w.coreInline()
 	c.stepped()
 	if c.jobs.Len() >= offerBelow {

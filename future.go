@@ -65,6 +65,9 @@ func runFutureTask(w *Worker) {
 // together: 144 bytes for an 8-byte T) plus what fn's closure costs the
 // caller.
 func Spawn[T any](w *Worker, fn func(w *Worker) T) *Future[T] {
+	if fn == nil {
+		nilFunc("Spawn")
+	}
 	c := w.core()
 	f := newFuture(c.pool, fn)
 	f.j.ctx, f.j.own = w.spawnCtx()
@@ -87,6 +90,9 @@ func Spawn[T any](w *Worker, fn func(w *Worker) T) *Future[T] {
 //
 // Cost: Submit's, plus the future and fn's closure.
 func PoolSpawn[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (*Future[T], error) {
+	if fn == nil {
+		nilFunc("PoolSpawn")
+	}
 	f := newFuture(p, fn)
 	f.j.ctx = p.ctx
 	if ctx != nil && ctx != context.Background() && ctx != context.TODO() {

@@ -197,6 +197,9 @@ func (g *Group) Context() context.Context {
 // ErrClosed. If the group has a limit (SetLimit), Go first waits for a
 // child to finish while the limit is reached: see SetLimit.
 func (g *Group) Go(fn func(w *Worker) error) {
+	if fn == nil {
+		nilFunc("Group.Go")
+	}
 	if g.lim.Load() != nil {
 		g.add(fn, nil, false) // limited: limit.go
 		return

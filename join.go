@@ -40,6 +40,9 @@ package steal
 // and its two arguments, and allocate nothing. Join suits halves that
 // differ, or that are not hot.
 func Join(w *Worker, a, b func(w *Worker)) {
+	if a == nil || b == nil {
+		nilFunc("Join")
+	}
 	c := w.coreInline()
 	c.stepped()
 	if c.jobs.Len() >= offerBelow {

@@ -20,6 +20,9 @@ package steal
 //		steal.Join2(w, quicksort, s[:p], s[p+1:])
 //	}
 func Join2[T any](w *Worker, f func(*Worker, T), x, y T) {
+	if f == nil {
+		nilFunc("Join2")
+	}
 	c := w.coreInline()
 	if c.jobs.Len() >= offerBelow {
 		join2Inline(w, f, x, y)

@@ -71,6 +71,9 @@ func (g *Group) SetLimit(n int) {
 //
 // Cost: as Go, plus the compare-and-swap of a limited group.
 func (g *Group) TryGo(fn func(w *Worker) error) bool {
+	if fn == nil {
+		nilFunc("Group.TryGo")
+	}
 	return g.add(fn, nil, true)
 }
 

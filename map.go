@@ -24,6 +24,9 @@ import (
 // Cost: the result slice and ForRange's: about a function call per
 // element when nobody steals, and a few tasks per thief.
 func Map[T, R any](w *Worker, in []T, f func(w *Worker, x T) R) []R {
+	if f == nil {
+		nilFunc("Map")
+	}
 	out := make([]R, len(in))
 	mapSlice(w, in, out, plainBody(f))
 	return out
@@ -46,6 +49,9 @@ func Map[T, R any](w *Worker, in []T, f func(w *Worker, x T) R) []R {
 // Cost: Map's, plus a derived context per MapErr, and a check of that
 // context (an atomic load) before each call.
 func MapErr[T, R any](w *Worker, in []T, f func(w *Worker, x T) (R, error)) ([]R, error) {
+	if f == nil {
+		nilFunc("MapErr")
+	}
 	out := make([]R, len(in))
 	m := newMapRun(w)
 	defer m.cancel(nil)
@@ -62,6 +68,9 @@ func MapErr[T, R any](w *Worker, in []T, f func(w *Worker, x T) (R, error)) ([]R
 // by Pool.Run. Called from a task of p it maps on the calling worker, as
 // part of that task, instead of waiting for the pool.
 func PoolMap[T, R any](ctx context.Context, p *Pool, in []T, f func(w *Worker, x T) R) ([]R, error) {
+	if f == nil {
+		nilFunc("PoolMap")
+	}
 	var out []R
 	err := p.runCtx(ctx, func(w *Worker) { out = Map(w, in, f) })
 	return out, err
@@ -72,6 +81,9 @@ func PoolMap[T, R any](ctx context.Context, p *Pool, in []T, f func(w *Worker, x
 // error; ctx ending stops the calls not yet made as the task's context
 // does for MapErr.
 func PoolMapErr[T, R any](ctx context.Context, p *Pool, in []T, f func(w *Worker, x T) (R, error)) ([]R, error) {
+	if f == nil {
+		nilFunc("PoolMapErr")
+	}
 	var out []R
 	var merr error
 	if err := p.runCtx(ctx, func(w *Worker) { out, merr = MapErr(w, in, f) }); err != nil {

@@ -34,6 +34,9 @@ import (
 // slower than Map over a slice; with an f of a microsecond, about a tenth
 // slower, as slow as collecting the sequence first (see BenchmarkMap).
 func MapSeq[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) R) []R {
+	if seq == nil || f == nil {
+		nilFunc("MapSeq")
+	}
 	return mapSeq(w, seq, plainBody(f), nil)
 }
 
@@ -43,6 +46,9 @@ func MapSeq[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) R) []R 
 // reading seq: the calls not made that it counts are those of the elements
 // it had already read.
 func MapSeqErr[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) (R, error)) ([]R, error) {
+	if seq == nil || f == nil {
+		nilFunc("MapSeqErr")
+	}
 	m := newMapRun(w)
 	defer m.cancel(nil)
 	var out []R
@@ -54,6 +60,9 @@ func MapSeqErr[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) (R, 
 // PoolMapSeq is MapSeq for callers outside the pool, started as PoolMap
 // is; seq is read on the worker that runs the map.
 func PoolMapSeq[T, R any](ctx context.Context, p *Pool, seq iter.Seq[T], f func(w *Worker, x T) R) ([]R, error) {
+	if seq == nil || f == nil {
+		nilFunc("PoolMapSeq")
+	}
 	var out []R
 	err := p.runCtx(ctx, func(w *Worker) { out = MapSeq(w, seq, f) })
 	return out, err
@@ -62,6 +71,9 @@ func PoolMapSeq[T, R any](ctx context.Context, p *Pool, seq iter.Seq[T], f func(
 // PoolMapSeqErr is MapSeqErr for callers outside the pool, started as
 // PoolMap is and cancelled as PoolMapErr is.
 func PoolMapSeqErr[T, R any](ctx context.Context, p *Pool, seq iter.Seq[T], f func(w *Worker, x T) (R, error)) ([]R, error) {
+	if seq == nil || f == nil {
+		nilFunc("PoolMapSeqErr")
+	}
 	var out []R
 	var merr error
 	if err := p.runCtx(ctx, func(w *Worker) { out, merr = MapSeqErr(w, seq, f) }); err != nil {

@@ -72,7 +72,8 @@ func WithPanicLimit(n int) Option {
 }
 
 // WithSchedTrace writes one schedtrace line (see Pool.SchedTrace) to out
-// every interval until the pool closes. The environment variable
+// every interval until the pool closes. An interval of zero or less means
+// no trace, and a nil out means os.Stderr. The environment variable
 // STEALDEBUG=schedtrace=N does the same every N milliseconds on stderr.
 func WithSchedTrace(interval time.Duration, out io.Writer) Option {
 	return func(c *config) { c.traceEvery, c.traceOut = interval, out }

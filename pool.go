@@ -3,6 +3,7 @@ package steal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -70,10 +71,13 @@ type Pool struct {
 
 // New starts a pool with the given options. Without WithWorkers it runs
 // runtime.GOMAXPROCS(0) workers. The workers park at once and use no CPU
-// until work arrives.
+// until work arrives. A nil option panics, naming its place among opts.
 func New(opts ...Option) *Pool {
 	cfg := config{workers: runtime.GOMAXPROCS(0)}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			panic(fmt.Sprintf("steal: New: option %d is nil", i))
+		}
 		o(&cfg)
 	}
 	cfg.fromEnv()
@@ -148,7 +152,7 @@ func (p *Pool) Workers() int { return len(p.workers) }
 // context when the task starts. docs/benchmarks.md has the measurements.
 func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
 	if fn == nil {
-		fn = callNil
+		nilFunc("Pool.Submit")
 	}
 	e := entry{fn: *(*unsafe.Pointer)(unsafe.Pointer(&fn))}
 	if ctx == nil {
@@ -159,11 +163,12 @@ func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
 	return p.submitEntryWait(ctx, e)
 }
 
-// callNil stands in for a nil function, which a queue entry cannot hold:
-// it fails as calling the nil function would.
-func callNil(w *Worker) {
-	var fn func(*Worker)
-	fn(w)
+// nilFunc panics for a nil function passed to call. Refused there, the
+// mistake shows at the caller's line, and nothing is queued; run later as
+// a task, the nil function would fail on a worker with a nil dereference
+// that says neither what was nil nor who passed it.
+func nilFunc(call string) {
+	panic("steal: " + call + " called with a nil function")
 }
 
 // submitWait is Submit for a record made by its submitter.
@@ -223,7 +228,7 @@ func (p *Pool) waitRoom(ctx context.Context, e entry) error {
 // begun, backlog full or not.
 func (p *Pool) TrySubmit(fn func(w *Worker)) error {
 	if fn == nil {
-		fn = callNil
+		nilFunc("Pool.TrySubmit")
 	}
 	return p.submitEntry(entry{fn: *(*unsafe.Pointer)(unsafe.Pointer(&fn))}, false)
 }
@@ -282,7 +287,7 @@ func (p *Pool) queueEntry(e entry, counted bool) error {
 // It costs what Submit does: fn is queued as it is, not wrapped.
 func (p *Pool) Go(fn func()) error {
 	if fn == nil {
-		fn = func() { callNil(nil) }
+		nilFunc("Pool.Go")
 	}
 	return p.submitEntryWait(context.Background(), entry{fn: *(*unsafe.Pointer)(unsafe.Pointer(&fn)), x: goMark})
 }
@@ -340,8 +345,12 @@ func (p *Pool) Close() error {
 // except the halves of Join, Fork2 and For, which their forker needs. The
 // workers then finish in the background and exit; a later Close returns
 // their panics. Called from a task of the same pool, Shutdown returns
-// ErrInsideTask at once and changes nothing.
+// ErrInsideTask at once and changes nothing. A nil ctx means
+// context.Background(), which makes Shutdown Close.
 func (p *Pool) Shutdown(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if p.shared {
 		return ErrDefaultPool
 	}

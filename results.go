@@ -40,6 +40,9 @@ func PoolResultGroup[T any](ctx context.Context, p *Pool) *ResultGroup[T] {
 // this call among the group's Go calls; if fn returns an error, or panics,
 // or is skipped, that place holds the zero value.
 func (r *ResultGroup[T]) Go(fn func(w *Worker) (T, error)) {
+	if fn == nil {
+		nilFunc("ResultGroup.Go")
+	}
 	c := &resultChild[T]{r: r, fn: fn}
 	r.g.add(c.run, c, false)
 }
@@ -47,6 +50,9 @@ func (r *ResultGroup[T]) Go(fn func(w *Worker) (T, error)) {
 // TryGo adds fn as a child only if Group.TryGo would, and reports whether
 // it did; a child not added takes no place in the results.
 func (r *ResultGroup[T]) TryGo(fn func(w *Worker) (T, error)) bool {
+	if fn == nil {
+		nilFunc("ResultGroup.TryGo")
+	}
 	c := &resultChild[T]{r: r, fn: fn}
 	return r.g.add(c.run, c, true)
 }
@@ -63,9 +69,11 @@ func (r *ResultGroup[T]) Skipped() int { return r.g.Skipped() }
 // Wait waits as Group.Wait does and returns the values of the round's
 // children in the order they were added, and Group.Wait's error. The
 // values are all there even if err != nil: a child that failed, panicked
-// or was skipped has the zero value, and the others theirs. Wait called
-// again before the next Go returns a copy of the same values and the same
-// error. The next Go starts a new round with no values.
+// or was skipped has the zero value, and the others theirs. The slice the
+// first Wait of a round returns is the group's own, not a copy, to save
+// copying the values; Wait called again before the next Go returns a copy
+// of that slice as it is then, changes the caller made included, and the
+// same error. The next Go starts a new round with no values.
 func (r *ResultGroup[T]) Wait() ([]T, error) {
 	g := r.g
 	if g.owner != nil {

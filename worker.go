@@ -166,6 +166,9 @@ func (w *Worker) Context() context.Context {
 // allocation per 10 spawns), and a wake-up check that is two atomic loads
 // when no worker is idle; fn's closure is the caller's.
 func (w *Worker) Spawn(fn func(w *Worker)) {
+	if fn == nil {
+		nilFunc("Worker.Spawn")
+	}
 	c := w.core()
 	t := c.newRecord()
 	t.fn = fn
