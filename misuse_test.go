@@ -1,8 +1,10 @@
 package steal
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -164,5 +166,26 @@ func TestSchedTraceOddValues(t *testing.T) {
 	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWithWorkersRefusesMoreThanMax: a worker count past MaxWorkers is
+// refused at the call with a message naming it, instead of running out of
+// memory in New (1<<40) or taking minutes to start.
+func TestWithWorkersRefusesMoreThanMax(t *testing.T) {
+	for _, n := range []int{MaxWorkers + 1, 1 << 40} {
+		msg := func() (msg string) {
+			defer func() { msg = fmt.Sprint(recover()) }()
+			WithWorkers(n)
+			return "no panic"
+		}()
+		if !strings.Contains(msg, "WithWorkers("+strconv.Itoa(n)+")") || !strings.Contains(msg, "MaxWorkers") {
+			t.Errorf("WithWorkers(%d): %s", n, msg)
+		}
+	}
+	var c config // MaxWorkers itself is taken; a pool of it takes seconds to start
+	WithWorkers(MaxWorkers)(&c)
+	if c.workers != MaxWorkers {
+		t.Errorf("WithWorkers(MaxWorkers): %d workers", c.workers)
 	}
 }

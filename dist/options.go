@@ -1,10 +1,12 @@
 package dist
 
 import (
+	"fmt"
 	"runtime"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/steal"
 )
 
 // Storage selects where the cluster's buckets keep their data.
@@ -65,7 +67,7 @@ func defaults() config {
 		cluster:    "default",
 		replicas:   1,
 		lease:      defaultLease,
-		slots:      runtime.GOMAXPROCS(0),
+		slots:      min(runtime.GOMAXPROCS(0), steal.MaxWorkers),
 		maxPayload: defaultMaxPay,
 		timeout:    2 * time.Second,
 		localSpawn: true,
@@ -97,8 +99,9 @@ func WithReplicas(n int) Option { return func(c *config) { c.replicas = n } }
 // wins over this option when the bucket already exists.
 func WithLease(d time.Duration) Option { return func(c *config) { c.lease = d } }
 
-// WithSlots sets how many jobs a worker runs at once (default
-// runtime.GOMAXPROCS(0)); it is also the size of the worker's steal.Pool.
+// WithSlots sets how many jobs a worker runs at once, 1 to steal.MaxWorkers
+// (default runtime.GOMAXPROCS(0)); it is also the size of the worker's
+// steal.Pool.
 // Jobs beyond that wait in the worker's deque, where thieves can take them.
 func WithSlots(n int) Option { return func(c *config) { c.slots = n } }
 
@@ -140,8 +143,8 @@ func buildConfig(opts []Option) (config, error) {
 		return c, ErrInvalidName
 	case c.lease < minLease:
 		return c, &Error{"invalid_option", "lease shorter than 1s"}
-	case c.slots < 1:
-		return c, &Error{"invalid_option", "slots must be at least 1"}
+	case c.slots < 1 || c.slots > steal.MaxWorkers:
+		return c, &Error{"invalid_option", fmt.Sprintf("slots must be 1 to %d (steal.MaxWorkers), not %d", steal.MaxWorkers, c.slots)}
 	case c.replicas < 1 || c.replicas > 5:
 		return c, &Error{"invalid_option", "replicas must be 1 to 5"}
 	case c.maxPayload < 1 || c.maxPayload > 512<<10:

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+
+	"github.com/worksteal/steal"
 )
 
 const clusterUsage = `usage: steal cluster up   [flags]   NATS and workers, until SIGINT or SIGTERM
@@ -60,8 +62,8 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case f.workers < 1 || f.workers > 64:
 		return fmt.Errorf("-workers must be 1 to 64, not %d", f.workers)
-	case f.slots < 1:
-		return fmt.Errorf("-slots must be at least 1, not %d", f.slots)
+	case f.slots < 1 || f.slots > steal.MaxWorkers:
+		return fmt.Errorf("-slots must be 1 to %d, not %d", steal.MaxWorkers, f.slots)
 	case f.store != "memory" && f.store != "file":
 		return fmt.Errorf("-store must be memory or file, not %q", f.store)
 	case f.conn.url != "" && (f.dir != "" || f.listen != ""):

@@ -39,6 +39,8 @@ func TestUsageAndBadFlags(t *testing.T) {
 		{[]string{"cluster"}, 2, "steal cluster up"},
 		{[]string{"cluster", "down"}, 2, `unknown subcommand "down"`},
 		{[]string{"cluster", "up", "-workers", "0"}, 2, "-workers must be 1 to 64"},
+		{[]string{"cluster", "up", "-slots", "4097"}, 2, "-slots must be 1 to 4096"},
+		{[]string{"worker", "-nats", "nats://x", "-name", "w1", "-slots", "1099511627776"}, 2, "-slots must be 1 to 4096"},
 		{[]string{"cluster", "up", "-store", "tape"}, 2, "-store must be memory or file"},
 		{[]string{"cluster", "up", "-nats", "nats://x", "-listen", "127.0.0.1:1"}, 2, "with -nats there is none"},
 		{[]string{"cluster", "up", "-listen", "nowhere"}, 2, "-listen must be host:port"},

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/nats-io/nats.go"
+	"github.com/worksteal/steal"
 	"github.com/worksteal/steal/dist"
 )
 
@@ -71,8 +72,8 @@ func workerArgs(fs *flag.FlagSet, c *connFlags, name string, slots int) error {
 		return fmt.Errorf("-nats URL is required (steal cluster up prints it)")
 	case name == "":
 		return fmt.Errorf("-name is required")
-	case slots < 1:
-		return fmt.Errorf("-slots must be at least 1, not %d", slots)
+	case slots < 1 || slots > steal.MaxWorkers:
+		return fmt.Errorf("-slots must be 1 to %d, not %d", steal.MaxWorkers, slots)
 	}
 	return c.check()
 }
