@@ -17,9 +17,18 @@ func TestStallDetectorFiresForLongTaskWithWorkBehindIt(t *testing.T) {
 		got = append(got, s)
 		mu.Unlock()
 	}))
+	reported := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) > 0
+	}
 	p.Run(func(w *Worker) {
-		w.Spawn(func(*Worker) {}) // waits behind the sleeper: one worker, nobody steals
-		time.Sleep(150 * time.Millisecond)
+		w.Spawn(func(*Worker) {}) // waits behind the stuck task: one worker, nobody steals
+		// Stay stuck, taking no step, until the report has come and for at
+		// least 150 ms (several more looks, which must not report again):
+		// a loaded machine can delay the detector's looks past a fixed time.
+		start := time.Now()
+		waitUntil(10*time.Second, func() bool { return reported() && time.Since(start) >= 150*time.Millisecond })
 	})
 	p.Close()
 	mu.Lock()
