@@ -36,12 +36,12 @@ func ExampleWithStallDetector() {
 	stalls := make(chan steal.Stall, 1)
 	p := steal.New(steal.WithWorkers(1), steal.WithStallDetector(10*time.Millisecond,
 		func(s steal.Stall) { stalls <- s }))
+	var s steal.Stall
 	p.Run(func(w *steal.Worker) {
-		w.Spawn(func(*steal.Worker) {}) // waits behind the sleeping task
-		time.Sleep(60 * time.Millisecond)
+		w.Spawn(func(*steal.Worker) {}) // waits behind the stuck task
+		s = <-stalls                    // blocks (without Worker.Block) until the detector reports it
 	})
 	p.Close()
-	s := <-stalls
 	fmt.Println("worker", s.Worker, "queued", s.Queued, "long enough:", s.Running >= 10*time.Millisecond)
 	// Output: worker 0 queued 1 long enough: true
 }
