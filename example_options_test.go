@@ -1,9 +1,11 @@
 package steal_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"time"
@@ -19,11 +21,12 @@ func ExampleWithWorkers() {
 }
 
 func ExampleWithSchedTrace() {
-	var out bytes.Buffer
-	p := steal.New(steal.WithWorkers(2), steal.WithSchedTrace(time.Millisecond, &out))
-	p.Run(func(w *steal.Worker) { time.Sleep(5 * time.Millisecond) })
+	r, out := io.Pipe()
+	p := steal.New(steal.WithWorkers(2), steal.WithSchedTrace(time.Millisecond, out))
+	line, _ := bufio.NewReader(r).ReadString('\n') // the first line, a millisecond or so from now
+	r.Close()                                      // later lines fail to write rather than wait for a reader
 	p.Close()
-	first := strings.SplitN(out.String(), "\n", 2)[0]
+	first := strings.TrimSuffix(line, "\n")
 	// The numbers vary from run to run; the shape does not.
 	fmt.Println(regexp.MustCompile(`\d+`).ReplaceAllString(first, "N"))
 	// Output: SCHED Nms: workers=N idle=N spinning=N inject=N local=[N N] runnext=[N N] ran=N steals=N stolen=N overflows=N parks=N
@@ -33,12 +36,12 @@ func ExampleWithStallDetector() {
 	stalls := make(chan steal.Stall, 1)
 	p := steal.New(steal.WithWorkers(1), steal.WithStallDetector(10*time.Millisecond,
 		func(s steal.Stall) { stalls <- s }))
+	var s steal.Stall
 	p.Run(func(w *steal.Worker) {
-		w.Spawn(func(*steal.Worker) {}) // waits behind the sleeping task
-		time.Sleep(60 * time.Millisecond)
+		w.Spawn(func(*steal.Worker) {}) // waits behind the stuck task
+		s = <-stalls                    // blocks (without Worker.Block) until the detector reports it
 	})
 	p.Close()
-	s := <-stalls
 	fmt.Println("worker", s.Worker, "queued", s.Queued, "long enough:", s.Running >= 10*time.Millisecond)
 	// Output: worker 0 queued 1 long enough: true
 }

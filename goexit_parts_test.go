@@ -28,8 +28,8 @@ type goexitProbe struct {
 
 // exit waits until a call is running elsewhere, then calls Goexit.
 func (g *goexitProbe) exit() {
-	if !waitUntil(time.Second, func() bool { return g.inFlight.Load() > 0 }) {
-		g.t.Error("no call started on a thief within a second")
+	if !waitUntil(5*time.Second, func() bool { return g.inFlight.Load() > 0 }) {
+		g.t.Error("no call started on a thief within 5 s")
 	}
 	g.exited.Store(true)
 	runtime.Goexit()
@@ -41,7 +41,7 @@ func (g *goexitProbe) exit() {
 func (g *goexitProbe) call(i int, slow bool) {
 	g.inFlight.Add(1)
 	if slow {
-		waitUntil(time.Second, g.exited.Load)
+		waitUntil(5*time.Second, g.exited.Load)
 		time.Sleep(time.Millisecond)
 	}
 	g.ran[i].Add(1)
@@ -175,8 +175,8 @@ func TestGoexitInMapSeqJoin(t *testing.T) {
 					if !yield(i) {
 						return
 					}
-					if i == 0 && !waitUntil(time.Second, func() bool { return g.inFlight.Load() > 0 }) {
-						t.Error("no thief took the first run within a second")
+					if i == 0 && !waitUntil(5*time.Second, func() bool { return g.inFlight.Load() > 0 }) {
+						t.Error("no thief took the first run within 5 s")
 					}
 					if i == 2 && tc.seqExits {
 						runtime.Goexit()

@@ -176,7 +176,7 @@ func TestGroupGoexitWaitsForSiblings(t *testing.T) {
 			for i := range n {
 				g.Go(func(*Worker) error {
 					if i == n-1 { // pushed last, so the owner runs it first
-						waitUntil(time.Second, func() bool { return running.Load() > 0 })
+						waitUntil(5*time.Second, func() bool { return running.Load() > 0 })
 						runtime.Goexit()
 					}
 					running.Add(1)

@@ -513,15 +513,25 @@ func TestShutdownExpiredStopsSchedTrace(t *testing.T) {
 		t.Fatalf("Shutdown = %v", err)
 	}
 	close(gate)
-	waitUntil(5*time.Second, func() bool {
+	if !waitUntil(10*time.Second, func() bool {
 		select {
 		case <-p.done:
 			return p.Stats().Idle == 1
 		default:
 			return false
 		}
-	})
-	time.Sleep(5 * time.Millisecond)
+	}) {
+		t.Fatalf("the pool did not finish after an expired Shutdown: %s", p.SchedTrace(0))
+	}
+	// The workers exit, and then the schedtrace stops: wait for that (a
+	// fixed 5 ms was too short on a loaded machine), then check that no
+	// line comes after it.
+	select {
+	case <-p.trace.done:
+	case <-time.After(10 * time.Second):
+		p.Close()
+		t.Fatal("pool finished after an expired Shutdown, but its schedtrace still runs 10s later")
+	}
 	n := strings.Count(buf.String(), "\n")
 	time.Sleep(20 * time.Millisecond)
 	m := strings.Count(buf.String(), "\n")
