@@ -273,18 +273,18 @@
 //
 // gave:
 //
-//   - fib(30) with a fork on every call and no cutoff: sequential 4.5 ms;
-//     Fork2 8.2-9.1 ms (1.9-2.0x the sequential time on two cores, against
-//     Java's ForkJoinPool at about 6x and Rayon at about 2.2x) with no
-//     allocation per fork; Join with closures 43-48 ms
-//     (10x), all but a few ms of it the two allocations Go makes for the
-//     closures (b escapes into its task, and with it the variable it
-//     writes); a goroutine and WaitGroup per call 1.17-1.24 s. At fib(35)
-//     against other languages (docs/xlang.md, medians of 3 runs on a
-//     loaded machine): Fork2 107 ms, Rayon's join 195 ms, Java's
-//     ForkJoinPool 231 ms, Join with closures 2.1 s: Join misses Java by
-//     9x on closure allocations alone, which is why hot recursive code
-//     should use Fork2 or Join2. Most forks
+//   - fib(30) with a fork on every call and no cutoff: sequential 3.9-4.1
+//     ms; Fork2 6.6-7.6 ms (1.6-1.9x the sequential time on two cores)
+//     with no allocation per fork; Join with closures 48-55 ms (12-14x),
+//     all of it the two allocations Go makes for the closures (b escapes
+//     into its task, and with it the variable it writes), which alone, in
+//     a plain recursion with no pool (BenchmarkJoin/floor-closures), take
+//     52-60 ms; a goroutine and WaitGroup per call 1.63-1.75 s. At fib(35),
+//     docs/xlang.md measures these against Rayon's join and Java's
+//     ForkJoinPool side by side: Fork2 takes less time than either, while
+//     Join with closures takes several times Java's, on closure
+//     allocations alone, which is why hot recursive code should use Fork2
+//     or Join2. Most forks
 //     cost a length check and a deferred call, because Join and Fork2 offer
 //     work to thieves only while the deque is short (see Join).
 //   - Tree recursion the way most code is written, a task per child, on
@@ -306,16 +306,17 @@
 //     and the collector's work while it runs (a GOGC of 400 took a
 //     quarter to a third off). docs/xlang.md has these walks against
 //     Rayon and Java's ForkJoinPool, measured side by side: a task per
-//     child takes several times the time of rayon::scope on the deep
+//     child takes about twice the time of rayon::scope on the deep
 //     binomial tree (each worker's stack nests a few frames per level of
-//     it, and the collector scans them all in every cycle) and about twice
-//     on the shallow geometric one, while Fork2 matches or beats Rayon's
-//     join on fib and beats sequential Go on the geometric tree.
-//   - Sorting 10,000,000 ints: slices.Sort 1.23 s; quicksort with Fork2 0.78
-//     s vs a goroutine per split 0.74 s; mergesort 0.81 s vs 0.85 s, both
-//     with leaves of 2048. With a cutoff that coarse both schedulers see
-//     few thousand tasks and tie; steal's edge is that it needs no cutoff.
-//   - Summing 100,000,000 int32s: one loop 68 ms, ForRange 34-40 ms, two
-//     goroutines on hand-cut halves 34-35 ms: ForRange matches hand-chunking
+//     it, and the collector scans them all in every cycle) and less than
+//     twice on the shallow geometric one, while Fork2 matches or beats
+//     Rayon's join on fib and beats sequential Go on the geometric tree.
+//   - Sorting 10,000,000 ints (one quiet run, -benchtime 3x): slices.Sort
+//     1.06 s; quicksort with Fork2 0.53 s vs a goroutine per split 0.56 s;
+//     mergesort 0.69 s vs 0.66 s, both with leaves of 2048. With a cutoff
+//     that coarse both schedulers see few thousand tasks and tie; steal's
+//     edge is that it needs no cutoff.
+//   - Summing 100,000,000 int32s: one loop 36-37 ms, ForRange 19-25 ms, two
+//     goroutines on hand-cut halves 19-29 ms: ForRange matches hand-chunking
 //     without being told the number of cores or a chunk size.
 package steal
