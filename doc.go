@@ -233,18 +233,20 @@
 //
 // # Cost
 //
-// Measured on a 2-core Xeon VM shared with other jobs (GOMAXPROCS=2, Go
-// 1.26); medians of three runs, ratios taken within one run, ranges where
-// the machine's noise matters. Scheduler (sched_bench_test.go):
+// Measured on a 2-core AMD EPYC VM shared with other jobs (GOMAXPROCS=2,
+// Go 1.26); medians over runs, ratios taken within one run, ranges where
+// the machine's noise matters. The same benchmark can vary by 2x between
+// runs seconds apart, so the ranges are wide. Scheduler (sched_bench_test.go):
 //
 //	go test -count=3 -run XXX -bench 'Spawn1M|ChainedSpawn|PingPong|SpawnMany|YieldMany|Imbalanced' -benchtime 5x .
 //
 // gave:
 //
-//   - 1,000,000 tiny tasks (each a WaitGroup.Done): Spawn from inside a task
-//     92 ns/task (80-103), Submit from one outside goroutine 112 ns/task
-//     (109-134), a goroutine per task 470 ns/task (442-525). steal is 5.1x
-//     faster than goroutines with Spawn and 4.2x with Submit. A spawned
+//   - 1,000,000 tiny tasks (each a WaitGroup.Done), nine runs: Spawn from
+//     inside a task 121 ns/task (91-142), Submit from one outside goroutine
+//     109 ns/task (91-123), a goroutine per task 821 ns/task (379-846).
+//     steal is 6.5x faster than goroutines with Spawn (4.2-6.9) and 7.0x
+//     with Submit (4.2-7.5). A spawned
 //     task allocated its record (then 64 bytes; now 48, from a per-worker
 //     slab of 10); the ring and runnext cost
 //     one atomic swap, one slot store and one CAS per task. A submitted
@@ -252,17 +254,20 @@
 //     of its own once the workers have records to reuse; it costs the pool
 //     16 bytes while it waits. BenchmarkSubmitProducers and
 //     docs/benchmarks.md compare submission with a channel of funcs.
-//   - Tokio's scheduler benchmarks, steal vs goroutines: chained spawn (1000
-//     deep) 89 us vs 222 us (2.5x); ping-pong (1000 pings, 3 tasks each)
-//     245 us vs 1007 us (4.1x); spawn-many (10,000 tasks) 1.04 ms spawned
-//     inside, 1.13 ms submitted from outside, vs 5.77 ms (5.5x, 5.1x);
-//     yield-many (200 tasks x 1000 yields, a yield being a re-Spawn of the
-//     continuation vs runtime.Gosched) 13.0 ms vs 53.3 ms (4.1x).
+//   - Tokio's scheduler benchmarks, steal vs goroutines, nine runs: chained
+//     spawn (1000 deep) 235 us (137-418) vs 322 us (195-488), a tie: the
+//     ratio goes from 0.5x to 3.5x run to run, median 1.2x; ping-pong (1000
+//     pings, 3 tasks each) 301 us vs 1.96 ms (6.7x, 4.1-7.3); spawn-many
+//     (10,000 tasks) 1.41 ms spawned inside, 1.19 ms submitted from outside,
+//     vs 8.89 ms (6.4x, 7.8x; 1.9-10x over runs); yield-many (200 tasks x
+//     1000 yields, a yield being a re-Spawn of the continuation vs
+//     runtime.Gosched) 20.3 ms vs 115 ms (5.9x, 2.0-8.1).
 //   - The imbalanced demo (1000 tasks each summing 1e6 ints, all spawned
 //     from one task on one worker): workers=1 418 ms, workers=2 212 ms,
-//     parallel efficiency T1/(2*T2) 0.99 at the medians; runs that overlap
-//     other jobs on the two cores fall to 0.57-0.89, so the 0.95 goal holds
-//     on a quiet machine.
+//     parallel efficiency T1/(2*T2) 1.02 at the median of nine runs
+//     (0.89-1.31; above 1 is noise, the two sub-benchmarks run one after
+//     the other); runs that overlap other jobs on the two cores fall to
+//     0.34-0.49, so it stays near 1 only on a quiet machine.
 //
 // Fork-join (join_test.go, forkjoin_bench_test.go):
 //
@@ -270,18 +275,18 @@
 //
 // gave:
 //
-//   - fib(30) with a fork on every call and no cutoff: sequential 4.5 ms;
-//     Fork2 8.2-9.1 ms (1.9-2.0x the sequential time on two cores, against
-//     Java's ForkJoinPool at about 6x and Rayon at about 2.2x) with no
-//     allocation per fork; Join with closures 43-48 ms
-//     (10x), all but a few ms of it the two allocations Go makes for the
-//     closures (b escapes into its task, and with it the variable it
-//     writes); a goroutine and WaitGroup per call 1.17-1.24 s. At fib(35)
-//     against other languages (docs/xlang.md, medians of 3 runs on a
-//     loaded machine): Fork2 107 ms, Rayon's join 195 ms, Java's
-//     ForkJoinPool 231 ms, Join with closures 2.1 s: Join misses Java by
-//     9x on closure allocations alone, which is why hot recursive code
-//     should use Fork2 or Join2. Most forks
+//   - fib(30) with a fork on every call and no cutoff: sequential 3.9-4.1
+//     ms; Fork2 6.6-7.6 ms (1.6-1.9x the sequential time on two cores)
+//     with no allocation per fork; Join with closures 48-55 ms (12-14x),
+//     all of it the two allocations Go makes for the closures (b escapes
+//     into its task, and with it the variable it writes), which alone, in
+//     a plain recursion with no pool (BenchmarkJoin/floor-closures), take
+//     52-60 ms; a goroutine and WaitGroup per call 1.63-1.75 s. At fib(35),
+//     docs/xlang.md measures these against Rayon's join and Java's
+//     ForkJoinPool side by side: Fork2 takes less time than either, while
+//     Join with closures takes several times Java's, on closure
+//     allocations alone, which is why hot recursive code should use Fork2
+//     or Join2. Most forks
 //     cost a length check and a deferred call, because Join and Fork2 offer
 //     work to thieves only while the deque is short (see Join).
 //   - Tree recursion the way most code is written, a task per child, on
@@ -303,16 +308,17 @@
 //     and the collector's work while it runs (a GOGC of 400 took a
 //     quarter to a third off). docs/xlang.md has these walks against
 //     Rayon and Java's ForkJoinPool, measured side by side: a task per
-//     child takes several times the time of rayon::scope on the deep
+//     child takes about twice the time of rayon::scope on the deep
 //     binomial tree (each worker's stack nests a few frames per level of
-//     it, and the collector scans them all in every cycle) and about twice
-//     on the shallow geometric one, while Fork2 matches or beats Rayon's
-//     join on fib and beats sequential Go on the geometric tree.
-//   - Sorting 10,000,000 ints: slices.Sort 1.23 s; quicksort with Fork2 0.78
-//     s vs a goroutine per split 0.74 s; mergesort 0.81 s vs 0.85 s, both
-//     with leaves of 2048. With a cutoff that coarse both schedulers see
-//     few thousand tasks and tie; steal's edge is that it needs no cutoff.
-//   - Summing 100,000,000 int32s: one loop 68 ms, ForRange 34-40 ms, two
-//     goroutines on hand-cut halves 34-35 ms: ForRange matches hand-chunking
+//     it, and the collector scans them all in every cycle) and less than
+//     twice on the shallow geometric one, while Fork2 matches or beats
+//     Rayon's join on fib and beats sequential Go on the geometric tree.
+//   - Sorting 10,000,000 ints (one quiet run, -benchtime 3x): slices.Sort
+//     1.06 s; quicksort with Fork2 0.53 s vs a goroutine per split 0.56 s;
+//     mergesort 0.69 s vs 0.66 s, both with leaves of 2048. With a cutoff
+//     that coarse both schedulers see few thousand tasks and tie; steal's
+//     edge is that it needs no cutoff.
+//   - Summing 100,000,000 int32s: one loop 36-37 ms, ForRange 19-25 ms, two
+//     goroutines on hand-cut halves 19-29 ms: ForRange matches hand-chunking
 //     without being told the number of cores or a chunk size.
 package steal

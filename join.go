@@ -29,11 +29,11 @@ package steal
 // it every variable b captures by reference, such as the result it writes:
 // fib written as Join(w, func(w) { a = fib(w, n-1) }, func(w) { b =
 // fib(w, n-2) }) makes two allocations per call, which are nearly all of
-// its time (about 10x Fork2's on fib; see the package doc's # Cost and
+// its time (about 7x Fork2's on fib; see the package doc's # Cost and
 // BenchmarkJoin) and make the garbage collector run often. Those two
 // allocations, made in a plain recursion with no pool
-// (BenchmarkJoin/floor-closures), took 65-91 ms on fib(30), where Join on
-// two workers took 51-88 ms and on one 78-131 ms: with closures, the
+// (BenchmarkJoin/floor-closures), took 52-60 ms on fib(30), where Join on
+// two workers took 48-55 ms and on one 77-90 ms: with closures, the
 // allocations are the cost, not the scheduler. a does not
 // escape and costs nothing. Where both halves call the same function,
 // use Fork2 (with results) or Join2 (without): they take a plain function
