@@ -15,7 +15,9 @@ import (
 //
 //	go test -run XXX -bench Observe -count 5 .
 //
-// "off" is the default pool with the tracer off; "tracer" runs under
+// "off" is the default pool with the tracer off; "no-context" is "off"
+// with the root submitted with context.Background() instead of a named
+// context, whose tasks get a cancellable context each; "tracer" runs under
 // runtime/trace writing to io.Discard; "labels" sets WithProfileLabels;
 // "timeline" records WithTimeline.
 func BenchmarkObserve(b *testing.B) {
@@ -26,6 +28,7 @@ func BenchmarkObserve(b *testing.B) {
 		tracer bool
 	}{
 		{"off", nil, false},
+		{"no-context", nil, false},
 		{"tracer", nil, true},
 		{"labels", []Option{WithProfileLabels()}, false},
 		{"timeline", []Option{WithTimeline(tasks + 1000)}, false},
@@ -49,6 +52,9 @@ func BenchmarkObserve(b *testing.B) {
 				w.Block(wg.Wait)
 			}
 			ctx := Named(context.Background(), "bench")
+			if c.name == "no-context" {
+				ctx = context.Background()
+			}
 			for range b.N {
 				p := New(c.opts...) // a fresh timeline each time
 				wg.Add(tasks)

@@ -19,13 +19,13 @@ type taskCtx struct {
 	context.Context                 // what the task sees
 	base            context.Context // what the tasks it spawns see
 	cancel          context.CancelCauseFunc
-	stop            func() bool // the pool's AfterFunc; nil if base is the pool's context
+	owns            *ownTasks // where cancel is registered; nil if base is the pool's context
 }
 
 // end cancels the task's context once it has returned.
 func (tc *taskCtx) end() {
-	if tc.stop != nil {
-		tc.stop()
+	if tc.owns != nil {
+		tc.owns.pop()
 	}
 	tc.cancel(nil)
 }
@@ -53,7 +53,7 @@ func (w *Worker) ownContext() {
 // starts (own). See taskCtx.
 func (w *Worker) spawnCtx() (ctx context.Context, own bool) {
 	if tc, ok := w.ctx.(*taskCtx); ok {
-		return tc.base, tc.stop != nil
+		return tc.base, tc.owns != nil
 	}
 	return w.ctx, false
 }

@@ -129,3 +129,48 @@ func TestSpawnedTaskSkippedWhenSubmitterContextEnds(t *testing.T) {
 	default:
 	}
 }
+
+// Shutdown cancels the context of every running task that was submitted
+// with a context of its own, and of the tasks they spawned, with the
+// pool's cause; tasks that start on a worker afterwards see it cancelled
+// too. Nested: each waiting task runs the next on the same worker, so the
+// worker holds several such contexts at once.
+func TestShutdownCancelsOwnContextTasks(t *testing.T) {
+	p := New(WithWorkers(2))
+	own := context.WithValue(context.Background(), taskCtxKey{}, 1)
+	const depth = 3
+	started := make(chan struct{})
+	ended := make(chan error, depth+1)
+	var nest func(w *Worker, d int)
+	nest = func(w *Worker, d int) {
+		ctx := w.Context()
+		if d < depth {
+			// Wait for the child: the worker runs it above this
+			// task's frames, unless the other worker took it.
+			Spawn(w, func(w *Worker) int { nest(w, d+1); return 0 }).Wait(w)
+		} else {
+			close(started)
+		}
+		select {
+		case <-ctx.Done():
+			ended <- context.Cause(ctx)
+		case <-time.After(10 * time.Second):
+			ended <- nil
+		}
+	}
+	if err := p.Submit(own, func(w *Worker) { nest(w, 0) }); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	expired, cancel := context.WithCancel(context.Background())
+	cancel()
+	p.Shutdown(expired)
+	for range depth + 1 {
+		if err := <-ended; err == nil {
+			t.Fatal("a running task's own context was not cancelled by Shutdown")
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

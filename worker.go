@@ -62,6 +62,9 @@ type worker struct {
 	// quit is closed when a spare (see Block) may retire; nil for the
 	// pool's own workers.
 	quit chan struct{}
+	// owns holds the cancellations of the tasks with a context of their
+	// own running here, for the pool's context to end them (ownctx.go).
+	owns ownTasks
 
 	stats    workerStats
 	timeline *timeline   // nil unless WithTimeline
@@ -211,6 +214,7 @@ func (c *worker) loop() {
 			return
 		}
 		c.stats.flush()
+		c.owns.leave() // a spare that retires leaves the pool's context
 		if c.quit != nil {
 			c.pool.retireSpare(c)
 		} else {
@@ -307,8 +311,8 @@ func (c *worker) startOwn(t *task) *taskCtx {
 		return nil
 	}
 	ctx, cancel := context.WithCancelCause(t.ctx)
-	stop := context.AfterFunc(p.ctx, func() { cancel(context.Cause(p.ctx)) })
-	tc := &taskCtx{Context: ctx, base: t.ctx, cancel: cancel, stop: stop}
+	c.owns.push(p.ctx, cancel)
+	tc := &taskCtx{Context: ctx, base: t.ctx, cancel: cancel, owns: &c.owns}
 	t.ctx = tc
 	return tc
 }
