@@ -49,10 +49,10 @@ func (p Policy) String() string {
 // ParsePolicy parses a name as String writes it. "one" and "half" alone
 // mean most_loaded victims.
 func ParsePolicy(name string) (Policy, error) {
-	mode, victims, _ := strings.Cut(name, "/")
+	mode, victims, slash := strings.Cut(name, "/")
 	switch mode {
 	case "none", "central":
-		if victims != "" {
+		if slash {
 			break
 		}
 		if mode == "none" {
@@ -64,12 +64,15 @@ func ParsePolicy(name string) (Policy, error) {
 		if mode == "half" {
 			p.Mode = StealHalf
 		}
-		if victims == "" {
+		if !slash {
 			return p, nil
 		}
 		v, err := cluster.ParseVictimPolicy(victims)
+		if err != nil {
+			return Policy{}, fmt.Errorf("sim: policy %q: %w", name, err)
+		}
 		p.Victims = v
-		return p, err
+		return p, nil
 	}
 	return Policy{}, fmt.Errorf("sim: unknown policy %q (want none, central, one/<victims> or half/<victims>)", name)
 }

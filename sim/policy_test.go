@@ -23,7 +23,7 @@ func TestParsePolicyShortcutsAndErrors(t *testing.T) {
 	if p, _ := ParsePolicy("half"); p != (Policy{Mode: StealHalf, Victims: cluster.MostLoaded}) {
 		t.Errorf("half = %v", p)
 	}
-	for _, bad := range []string{"", "steal", "none/random", "one/nearest"} {
+	for _, bad := range []string{"", "steal", "none/random", "one/nearest", "none/", "central/", "one/", "half/"} {
 		if _, err := ParsePolicy(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

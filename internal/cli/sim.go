@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -69,15 +70,15 @@ func (f *simFlags) applySampleDefaults(fs *flag.FlagSet) error {
 func (f *simFlags) workload() (sim.Workload, []sim.Policy, error) {
 	dist, err := cluster.ParseDistribution(f.dist)
 	if err != nil {
-		return sim.Workload{}, nil, err
+		return sim.Workload{}, nil, flagErr("-dist", err)
 	}
 	model, err := sim.ParseCostModel(f.cost)
 	if err != nil {
-		return sim.Workload{}, nil, err
+		return sim.Workload{}, nil, flagErr("-cost", err)
 	}
 	policies, err := sim.ParsePolicies(f.policies)
 	if err != nil {
-		return sim.Workload{}, nil, err
+		return sim.Workload{}, nil, flagErr("-policies", err)
 	}
 	wl := sim.Workload{
 		Workers: f.workers, Jobs: f.jobs, Distribution: dist,
@@ -163,4 +164,10 @@ func lowerBound(r sim.Result) string {
 		return lb.Round(time.Microsecond).String()
 	}
 	return fmt.Sprintf("%.0fh", r.LowerBoundNanos()/float64(time.Hour))
+}
+
+// flagErr names the flag whose value err refuses, without the package
+// prefix the command's own prefix would repeat.
+func flagErr(flag string, err error) error {
+	return fmt.Errorf("%s: %s", flag, strings.TrimPrefix(err.Error(), "sim: "))
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +172,21 @@ func TestChartSamplingIsBounded(t *testing.T) {
 	// No jobs: still a positive interval.
 	if s := chartSampling(sim.Workload{Workers: 4}); s.Every <= 0 {
 		t.Errorf("empty workload: sampling %+v", s)
+	}
+}
+
+// A refused value is named with its flag, once, and the policy names take
+// no stray slash.
+func TestSimBadValuesNameTheirFlag(t *testing.T) {
+	for _, tc := range []struct{ flag, value string }{
+		{"-dist", "zigzag"}, {"-cost", "lognormal"}, {"-policies", "psychic"},
+		{"-policies", "none/"}, {"-policies", "one/"}, {"-policies", "half/nearest"},
+	} {
+		code, _, errs := runWith([]string{"sim", tc.flag, tc.value}, "")
+		want := "steal sim: " + tc.flag + ": "
+		if code != 2 || !strings.HasPrefix(errs, want) || !strings.Contains(errs, strconv.Quote(tc.value)) ||
+			strings.Contains(errs, "sim: sim:") {
+			t.Errorf("%s %s: code %d, stderr %q; want 2 and %q...%q", tc.flag, tc.value, code, errs, want, tc.value)
+		}
 	}
 }
