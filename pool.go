@@ -70,8 +70,9 @@ type Pool struct {
 }
 
 // New starts a pool with the given options. Without WithWorkers it runs
-// runtime.GOMAXPROCS(0) workers, at most MaxWorkers. The workers park at once and use no CPU
-// until work arrives. A nil option panics, naming its place among opts.
+// runtime.GOMAXPROCS(0) workers, at most MaxWorkers. The workers park at
+// once and use no CPU until work arrives. A nil option panics, naming its
+// place among opts.
 func New(opts ...Option) *Pool {
 	cfg := config{workers: min(runtime.GOMAXPROCS(0), MaxWorkers)}
 	for i, o := range opts {

@@ -37,7 +37,7 @@ func (wl Workload) Validate() error {
 		return fmt.Errorf("sim: workers must be in [1, %d] (MaxWorkers), have %d", MaxWorkers, wl.Workers)
 	case wl.Jobs < 0 || wl.Jobs > MaxTasks:
 		return fmt.Errorf("sim: jobs must be in [0, %d], have %d", MaxTasks, wl.Jobs)
-	case wl.Distribution.String() != distributionName(wl.Distribution):
+	case !validDistribution(wl.Distribution):
 		return fmt.Errorf("sim: unknown distribution %v", wl.Distribution)
 	case !wl.Cost.Model.valid():
 		return fmt.Errorf("sim: unknown cost model %v", wl.Cost.Model)
@@ -61,13 +61,11 @@ func (wl Workload) Validate() error {
 	return nil
 }
 
-// distributionName is d's name when d is one of cluster's distributions,
-// and something String never returns otherwise.
-func distributionName(d cluster.Distribution) string {
-	if _, err := cluster.ParseDistribution(d.String()); err != nil {
-		return ""
-	}
-	return d.String()
+// validDistribution reports whether d is one of cluster's distributions:
+// only those have a name that parses back.
+func validDistribution(d cluster.Distribution) bool {
+	_, err := cluster.ParseDistribution(d.String())
+	return err == nil
 }
 
 // Queues builds the initial deques: job k has key k and a cost drawn for
