@@ -118,7 +118,7 @@ const groupKids = 2
 // caller pays for it and for the variables it captures by reference.
 func NewGroup(w *Worker) *Group {
 	w.core()
-	g := &Group{owner: w, p: w.c.pool, parent: w.ctx, up: w.group(), round1: true}
+	g := &Group{owner: w, p: w.c.pool, parent: w.forkCtx(), up: w.group(), round1: true}
 	g.latch.group = g
 	g.newRound()
 	return g

@@ -119,7 +119,7 @@ func (w *worker) getJoinTask(fn func(*Worker), from *Worker) *joinTask {
 // forkedFrom makes j a part of the task whose handle is w: it sees w's
 // context and reports to w's group.
 func (j *joinTask) forkedFrom(w *Worker) {
-	j.ctx, j.latch.up = w.ctx, w.group()
+	j.ctx, j.latch.up = w.forkCtx(), w.group()
 	j.latch.pending.Store(1)
 }
 

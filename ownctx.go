@@ -23,8 +23,10 @@ type ownTasks struct {
 	cause   error       // set once the pool's context has ended
 }
 
-// push registers cancel for the task starting on the owner's worker; if
-// the pool's context has already ended, it cancels it at once.
+// push registers cancel for a task on the owner's worker, which takes
+// its place above every task registered there that has not ended; if the
+// pool's context has already ended, it cancels it at once (the
+// AfterFunc's cancelAll may not have run yet).
 func (o *ownTasks) push(pool context.Context, cancel context.CancelCauseFunc) {
 	o.mu.Lock()
 	if o.stop == nil {
@@ -33,6 +35,9 @@ func (o *ownTasks) push(pool context.Context, cancel context.CancelCauseFunc) {
 	cause := o.cause
 	o.cancels = append(o.cancels, cancel)
 	o.mu.Unlock()
+	if cause == nil && pool.Err() != nil {
+		cause = context.Cause(pool)
+	}
 	if cause != nil {
 		cancel(cause)
 	}

@@ -149,12 +149,14 @@ func (p *Pool) Workers() int { return len(p.workers) }
 // Cost: one fetch-add and one atomic store, no lock and no allocation; the
 // task costs the pool 16 bytes while it waits, and the worker that picks
 // it up gives it a 48-byte task record from a slab of 10. A ctx other than
-// context.Background() adds a small allocation now and a derived,
-// cancellable context when the task starts, and so does each task fn
-// spawns: 100,000 tiny tasks spawned from such a task took 292-316 ns a
-// task, against 87-92 from a task submitted with context.Background()
-// (BenchmarkObserve, off and no-context). docs/benchmarks.md has the
-// measurements of plain submission.
+// context.Background() adds a small allocation now; the task's own
+// context, derived from ctx and registered with it, is made only if the
+// task asks for it (Worker.Context) or forks (Join, Fork2, For,
+// NewGroup), and the same holds for each task fn spawns. One producer
+// submitting tiny tasks with a cancellable ctx took 142-148 ns a task,
+// against 116-138 with context.Background() (BenchmarkSubmitProducers,
+// steal-ctx and steal; 626-677 when every task made its context).
+// docs/benchmarks.md has the measurements of plain submission.
 func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
 	if fn == nil {
 		nilFunc("Pool.Submit")

@@ -13,7 +13,9 @@ import (
 // fresh closure, submitted from outside the pool by one or eight
 // goroutines, to a pool with and without WithMaxQueued(1024), and, as the
 // yardstick in the same run, to a buffered channel of funcs (1024 slots)
-// consumed by GOMAXPROCS goroutines. Compare ns/task within one run:
+// consumed by GOMAXPROCS goroutines. steal-ctx submits with a cancellable
+// context, as a server passes its request's, where the others pass
+// context.Background(). Compare ns/task within one run:
 //
 //	go test -run XXX -bench SubmitProducers -benchtime 3x .
 //
@@ -27,8 +29,13 @@ import (
 func BenchmarkSubmitProducers(b *testing.B) {
 	for _, producers := range []int{1, 8} {
 		name := "p" + strconv.Itoa(producers)
-		b.Run(name+"/steal", func(b *testing.B) { benchSubmit(b, producers, New()) })
-		b.Run(name+"/steal-max1024", func(b *testing.B) { benchSubmit(b, producers, New(WithMaxQueued(1024))) })
+		b.Run(name+"/steal", func(b *testing.B) { benchSubmit(b, producers, New(), context.Background()) })
+		b.Run(name+"/steal-ctx", func(b *testing.B) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			benchSubmit(b, producers, New(), ctx)
+		})
+		b.Run(name+"/steal-max1024", func(b *testing.B) { benchSubmit(b, producers, New(WithMaxQueued(1024)), context.Background()) })
 		b.Run(name+"/channel", func(b *testing.B) { benchChannel(b, producers) })
 		b.Run(name+"/floor-batched", func(b *testing.B) { benchFloorBatched(b, producers) })
 	}
@@ -63,9 +70,8 @@ func benchProduce(b *testing.B, producers int, submit func(k int, done func(int)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*spawn1M), "ns/task")
 }
 
-func benchSubmit(b *testing.B, producers int, p *Pool) {
+func benchSubmit(b *testing.B, producers int, p *Pool, ctx context.Context) {
 	defer p.Close()
-	ctx := context.Background()
 	benchProduce(b, producers, func(k int, done func(int)) {
 		if err := p.Submit(ctx, func(*Worker) { done(k) }); err != nil {
 			b.Error(err)

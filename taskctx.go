@@ -30,14 +30,42 @@ func (tc *taskCtx) end() {
 	tc.cancel(nil)
 }
 
-// lazy states of a record (Worker.lazy): a task submitted without a context
-// of its own runs under the pool's, and gets one of its own only if it
-// asks for its context (Context), which most tasks never do.
+// lazy states of a record (Worker.lazy). A submitted task's context is
+// made when something first asks for it, which most tasks never do: a task
+// submitted without a context of its own runs under the pool's until then,
+// and one submitted with a context of its own under that context alone.
+// Asking is calling Context, and forking (Join, Fork2, For, NewGroup),
+// whose parts and children see the task's context (see forkCtx). Nobody
+// else can tell the difference: until it is made, nobody holds the
+// context that would have been cancelled.
 const (
 	lazyNone uint8 = iota // no taskCtx to make
-	lazyMay               // Context makes one (see ownContext)
+	lazyMay               // Context makes one under the pool's (ownContext)
+	lazyOwn               // Context joins the submitter's with the pool's (joinContext)
 	lazyMade              // ctx is a taskCtx, to end when the task returns
 )
+
+// makeContext makes the running task w's context if it is still to be
+// made. Only w's task calls it.
+func (w *Worker) makeContext() {
+	switch w.lazy {
+	case lazyMay:
+		w.ownContext()
+	case lazyOwn:
+		w.joinContext()
+	}
+}
+
+// forkCtx returns the context that the parts and group children of w's
+// task see: the task's own, made now if it is still to be made. They run
+// while the task waits, so they must hear of what cancels the task: for a
+// task submitted with a context of its own, the pool's context ending.
+func (w *Worker) forkCtx() context.Context {
+	if w.lazy == lazyOwn {
+		w.joinContext()
+	}
+	return w.ctx
+}
 
 // ownContext gives the running task w, submitted without a context of its
 // own, a context cancelled with the pool's and when it returns. Only w's
@@ -48,6 +76,20 @@ func (w *Worker) ownContext() {
 	w.lazy = lazyMade
 }
 
+// joinContext gives the running task w, submitted with a context of its
+// own (still w.ctx), a context that carries that one's values and
+// deadline and is cancelled when it is, when the pool's is, and when the
+// task returns. Only w's task calls it, so it is the newest task on its
+// worker to register with the worker's ownTasks stack: every task it ran
+// while it waited has ended.
+func (w *Worker) joinContext() {
+	c := w.c
+	ctx, cancel := context.WithCancelCause(w.ctx)
+	c.owns.push(c.pool.ctx, cancel)
+	w.ctx = &taskCtx{Context: ctx, base: w.ctx, cancel: cancel, owns: &c.owns}
+	w.lazy = lazyMade
+}
+
 // spawnCtx returns the context for a task w spawns, and whether it is a
 // submitter's own context, to be joined with the pool's when the task
 // starts (own). See taskCtx.
@@ -55,5 +97,5 @@ func (w *Worker) spawnCtx() (ctx context.Context, own bool) {
 	if tc, ok := w.ctx.(*taskCtx); ok {
 		return tc.base, tc.owns != nil
 	}
-	return w.ctx, false
+	return w.ctx, w.lazy == lazyOwn
 }

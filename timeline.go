@@ -20,9 +20,10 @@ import (
 // Cost when on: two clock reads and two appends per task, and 24 bytes per
 // event; a context lookup per task for its name (see Named), and a map
 // lookup for a named one. On the 2-core machine of the package doc's
-// # Cost, 100,000 tiny spawned tasks (BenchmarkObserve, three runs) took
-// 335-356 ns a task with the timeline on against 283-336 ns off (medians
-// 344 and 295), so about 50 ns a task, buffer growth included.
+// # Cost, 100,000 tiny spawned tasks (BenchmarkObserve, five runs) took
+// 192-221 ns a task with the timeline on against 132-147 ns off (medians
+// 210 and 142, one outlier of 295 off), so about 70 ns a task, buffer
+// growth included.
 // Joins that run inline, without a thief, are not recorded, and neither
 // are the tasks of the spare workers that stand in for a worker in
 // Worker.Block (they come and go; Stats counts their tasks). Off, it costs

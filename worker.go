@@ -145,14 +145,14 @@ func (w *Worker) Pool() *Pool { return w.core().pool }
 // The pool's context is cancelled when Shutdown gives up waiting and after
 // Close or Shutdown has finished. Long tasks should watch it.
 //
-// A task submitted without a context of its own makes its context, a
-// small allocation, on its first call of Context: tasks that never ask
-// cost nothing for it.
+// A submitted task makes its context on its first call of Context, or
+// when it first forks (Join, Fork2, For, NewGroup): tasks that never ask
+// and never fork cost nothing for it. It costs a small allocation, and
+// for a task submitted with a context of its own a registration with that
+// context (context.WithCancelCause) and with the worker.
 func (w *Worker) Context() context.Context {
 	w.core()
-	if w.lazy == lazyMay {
-		w.ownContext()
-	}
+	w.makeContext()
 	return w.ctx
 }
 
@@ -257,11 +257,9 @@ func (c *worker) execute(t *task) {
 		c.stats.flush()
 	}
 	if t.own {
-		tc := c.startOwn(t)
-		if tc == nil {
+		if !c.startOwn(t) {
 			return
 		}
-		defer tc.end()
 	} else if !t.part && (p.halted.Load() || t.ctx.Err() != nil) {
 		c.skip(t, c.endedCtx(t))
 		return
@@ -296,23 +294,23 @@ func (c *worker) endedCtx(t *task) context.Context {
 }
 
 // startOwn prepares a task submitted with a context of its own: it skips
-// the task (and returns nil) if that context or the pool's is done, and
-// otherwise gives the task a context that carries the submitter's values
-// and deadline and is cancelled when either is, and, by the returned
-// taskCtx's end, once the task has returned.
-func (c *worker) startOwn(t *task) *taskCtx {
-	p := c.pool
+// the task (and returns false) if that context or the pool's is done, and
+// otherwise marks the task's context as one to make when asked for
+// (joinContext): one that carries the submitter's values and deadline, is
+// cancelled when either context is, and, by finish, once the task has
+// returned. Making it at once cost each such task two registrations, one
+// with the submitter's context, whose lock every worker running its tasks
+// shares: Submit with a cancellable context took about 5x the time of
+// Submit with context.Background() (BenchmarkSubmitProducers/p1/steal-ctx).
+func (c *worker) startOwn(t *task) bool {
 	if t.ctx.Err() != nil {
 		c.skip(t, t.ctx)
-		return nil
+		return false
 	}
-	if p.ctx.Err() != nil {
+	if p := c.pool; p.ctx.Err() != nil {
 		c.skip(t, p.ctx)
-		return nil
+		return false
 	}
-	ctx, cancel := context.WithCancelCause(t.ctx)
-	c.owns.push(p.ctx, cancel)
-	tc := &taskCtx{Context: ctx, base: t.ctx, cancel: cancel, owns: &c.owns}
-	t.ctx = tc
-	return tc
+	t.lazy = lazyOwn
+	return true
 }
