@@ -30,10 +30,13 @@ import "sync/atomic"
 //   - the buffer pointer is an atomic because the owner replaces it when it
 //     grows or shrinks. A thief loads it after bottom, so a thief that sees
 //     an item pushed after a resize also sees the resized buffer.
-//   - every slot is an atomic.Pointer: a thief may read a slot that the
-//     owner is about to overwrite after wrapping around (its CAS on top then
-//     fails and the value is discarded), and the race detector, rightly,
-//     requires such reads to be atomic.
+//   - slots are read atomically and written plainly (slot_norace.go), as
+//     the Go runtime writes its run queues: a slot's write is ordered
+//     before a thief's read by the bottom that publishes it. The one read
+//     that races with a write is a thief's whose snapshot of top is stale
+//     while the owner wraps around onto the slot or clears it; its CAS on
+//     top then fails and the value is discarded. Under the race detector
+//     the writes are atomic too, so that it stays quiet about that read.
 //
 // # Batch steals and the epoch
 //
@@ -97,14 +100,14 @@ const minCap = 32
 
 type buffer[T any] struct {
 	mask  uint32
-	slots []atomic.Pointer[T]
+	slots []slot[T]
 }
 
 func newBuffer[T any](capacity int) *buffer[T] {
-	return &buffer[T]{mask: uint32(capacity - 1), slots: make([]atomic.Pointer[T], capacity)}
+	return &buffer[T]{mask: uint32(capacity - 1), slots: make([]slot[T], capacity)}
 }
 
-func (b *buffer[T]) at(i uint32) *atomic.Pointer[T] { return &b.slots[i&b.mask] }
+func (b *buffer[T]) at(i uint32) *slot[T] { return &b.slots[i&b.mask] }
 
 func pack(index, epoch uint32) uint64 { return uint64(index)<<32 | uint64(epoch) }
 

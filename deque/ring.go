@@ -35,7 +35,7 @@ type Ring[T any] struct {
 	// clean is the owner's private watermark: slots below it hold nothing
 	// taken.
 	clean uint32
-	slots [RingSize]atomic.Pointer[T]
+	slots [RingSize]slot[T]
 	spill [RingSize/2 + 1]*T // owner's scratch for Put's overflow batch
 	// spilled says spill holds the last overflow batch, which the next Put
 	// clears so that the ring does not keep its items alive.
