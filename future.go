@@ -99,6 +99,7 @@ func PoolSpawn[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (*Futu
 		f.j.ctx, f.j.own = ctx, true
 	} else {
 		ctx = context.Background()
+		f.j.lazy = lazyMay // as Submit's: a context of its own once asked for
 	}
 	if err := p.submitWait(ctx, &f.j.task); err != nil {
 		return nil, err

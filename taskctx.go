@@ -15,18 +15,25 @@ import "context"
 // and get a taskCtx of their own when they start. Its parts (Join, Fork2,
 // For) and the children of its groups, which it waits for, see the task's
 // own context.
+//
+// Every taskCtx registers its cancel with its worker's ownTasks, which
+// cancels it when the pool's context ends, rather than with the pool's
+// context itself, whose one lock every worker would then take twice per
+// task.
 type taskCtx struct {
 	context.Context                 // what the task sees
 	base            context.Context // what the tasks it spawns see
 	cancel          context.CancelCauseFunc
-	owns            *ownTasks // where cancel is registered; nil if base is the pool's context
+	owns            *ownTasks // where cancel is registered
+	// own: base is a submitter's own context, which each task spawned
+	// with it joins with the pool's when it starts; else base is the
+	// pool's context.
+	own bool
 }
 
 // end cancels the task's context once it has returned.
 func (tc *taskCtx) end() {
-	if tc.owns != nil {
-		tc.owns.pop()
-	}
+	tc.owns.pop()
 	tc.cancel(nil)
 }
 
@@ -57,22 +64,22 @@ func (w *Worker) makeContext() {
 }
 
 // forkCtx returns the context that the parts and group children of w's
-// task see: the task's own, made now if it is still to be made. They run
-// while the task waits, so they must hear of what cancels the task: for a
-// task submitted with a context of its own, the pool's context ending.
+// task see: the task's own, made now if it is still to be made, so that
+// a part and its forker see one context.
 func (w *Worker) forkCtx() context.Context {
-	if w.lazy == lazyOwn {
-		w.joinContext()
-	}
+	w.makeContext()
 	return w.ctx
 }
 
 // ownContext gives the running task w, submitted without a context of its
-// own, a context cancelled with the pool's and when it returns. Only w's
-// task calls it.
+// own (w.ctx is the pool's, which carries no values and no deadline), a
+// context cancelled with the pool's and when it returns. Only w's task
+// calls it; see joinContext.
 func (w *Worker) ownContext() {
-	ctx, cancel := context.WithCancelCause(w.ctx)
-	w.ctx = &taskCtx{Context: ctx, base: w.ctx, cancel: cancel}
+	c := w.c
+	ctx, cancel := context.WithCancelCause(context.Background())
+	c.owns.push(c.pool.ctx, cancel)
+	w.ctx = &taskCtx{Context: ctx, base: w.ctx, cancel: cancel, owns: &c.owns}
 	w.lazy = lazyMade
 }
 
@@ -86,16 +93,25 @@ func (w *Worker) joinContext() {
 	c := w.c
 	ctx, cancel := context.WithCancelCause(w.ctx)
 	c.owns.push(c.pool.ctx, cancel)
-	w.ctx = &taskCtx{Context: ctx, base: w.ctx, cancel: cancel, owns: &c.owns}
+	w.ctx = &taskCtx{Context: ctx, base: w.ctx, cancel: cancel, owns: &c.owns, own: true}
 	w.lazy = lazyMade
 }
 
 // spawnCtx returns the context for a task w spawns, and whether it is a
 // submitter's own context, to be joined with the pool's when the task
 // starts (own). See taskCtx.
+//
+// The lazy state is asked first: while a task's own context is still to
+// be made, w.ctx is its submitter's, which may be another task's taskCtx
+// (Submit(w.Context(), ...)) and is then what its spawned tasks must see.
+// Once it is made, or for a part of a task (which sees its forker's), a
+// taskCtx in w.ctx is the task's own.
 func (w *Worker) spawnCtx() (ctx context.Context, own bool) {
-	if tc, ok := w.ctx.(*taskCtx); ok {
-		return tc.base, tc.owns != nil
+	if w.lazy == lazyOwn {
+		return w.ctx, true
 	}
-	return w.ctx, w.lazy == lazyOwn
+	if tc, ok := w.ctx.(*taskCtx); ok {
+		return tc.base, tc.own
+	}
+	return w.ctx, false
 }

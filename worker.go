@@ -146,10 +146,12 @@ func (w *Worker) Pool() *Pool { return w.core().pool }
 // Close or Shutdown has finished. Long tasks should watch it.
 //
 // A submitted task makes its context on its first call of Context, or
-// when it first forks (Join, Fork2, For, NewGroup): tasks that never ask
-// and never fork cost nothing for it. It costs a small allocation, and
-// for a task submitted with a context of its own a registration with that
-// context (context.WithCancelCause) and with the worker.
+// when it first forks (Join, Fork2, For, NewGroup), so that its parts see
+// it too: tasks that never ask and never fork cost nothing for it. It
+// costs two small allocations and a registration with the worker, and for
+// a task submitted with a context of its own one with that context
+// (context.WithCancelCause). A context made after both the submitter's
+// context and the pool's have ended reports the submitter's cause.
 func (w *Worker) Context() context.Context {
 	w.core()
 	w.makeContext()

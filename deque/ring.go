@@ -19,12 +19,13 @@ const RingSize = 256
 // Why each atomic is there: tail is written only by the owner and read by
 // thieves; the owner writes a slot before it stores tail, so a thief that
 // loads tail also sees the slot. head is advanced only by CAS, by the owner
-// (one item) and by thieves (a batch); the loser re-reads. Slots are atomics
-// because a thief may read a slot the owner is overwriting after wrap-around:
-// its CAS on head then fails and the value is discarded.
+// (one item) and by thieves (a batch); the loser re-reads. Slots are read
+// atomically and written plainly, as in Deque (slot_norace.go): a thief may
+// read a slot the owner is overwriting after wrap-around, and its CAS on
+// head then fails and the value is discarded.
 //
-// Memory: a taken slot is not cleared at once (clearing is an atomic store
-// with a write barrier, and would double the cost of a task). Put overwrites
+// Memory: a taken slot is not cleared at once (clearing is a store with a
+// write barrier, and with an atomic store it doubled the cost of a task). Put overwrites
 // it within RingSize puts, and a Get that finds the ring empty clears every
 // slot taken since, so a busy ring keeps at most RingSize taken items
 // reachable and an empty one none.

@@ -1,0 +1,439 @@
+package steal
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Tests of the task contexts made when first asked for (taskctx.go): whoever
+// asks, and whenever, a task's context must be the one Worker.Context
+// documents, and every worker's ownTasks stack must stay in order.
+
+var errNotCancelled = errors.New("the context was not cancelled within the bound")
+
+// awaitDone returns ctx's cause once it is done, or errNotCancelled after d.
+func awaitDone(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-time.After(d):
+		return errNotCancelled
+	}
+}
+
+// A task T2 submitted with another task T1's context (Submit(w.Context(),
+// ...), a *taskCtx) spawns a child before asking for its own context. The
+// child must see T2's submit context, T1's, "less the cancellation when T2
+// returns" (Worker.Context, Spawn), so it is cancelled when T1 returns.
+//
+// spawnCtx, while T2's context is still to be made (lazyOwn), finds
+// w.ctx, the submitter's context, to be a *taskCtx and takes it for T2's
+// own: it hands the child T1's base (the pool's context, or T1's
+// submitter's) instead of T1's context.
+func TestSpawnFromTaskSubmittedWithATaskContext(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		t1ctx  func() (context.Context, context.CancelFunc)
+		future bool
+	}{
+		{"T1 nil, Worker.Spawn", func() (context.Context, context.CancelFunc) { return nil, func() {} }, false},
+		{"T1 nil, Spawn future", func() (context.Context, context.CancelFunc) { return nil, func() {} }, true},
+		{"T1 own, Worker.Spawn", func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }, false},
+		{"T1 own, Spawn future", func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(WithWorkers(3))
+			defer p.Close()
+			ctx0, cancel0 := tc.t1ctx()
+			defer cancel0()
+			started := make(chan struct{})
+			res := make(chan error, 1)
+			child := func(w *Worker) {
+				ctx := w.Context()
+				close(started)
+				res <- awaitDone(ctx, 3*time.Second)
+			}
+			t2 := func(w *Worker) {
+				if tc.future {
+					Spawn(w, func(w *Worker) int { child(w); return 0 })
+				} else {
+					w.Spawn(child)
+				}
+			}
+			t1 := func(w *Worker) {
+				if err := p.Submit(w.Context(), t2); err != nil {
+					res <- err
+					return
+				}
+				select { // keep T1 (and so T2's submit context) alive until the child runs
+				case <-started:
+				case <-time.After(5 * time.Second):
+				}
+			}
+			if err := p.Submit(ctx0, t1); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-res; !errors.Is(err, context.Canceled) {
+				t.Fatalf("the child's context after T1 returned: %v, want cancelled (T2 was submitted with T1's context)", err)
+			}
+		})
+	}
+}
+
+// A task that was running when Shutdown gave up, and whose submitter's
+// context ends after that, asks for its context only then. Both contexts
+// it joins have ended: its context is made cancelled, and reports the
+// submitter's cause, as Worker.Context documents. (When the context was
+// made at the task's start, it reported the pool's, which ended first;
+// telling which ended first later would take the registration with the
+// submitter's context that making it lazily saves.)
+func TestContextAskedAfterBothEndedHasSubmitterCause(t *testing.T) {
+	errSubmitter := errors.New("submitter gave up")
+	for _, tc := range []struct {
+		name string
+		make func() (context.Context, func())
+	}{
+		{"cancel cause", func() (context.Context, func()) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			return ctx, func() { cancel(errSubmitter) }
+		}},
+		{"deadline", func() (context.Context, func()) {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			return ctx, func() { <-ctx.Done(); cancel() }
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(WithWorkers(1))
+			defer p.Close()
+			parent, end := tc.make()
+			started, proceed := make(chan struct{}), make(chan struct{})
+			type result struct{ err, cause error }
+			got := make(chan result, 1)
+			if err := p.Submit(parent, func(w *Worker) {
+				close(started)
+				select {
+				case <-proceed:
+				case <-time.After(5 * time.Second):
+				}
+				ctx := w.Context()
+				cause := awaitDone(ctx, 3*time.Second)
+				got <- result{ctx.Err(), cause}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			<-started
+			if parent.Err() != nil {
+				t.Skip("the submitter's context ended before Shutdown: machine too slow")
+			}
+			expired, cancel := context.WithCancel(context.Background())
+			cancel()
+			p.Shutdown(expired)
+			<-p.ctx.Done()
+			if parent.Err() != nil {
+				t.Skip("the submitter's context ended before Shutdown gave up: machine too slow")
+			}
+			// The pool's end reaches the registered task contexts through
+			// an AfterFunc, on its own goroutine: let it arrive first.
+			if !waitUntil(5*time.Second, func() bool {
+				for _, c := range p.workers {
+					c.owns.mu.Lock()
+					pending := c.owns.stop != nil && c.owns.cause == nil
+					c.owns.mu.Unlock()
+					if pending {
+						return false
+					}
+				}
+				return true
+			}) {
+				t.Fatal("the pool's cancellation never reached the workers")
+			}
+			end() // the submitter's context ends second
+			close(proceed)
+			r := <-got
+			if r.err != parent.Err() || r.cause != context.Cause(parent) {
+				t.Fatalf("Err %v, Cause %v; want the submitter's (%v, %v)",
+					r.err, r.cause, parent.Err(), context.Cause(parent))
+			}
+		})
+	}
+}
+
+// Worker.Context: "Submit, TrySubmit, PoolSpawn: the context passed (the
+// pool's for nil, context.Background() or context.TODO()), ..., and
+// cancelled when the task returns". A PoolSpawn with nil or Background
+// gets the pool's context itself (lazyNone, no lazyMay), which lives on.
+func TestPoolSpawnNilContextEndsWithTask(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	for _, ctx := range []context.Context{nil, context.Background(), context.WithValue(context.Background(), taskCtxKey{}, 1)} {
+		f, err := PoolSpawn(ctx, p, func(w *Worker) context.Context { return w.Context() })
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.Wait(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := awaitDone(got, 2*time.Second); err == errNotCancelled {
+			t.Errorf("PoolSpawn(%v): the task's context is live after it returned", ctx)
+		}
+	}
+}
+
+// Worker.Context: "Join, Fork2, For: the forking task's". A stolen part of
+// a task submitted without a context of its own sees the pool's context,
+// not the task's (which is cancelled when the task returns): forkCtx makes
+// only a lazyOwn context. (The same at HEAD~1, whose forkedFrom read w.ctx.)
+func TestStolenPartOfBackgroundTaskSeesTaskContext(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	reading := make(chan struct{})
+	var partCtx, taskCtx context.Context
+	done := make(chan struct{})
+	if err := p.Submit(nil, func(w *Worker) {
+		defer close(done)
+		Join(w, func(*Worker) { awaitOrTimeout(reading) }, func(w *Worker) {
+			close(reading)
+			partCtx = w.Context()
+		})
+		taskCtx = w.Context()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if partCtx != taskCtx {
+		t.Logf("part's context %v, task's %v", partCtx, taskCtx)
+	}
+	if err := awaitDone(partCtx, 2*time.Second); err == errNotCancelled {
+		t.Error("the stolen part's context is live after the forking task returned (the task's own is not)")
+	}
+}
+
+// The ownTasks stacks are balanced and in order however contexts are made:
+// own-context tasks nest on one goroutine (Future.Wait running the child
+// beneath, a Join, a NewGroup), each asks for its context at a different
+// moment (before, while, after its nested wait; in a defer during a panic
+// or Goexit unwinding). Shutdown gives up while the deepest tasks block:
+// every context made by then (on any worker, spare included via Block)
+// must be cancelled, and so must every context asked for later. At the
+// end every stack is empty.
+func TestOwnStacksUnderNestingAndShutdown(t *testing.T) {
+	p := New(WithWorkers(2))
+	parent, cancelParent := context.WithCancel(context.WithValue(context.Background(), taskCtxKey{}, "v"))
+	defer cancelParent()
+	shut := make(chan struct{})
+	var blocked atomic.Int32
+	var mu sync.Mutex
+	var made []context.Context // every context a task made, in any way
+	note := func(ctx context.Context) {
+		mu.Lock()
+		made = append(made, ctx)
+		mu.Unlock()
+	}
+	var bad atomic.Int32
+	check := func(ctx context.Context) {
+		if ctx.Value(taskCtxKey{}) != "v" {
+			bad.Add(1)
+		}
+	}
+	var node func(w *Worker, depth, kind int)
+	node = func(w *Worker, depth, kind int) {
+		if depth == 0 {
+			if blocked.Add(1) <= 2 {
+				w.Block(func() { awaitOrTimeout(shut) })
+			}
+			ctx := w.Context()
+			check(ctx)
+			note(ctx)
+			return
+		}
+		switch kind % 5 {
+		case 0: // ask first, then a future waited for beneath
+			ctx := w.Context()
+			note(ctx)
+			f := Spawn(w, func(w *Worker) int { node(w, depth-1, kind+1); return 0 })
+			f.Wait(w)
+		case 1: // a future waited for beneath, then ask
+			f := Spawn(w, func(w *Worker) int { node(w, depth-1, kind+2); return 0 })
+			f.Wait(w)
+			note(w.Context())
+		case 2: // Join (makes it), parts nest
+			Join(w, func(w *Worker) { node(w, depth-1, kind+1) }, func(w *Worker) { node(w, depth-1, kind+3) })
+		case 3: // NewGroup
+			g := NewGroup(w)
+			g.Go(func(w *Worker) error { node(w, depth-1, kind+1); return nil })
+			g.Go(func(w *Worker) error { node(w, depth-1, kind+4); return nil })
+			g.Wait()
+		case 4: // a spawned own task, asking in a defer while it panics
+			f := Spawn(w, func(w *Worker) int {
+				defer func() { note(w.Context()) }()
+				node(w, depth-1, kind+1)
+				panic("boom")
+			})
+			f.Wait(w)
+			note(w.Context())
+		}
+	}
+	for k := range 5 {
+		if err := p.Submit(parent, func(w *Worker) { node(w, 4, k) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !waitUntil(5*time.Second, func() bool { return blocked.Load() >= 2 }) {
+		t.Fatal("the leaves never blocked")
+	}
+	expired, cancel := context.WithCancel(context.Background())
+	cancel()
+	p.Shutdown(expired)
+	<-p.ctx.Done()
+	mu.Lock()
+	before := append([]context.Context(nil), made...)
+	mu.Unlock()
+	for i, ctx := range before {
+		if err := awaitDone(ctx, 2*time.Second); err == errNotCancelled {
+			t.Errorf("context %d made before Shutdown gave up is live after it", i)
+		}
+	}
+	close(shut)
+	// Top-level tasks not started when Shutdown gave up are skipped; Close
+	// waits for the workers, and so for every task that started.
+	done := make(chan struct{})
+	go func() { p.Close(); close(done) }()
+	waitClosed(t, done, 20*time.Second, "Close after Shutdown gave up")
+	mu.Lock()
+	for i, ctx := range made {
+		if err := awaitDone(ctx, 2*time.Second); !errors.Is(err, context.Canceled) {
+			t.Errorf("context %d: %v", i, err)
+		}
+	}
+	mu.Unlock()
+	t.Logf("%d contexts made before Shutdown gave up, %d in all; %d spares; %d tasks skipped",
+		len(before), len(made), len(p.spares.all), p.Stats().Total.Skipped)
+	if bad.Load() != 0 {
+		t.Errorf("%d contexts lacked the submitter's value", bad.Load())
+	}
+	checkOwnStacksEmpty(t, p)
+}
+
+// checkOwnStacksEmpty fails t if any worker (spares included) still holds a
+// registered cancellation once its tasks are done.
+func checkOwnStacksEmpty(t *testing.T, p *Pool) {
+	t.Helper()
+	all := append([]*worker(nil), p.workers...)
+	p.spares.mu.Lock()
+	all = append(all, p.spares.all...)
+	p.spares.mu.Unlock()
+	ok := waitUntil(5*time.Second, func() bool {
+		for _, c := range all {
+			c.owns.mu.Lock()
+			n := len(c.owns.cancels)
+			c.owns.mu.Unlock()
+			if n != 0 {
+				return false
+			}
+		}
+		return true
+	})
+	if !ok {
+		for _, c := range all {
+			c.owns.mu.Lock()
+			t.Errorf("worker %d: %d registrations left", c.id, len(c.owns.cancels))
+			c.owns.mu.Unlock()
+		}
+	}
+}
+
+// A Goexit beneath a waiting own-context task (which asked before and one
+// which did not) leaves the stacks empty and the tasks' contexts
+// cancelled; a Goexit while the task's own context is being asked for
+// in a deferred call of a task above also balances.
+func TestOwnStacksAfterGoexit(t *testing.T) {
+	p := New(WithWorkers(1))
+	defer p.Close()
+	parent, cancelParent := context.WithCancel(context.Background())
+	defer cancelParent()
+	ctxs := make(chan context.Context, 8)
+	done := make(chan struct{})
+	if err := p.Submit(parent, func(w *Worker) {
+		defer close(done)
+		f := Spawn(w, func(w *Worker) int {
+			ctxs <- w.Context()
+			g := Spawn(w, func(w *Worker) int {
+				defer func() { ctxs <- w.Context() }()
+				runtime.Goexit()
+				return 0
+			})
+			g.Wait(w)
+			return 0
+		})
+		f.Wait(w)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	awaitOrTimeout(done)
+	// after the Goexit, more own tasks on the same worker
+	for range 3 {
+		r := make(chan context.Context, 1)
+		p.Submit(parent, func(w *Worker) {
+			Join(w, func(w *Worker) {}, func(w *Worker) {})
+			r <- w.Context()
+		})
+		select {
+		case ctx := <-r:
+			ctxs <- ctx
+		case <-time.After(5 * time.Second):
+			t.Fatal("a task after the Goexit did not run")
+		}
+	}
+	close(ctxs)
+	for ctx := range ctxs {
+		if err := awaitDone(ctx, 2*time.Second); err == errNotCancelled {
+			t.Error("a task's context is live after it ended")
+		}
+	}
+	checkOwnStacksEmpty(t, p)
+}
+
+// A task asks for its context only after its submitter's context has been
+// cancelled (with a cause): the context is done at once, with that cause,
+// and carries the submitter's value and deadline; the tasks it forks and
+// spawns then see the same. (Holds at HEAD and HEAD~1.)
+func TestAskAfterSubmitterCancelled(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	errWhy := errors.New("why")
+	dl := time.Now().Add(time.Hour)
+	base, cancelDL := context.WithDeadline(context.WithValue(context.Background(), taskCtxKey{}, 3), dl)
+	defer cancelDL()
+	parent, cancel := context.WithCancelCause(base)
+	started, proceed := make(chan struct{}), make(chan struct{})
+	type result struct {
+		cause, partCause error
+		value            any
+		deadline         time.Time
+	}
+	got := make(chan result, 1)
+	if err := p.Submit(parent, func(w *Worker) {
+		close(started)
+		awaitOrTimeout(proceed)
+		ctx := w.Context()
+		r := result{cause: awaitDone(ctx, 2*time.Second), value: ctx.Value(taskCtxKey{})}
+		r.deadline, _ = ctx.Deadline()
+		Join(w, func(*Worker) {}, func(w *Worker) { r.partCause = awaitDone(w.Context(), 2*time.Second) })
+		got <- r
+	}); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	cancel(errWhy)
+	close(proceed)
+	r := <-got
+	if r.cause != errWhy || r.partCause != errWhy || r.value != 3 || !r.deadline.Equal(dl) {
+		t.Fatalf("got cause %v, part's %v, value %v, deadline %v", r.cause, r.partCause, r.value, r.deadline)
+	}
+}
