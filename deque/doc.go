@@ -21,20 +21,19 @@
 // at opposite ends of one deque contend "~9x less" than when they meet at
 // the same end. Two benchmarks measure what a deque per worker buys against
 // one shared queue, on a 2-core AMD EPYC (Turin) VM (go1.26, GOMAXPROCS=2);
-// the figures are what we saw over two runs, and a machine with more cores
-// will differ.
+// the figures are medians of three runs, taken while the machine was quiet,
+// and a machine with more cores will differ.
 //
 // BenchmarkContentionTree is the realistic case: W workers expand a binary
 // tree of 524,287 tasks (about 50 ns of work each). With deques each worker
 // pushes and pops at its own bottom and steals from a random victim's top
 // only when it runs dry; with the mutex queue all W share one FIFO.
 //
-//	go test -run XXX -bench ContentionTree -benchtime 5x -count 2 ./deque
+//	go test -run XXX -bench ContentionTree -benchtime 5x -count 3 ./deque
 //
-// ns per task, deques vs mutex: W=2 42-44 vs 161-245 (about 4-6x less),
-// W=4 54-65 vs 246-249 (about 4x), W=8 119-135 vs 257-280 (about 2x; eight
-// workers on two cores). So on this machine the deques cut the cost of
-// sharing work by 2 to 6x, not 9x; the mutex gets worse as more workers
+// ns per task, deques vs mutex: W=2 33 vs 226 (about 7x less), W=4 56 vs
+// 330 (about 6x), W=8 112 vs 378 (about 3x; eight workers on two cores). So on this machine the deques cut the cost
+// of sharing work by 3 to 7x, not 9x; the mutex gets worse as more workers
 // contend for it.
 //
 // BenchmarkContention is the adversarial case: an owner doing Push, Push,
@@ -42,12 +41,12 @@
 // almost always empty and owner and thieves meet at top on nearly every
 // operation.
 //
-//	go test -count=1 -run XXX -bench Contention$ -benchtime 200ms ./deque
+//	go test -count=3 -run XXX -bench Contention$ -benchtime 200ms ./deque
 //
-// There the owner's ns/op were, deque vs mutex: 1 thief 218 vs 122, 2
-// thieves 223 vs 135, 3 thieves 237 vs 186, 4 thieves 194 vs 186: the deque
-// was up to 1.8x slower. Every Go atomic store is a full-fence XCHG on amd64,
-// and when the thieves take everything the owner pushes, the deque pays for
-// its protocol and gets none of the locality it exists for. Work stealing
+// There the owner's ns/op were, deque vs mutex: 1 thief 546 vs 142, 2
+// thieves 487 vs 218, 3 thieves 496 vs 316, 4 thieves 501 vs 363: the deque was up to 3.8x slower. Every Go atomic store is a
+// full-fence XCHG on amd64, Pop's store of bottom must be one, and when the
+// thieves take everything the owner pushes, the deque pays for its
+// protocol and gets none of the locality it exists for. Work stealing
 // wins when thieves are the exception, which is what a scheduler arranges.
 package deque
