@@ -31,10 +31,9 @@ func awaitDone(ctx context.Context, d time.Duration) error {
 // child must see T2's submit context, T1's, "less the cancellation when T2
 // returns" (Worker.Context, Spawn), so it is cancelled when T1 returns.
 //
-// spawnCtx, while T2's context is still to be made (lazyOwn), finds
-// w.ctx, the submitter's context, to be a *taskCtx and takes it for T2's
-// own: it hands the child T1's base (the pool's context, or T1's
-// submitter's) instead of T1's context.
+// While T2's context is still to be made, w.ctx is its submitter's, T1's
+// *taskCtx: spawnCtx once took that for T2's own and handed the child T1's
+// base (the pool's context, or T1's submitter's) instead of T1's context.
 func TestSpawnFromTaskSubmittedWithATaskContext(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -166,7 +165,7 @@ func TestContextAskedAfterBothEndedHasSubmitterCause(t *testing.T) {
 // Worker.Context: "Submit, TrySubmit, PoolSpawn: the context passed (the
 // pool's for nil, context.Background() or context.TODO()), ..., and
 // cancelled when the task returns". A PoolSpawn with nil or Background
-// gets the pool's context itself (lazyNone, no lazyMay), which lives on.
+// once ran under the pool's context itself, which lives on.
 func TestPoolSpawnNilContextEndsWithTask(t *testing.T) {
 	p := New(WithWorkers(2))
 	defer p.Close()
@@ -186,9 +185,10 @@ func TestPoolSpawnNilContextEndsWithTask(t *testing.T) {
 }
 
 // Worker.Context: "Join, Fork2, For: the forking task's". A stolen part of
-// a task submitted without a context of its own sees the pool's context,
-// not the task's (which is cancelled when the task returns): forkCtx makes
-// only a lazyOwn context. (The same at HEAD~1, whose forkedFrom read w.ctx.)
+// a task submitted without a context of its own once saw the pool's
+// context, not the task's, which is cancelled when the task returns: the
+// task made its context only when asked, after the fork. It now makes it
+// when it forks, so the part and the task see one context.
 func TestStolenPartOfBackgroundTaskSeesTaskContext(t *testing.T) {
 	p := New(WithWorkers(2))
 	defer p.Close()
@@ -207,7 +207,7 @@ func TestStolenPartOfBackgroundTaskSeesTaskContext(t *testing.T) {
 	}
 	<-done
 	if partCtx != taskCtx {
-		t.Logf("part's context %v, task's %v", partCtx, taskCtx)
+		t.Errorf("the stolen part's context %v is not its task's %v", partCtx, taskCtx)
 	}
 	if err := awaitDone(partCtx, 2*time.Second); err == errNotCancelled {
 		t.Error("the stolen part's context is live after the forking task returned (the task's own is not)")
@@ -402,7 +402,7 @@ func TestOwnStacksAfterGoexit(t *testing.T) {
 // A task asks for its context only after its submitter's context has been
 // cancelled (with a cause): the context is done at once, with that cause,
 // and carries the submitter's value and deadline; the tasks it forks and
-// spawns then see the same. (Holds at HEAD and HEAD~1.)
+// spawns then see the same.
 func TestAskAfterSubmitterCancelled(t *testing.T) {
 	p := New(WithWorkers(2))
 	defer p.Close()
@@ -435,5 +435,126 @@ func TestAskAfterSubmitterCancelled(t *testing.T) {
 	r := <-got
 	if r.cause != errWhy || r.partCause != errWhy || r.value != 3 || !r.deadline.Equal(dl) {
 		t.Fatalf("got cause %v, part's %v, value %v, deadline %v", r.cause, r.partCause, r.value, r.deadline)
+	}
+}
+
+// A task submitted with a context of its own makes the context it sees
+// only when something asks for it. Whatever asks, and whenever, the
+// context must be the one Submit documents: the submitter's values, and
+// cancelled by the pool's Shutdown. Each case reads the context in a
+// different place: the task itself, before and after Shutdown began; the
+// parts of its Join, Fork2 and For; a child of its NewGroup; a task it
+// spawned. Shutdown is given an expired context, so it gives up at once
+// and cancels the pool's context, whose cause every reader must see.
+func TestOwnContextSeenEverywhereIsCancelledByShutdown(t *testing.T) {
+	cases := []struct {
+		name string
+		// run calls read, from the place under test, with a handle
+		// whose Context to check. A part that read runs in is made to
+		// run on the other worker: the forker's first part waits until
+		// read has begun (a part run where it was forked may run with
+		// its forker's handle).
+		run func(w *Worker, read func(w *Worker), reading <-chan struct{})
+	}{
+		{"task", func(w *Worker, read func(*Worker), _ <-chan struct{}) { read(w) }},
+		{"stolen Join part", func(w *Worker, read func(*Worker), reading <-chan struct{}) {
+			Join(w, func(*Worker) { awaitOrTimeout(reading) }, read)
+		}},
+		{"stolen Fork2 part", func(w *Worker, read func(*Worker), reading <-chan struct{}) {
+			Fork2(w, func(w *Worker, second bool) int {
+				if second {
+					read(w)
+				} else {
+					awaitOrTimeout(reading)
+				}
+				return 0
+			}, false, true)
+		}},
+		{"stolen For body", func(w *Worker, read func(*Worker), reading <-chan struct{}) {
+			For(w, 0, 2, func(w *Worker, i int) {
+				if i == 1 {
+					read(w)
+				} else {
+					awaitOrTimeout(reading)
+				}
+			})
+		}},
+		{"NewGroup child", func(w *Worker, read func(*Worker), _ <-chan struct{}) {
+			g := NewGroup(w)
+			g.Go(func(w *Worker) error { read(w); return nil })
+			g.Wait()
+		}},
+		{"Spawn", func(w *Worker, read func(*Worker), _ <-chan struct{}) {
+			Spawn(w, func(w *Worker) int { read(w); return 0 }).Wait(w)
+		}},
+	}
+	for _, tc := range cases {
+		for _, late := range []bool{false, true} {
+			name := tc.name
+			if late {
+				name += ", asked after Shutdown"
+			}
+			t.Run(name, func(t *testing.T) { checkOwnContextShutdown(t, tc.run, late) })
+		}
+	}
+}
+
+// checkOwnContextShutdown submits a task with a context of its own that
+// runs read where run puts it. read takes the handle's context before the
+// pool shuts down, or, if late, once the pool's context has ended, and
+// reports whether it was cancelled within 10 s, with what cause, and
+// whether it carried the submitter's value.
+func checkOwnContextShutdown(t *testing.T, run func(w *Worker, read func(*Worker), reading <-chan struct{}), late bool) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	parent, cancelParent := context.WithCancel(context.WithValue(context.Background(), taskCtxKey{}, 7))
+	defer cancelParent()
+	reading := make(chan struct{})
+	shut := make(chan struct{})
+	type result struct {
+		cause error
+		value any
+	}
+	got := make(chan result, 1)
+	read := func(w *Worker) {
+		close(reading)
+		if late {
+			<-shut
+		}
+		ctx := w.Context()
+		r := result{value: ctx.Value(taskCtxKey{})}
+		select {
+		case <-ctx.Done():
+			r.cause = context.Cause(ctx)
+		case <-time.After(10 * time.Second):
+		}
+		got <- r
+	}
+	if err := p.Submit(parent, func(w *Worker) { run(w, read, reading) }); err != nil {
+		t.Fatal(err)
+	}
+	<-reading
+	expired, cancel := context.WithCancel(context.Background())
+	cancel()
+	p.Shutdown(expired)
+	<-p.ctx.Done()
+	close(shut)
+	r := <-got
+	if r.value != 7 {
+		t.Errorf("the context lacks the submitter's value: got %v", r.value)
+	}
+	if r.cause == nil {
+		t.Fatal("the context was not cancelled by Shutdown")
+	}
+	if want := context.Cause(p.ctx); !errors.Is(r.cause, want) {
+		t.Errorf("cancelled with %v, want the pool's cause %v", r.cause, want)
+	}
+}
+
+// awaitOrTimeout waits until ch is closed, or 10 s.
+func awaitOrTimeout(ch <-chan struct{}) {
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
 	}
 }
