@@ -294,10 +294,10 @@
 //     each), on a quieter day (load 2-3): sequential 28-30 ms, Fork2 over
 //     halves of each node's children 65-100 ms, a NewGroup per node with
 //     a Go per child 0.49-0.87 s and a Spawn per child 0.59-0.97 s. A
-//     group of two children is one 352-byte allocation (the group, its
+//     group of two children is one 320-byte allocation (the group, its
 //     context and both task records; further children's 48-byte records
 //     come 10 to an allocation), a Spawn one of 144 bytes; with the
-//     caller's closures a walk allocates 487 MB in 5.5M allocations with
+//     caller's closures a walk allocates 460 MB in 5.7M allocations with
 //     groups and 658 MB in 8.5M with futures. The caller's closures alone,
 //     called in a plain recursion with no pool (BenchmarkUTS/
 //     floor-closures), take 124-223 ms on one core, 4-8x the sequential

@@ -60,22 +60,18 @@ type Group struct {
 	// the child that made this group, which skipped counts flow to.
 	parent context.Context
 	up     *Group
-	// mu serialises Go and Wait on a Pool.Group, which any goroutine may
-	// call; a NewGroup is its owner's alone and never takes it.
-	mu sync.Mutex
+	// sh is what only a Pool.Group, or a round that the execution
+	// tracer watches, needs: nil for a NewGroup otherwise.
+	sh *groupShared
 
 	// The round: set by newRound, read by children through their task.
 	// A NewGroup's context is a groupCtx (see lazy); a Pool.Group's, an
 	// ordinary one with its cancel.
 	ctx    context.Context
 	first  groupCtx // the first round's, to save an allocation
-	cancel context.CancelCauseFunc
-	ended  bool  // Wait returned; the next Go starts a round
-	round1 bool  // the first round is on: kids may be handed out
-	nkids  uint8 // kids handed out
-	// traceTask is the round's execution-tracer task, nil unless the
-	// tracer was on when the round began (observe.go).
-	traceTask *trace.Task
+	ended  bool     // Wait returned; the next Go starts a round
+	round1 bool     // the first round is on: kids may be handed out
+	nkids  uint8    // kids handed out
 
 	err     atomic.Pointer[error] // the round's first error; set once
 	skipped atomic.Int64
@@ -92,7 +88,7 @@ type Group struct {
 	// child. Each is used once: a record may be touched by the thief that
 	// ran it, or kept (wrongly) as a handle, after its child finished, so
 	// a record that has been a task is never handed out again. Group and
-	// kids fit 352 bytes, one of Go's size classes (TestRecordSizes); two
+	// kids fit 320 bytes, one of Go's size classes (TestRecordSizes); two
 	// records make a group with two children (the fork-join shape) one
 	// allocation, and more would make small groups bigger, and the
 	// collector runs in proportion to bytes allocated. Further children
@@ -103,12 +99,26 @@ type Group struct {
 // groupKids is how many child records a NewGroup carries.
 const groupKids = 2
 
+// groupShared is the part of a Group that a NewGroup needs only while the
+// execution tracer watches it. Kept apart, it leaves a NewGroup, made for
+// every node of a tree walked with groups, at 320 bytes instead of 352.
+type groupShared struct {
+	// mu serialises Go and Wait on a Pool.Group, which any goroutine may
+	// call; a NewGroup is its owner's alone and never takes it.
+	mu sync.Mutex
+	// cancel cancels a Pool.Group's round context.
+	cancel context.CancelCauseFunc
+	// traceTask is the round's execution-tracer task, nil unless the
+	// tracer was on when the round began (observe.go).
+	traceTask *trace.Task
+}
+
 // NewGroup returns a group whose children are queued on w's worker, where
 // idle workers may steal them, for use by the task that received w. Its
 // context derives from w.Context(), so a group nested in a group child is
 // cancelled with its parent.
 //
-// Cost: one 352-byte allocation holds the group, its first round's
+// Cost: one 320-byte allocation holds the group, its first round's
 // context and the task records of the first round's first two children;
 // each further child takes a 48-byte record from the worker's slab (one
 // allocation per 10 records), and each later round a small context. An
@@ -132,7 +142,7 @@ func (p *Pool) Group(ctx context.Context) *Group {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	g := &Group{p: p, parent: ctx}
+	g := &Group{p: p, parent: ctx, sh: new(groupShared)}
 	g.latch.group = g
 	g.newRound()
 	return g
@@ -141,7 +151,12 @@ func (p *Pool) Group(ctx context.Context) *Group {
 // newRound derives a fresh context and clears the error and skip count.
 func (g *Group) newRound() {
 	parent, tt := traceGroup(g.parent)
-	g.traceTask = tt
+	if tt != nil && g.sh == nil {
+		g.sh = new(groupShared) // a NewGroup's owner alone gets here
+	}
+	if g.sh != nil {
+		g.sh.traceTask = tt
+	}
 	if g.owner != nil {
 		lazy := &g.first
 		if g.ctx != nil {
@@ -150,16 +165,16 @@ func (g *Group) newRound() {
 		lazy.init(parent, &g.p.ctxEpoch)
 		g.ctx = lazy
 	} else {
-		g.ctx, g.cancel = context.WithCancelCause(parent)
+		g.ctx, g.sh.cancel = context.WithCancelCause(parent)
 	}
 	if g.owner == nil && g.parent != g.p.ctx {
 		// A Pool.Group's children must also stop with the pool. The
-		// AfterFunc calls the round's own cancel, not g.cancel: it may run
-		// at once, on another goroutine, while g.cancel is being replaced
+		// AfterFunc calls the round's own cancel, not g.sh.cancel: it may run
+		// at once, on another goroutine, while g.sh.cancel is being replaced
 		// here (a pool already shut down), or during a later round.
-		cancel := g.cancel
+		cancel := g.sh.cancel
 		stop := context.AfterFunc(g.p.ctx, func() { cancel(context.Cause(g.p.ctx)) })
-		g.cancel = func(cause error) { stop(); cancel(cause) }
+		g.sh.cancel = func(cause error) { stop(); cancel(cause) }
 	}
 	if g.err.Load() != nil {
 		g.err.Store(nil)
@@ -183,8 +198,8 @@ func (g *Group) lazy() *groupCtx {
 // the first error, panic or Goexit of a child, and when Wait returns.
 func (g *Group) Context() context.Context {
 	if g.owner == nil {
-		g.mu.Lock()
-		defer g.mu.Unlock()
+		g.sh.mu.Lock()
+		defer g.sh.mu.Unlock()
 	}
 	return g.ctx
 }
@@ -210,10 +225,10 @@ func (g *Group) Go(fn func(w *Worker) error) {
 		c.pool.wakep()
 		return
 	}
-	g.mu.Lock()
+	g.sh.mu.Lock()
 	t := g.addChild(nil, fn)
 	ctx := g.ctx
-	g.mu.Unlock()
+	g.sh.mu.Unlock()
 	if err := g.p.submitWait(ctx, t); err != nil {
 		g.notQueued(ctx, err)
 		g.latch.countDown()
@@ -301,13 +316,13 @@ func (g *Group) Wait() error {
 	}
 	for {
 		g.awaitShared()
-		g.mu.Lock()
+		g.sh.mu.Lock()
 		if g.latch.open() { // no Go slipped in since the latch opened
 			err := g.endRound()
-			g.mu.Unlock()
+			g.sh.mu.Unlock()
 			return err
 		}
-		g.mu.Unlock()
+		g.sh.mu.Unlock()
 	}
 }
 
@@ -376,12 +391,12 @@ func (g *Group) endRound() error {
 		if lazy := g.lazy(); lazy != nil {
 			lazy.end(err)
 		} else {
-			g.cancel(err)
+			g.sh.cancel(err)
 		}
 		g.ended, g.round1 = true, false
-		if g.traceTask != nil {
-			g.traceTask.End()
-			g.traceTask = nil
+		if sh := g.sh; sh != nil && sh.traceTask != nil {
+			sh.traceTask.End()
+			sh.traceTask = nil
 		}
 	}
 	return err
@@ -423,7 +438,7 @@ func (g *Group) fail(err error) {
 	if lazy := g.lazy(); lazy != nil {
 		lazy.cancel(err, true)
 	} else {
-		g.cancel(err)
+		g.sh.cancel(err)
 	}
 }
 

@@ -45,8 +45,8 @@ func (g *Group) SetLimit(n int) {
 	if g.owner != nil {
 		g.ownerCore()
 	} else {
-		g.mu.Lock()
-		defer g.mu.Unlock()
+		g.sh.mu.Lock()
+		defer g.sh.mu.Unlock()
 	}
 	if k := g.latch.pending.Load(); k != 0 {
 		panic(fmt.Sprintf("steal: Group.SetLimit(%d) called while %d children are unfinished", n, k))
@@ -133,14 +133,14 @@ func (g *Group) addOwned(fn func(*Worker) error, s slotter, try bool) bool {
 func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 	held := false // a TryGo's place in the backlog, taken before the round changed
 	for {
-		g.mu.Lock()
+		g.sh.mu.Lock()
 		if g.ended {
 			// A refused TryGo must leave the ended round (its error, its
 			// values) as it was: refuse before starting a new one. With
 			// every child of that round done, only a limit of 0 or a full
 			// backlog can refuse; the backlog's place is taken now.
 			if try && (g.limit() == 0 || !g.holdBacklog(&held)) {
-				g.mu.Unlock()
+				g.sh.mu.Unlock()
 				return false
 			}
 			g.newRound()
@@ -152,10 +152,10 @@ func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 			if held { // cannot happen: the round just began; stay exact
 				g.p.releaseQueued(1)
 			}
-			g.mu.Unlock()
+			g.sh.mu.Unlock()
 			return false
 		}
-		g.mu.Unlock()
+		g.sh.mu.Unlock()
 		if l := g.waitSlot(); l != nil {
 			l.await(g.p) // helps if called from a task of the pool, else blocks
 		}
@@ -177,7 +177,7 @@ func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 		if err == ErrBacklogFull && s != nil {
 			s.release()
 		}
-		g.mu.Unlock()
+		g.sh.mu.Unlock()
 		switch err {
 		case nil:
 		case ErrBacklogFull:
@@ -189,7 +189,7 @@ func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 		}
 		return true
 	}
-	g.mu.Unlock()
+	g.sh.mu.Unlock()
 	if err := g.p.submitWait(ctx, t); err != nil {
 		g.notQueued(ctx, err)
 		g.childDone()

@@ -84,15 +84,15 @@ func (r *ResultGroup[T]) Wait() ([]T, error) {
 	}
 	for { // Group.Wait for a Pool.Group, taking the values with the round
 		g.awaitShared()
-		g.mu.Lock()
+		g.sh.mu.Lock()
 		if g.latch.open() {
 			fresh := !g.ended
 			err := g.endRound()
 			vals := r.take(fresh)
-			g.mu.Unlock()
+			g.sh.mu.Unlock()
 			return vals, err
 		}
-		g.mu.Unlock()
+		g.sh.mu.Unlock()
 	}
 }
 
