@@ -12,7 +12,9 @@ import (
 // other tasks (first the group's own) until the group is done.
 //
 // Make a group with NewGroup(w) inside a task and with p.Group(ctx)
-// everywhere else. That is the rule of the whole package: a function whose
+// everywhere else. Unlike errgroup's, the zero Group is not ready to use,
+// since it has no pool to run on: its Go, TryGo, SetLimit, Context and
+// Wait panic, saying so. That is the rule of the whole package: a function whose
 // first argument is a *Worker is for the task that received it and takes
 // that task's context; a method of Pool (or, where Go forbids methods with
 // type parameters, a function named Pool... that takes a context and the
@@ -197,6 +199,7 @@ func (g *Group) lazy() *groupCtx {
 // Context returns the group's context for the current round, cancelled by
 // the first error, panic or Goexit of a child, and when Wait returns.
 func (g *Group) Context() context.Context {
+	g.made()
 	if g.owner == nil {
 		g.sh.mu.Lock()
 		defer g.sh.mu.Unlock()
@@ -215,6 +218,7 @@ func (g *Group) Go(fn func(w *Worker) error) {
 	if fn == nil {
 		nilFunc("Group.Go")
 	}
+	g.made()
 	if g.lim.Load() != nil {
 		g.add(fn, nil, false) // limited: limit.go
 		return
@@ -288,6 +292,16 @@ func (g *Group) fill(t *task, fn func(*Worker) error) *task {
 	return t
 }
 
+// made panics on a Group that neither NewGroup nor Pool.Group made: unlike
+// errgroup's, a zero Group has no pool to run its children on, and
+// without this check it failed with a nil dereference deep in Go.
+func (g *Group) made() {
+	if g == nil || g.p == nil {
+		panic("steal: Group used without NewGroup or Pool.Group (its zero value has no pool); " +
+			"make it with NewGroup(w) inside a task or p.Group(ctx) elsewhere")
+	}
+}
+
 // ownerCore returns the worker of the task that made g, and panics if
 // another task or goroutine is calling.
 func (g *Group) ownerCore() *worker {
@@ -306,6 +320,7 @@ func (g *Group) ownerCore() *worker {
 // ends the round. Inside the pool it helps run tasks while it waits;
 // outside it blocks.
 func (g *Group) Wait() error {
+	g.made()
 	if g.owner != nil {
 		c := g.ownerCore()
 		waited := false

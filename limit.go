@@ -42,6 +42,7 @@ type groupLimit struct {
 // Cost: without a limit, nothing. With one, Go takes its slot with a
 // compare-and-swap, and a Go that has to wait allocates one small record.
 func (g *Group) SetLimit(n int) {
+	g.made()
 	if g.owner != nil {
 		g.ownerCore()
 	} else {
@@ -74,13 +75,14 @@ func (g *Group) TryGo(fn func(w *Worker) error) bool {
 	if fn == nil {
 		nilFunc("Group.TryGo")
 	}
+	g.made()
 	return g.add(fn, nil, true)
 }
 
 // slotter reserves, in the round a child joins, the place its result goes
 // (ResultGroup), and gives it back if the child could not be queued after
 // all. Both run where the round cannot change: on the owner's task, or
-// under g.mu for a Pool.Group.
+// under g.sh.mu for a Pool.Group.
 type slotter interface {
 	reserve()
 	release()
@@ -92,6 +94,7 @@ type slotter interface {
 // false and adds nothing. s, if not nil, is told once the child has its
 // place in the round.
 func (g *Group) add(fn func(*Worker) error, s slotter, try bool) bool {
+	g.made() // ResultGroup's Go and TryGo come here directly
 	if gl := g.lim.Load(); !try && gl != nil && gl.slots.Load() == 1 {
 		panic("steal: Group.Go with a limit of 0 would wait forever; use TryGo, or SetLimit with n > 0 or n < 0")
 	}
@@ -128,7 +131,7 @@ func (g *Group) addOwned(fn func(*Worker) error, s slotter, try bool) bool {
 }
 
 // addShared is add for a Pool.Group. The slot is taken and the child
-// counted under g.mu, so that a Wait racing with it either waits for the
+// counted under g.sh.mu, so that a Wait racing with it either waits for the
 // child or ends the round before it; it waits for a slot without the lock.
 func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 	held := false // a TryGo's place in the backlog, taken before the round changed
@@ -199,7 +202,7 @@ func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 
 // holdBacklog takes a place in the pool's WithMaxQueued backlog for a
 // TryGo, noting it in held, and reports whether there was room (always,
-// without a cap). Caller holds g.mu.
+// without a cap). Caller holds g.sh.mu.
 func (g *Group) holdBacklog(held *bool) bool {
 	p := g.p
 	if p.maxQueued == 0 {

@@ -189,3 +189,41 @@ func TestWithWorkersRefusesMoreThanMax(t *testing.T) {
 		t.Errorf("WithWorkers(MaxWorkers): %d workers", c.workers)
 	}
 }
+
+// A zero Group, or ResultGroup, which errgroup users may write by habit,
+// has no pool: every method that would run or wait for children panics
+// with a message that names the constructors. Before, Go failed with a
+// nil dereference inside the pool's submit path, and Wait on a zero
+// ResultGroup inside awaitShared.
+func TestZeroGroupRefused(t *testing.T) {
+	fn := func(*Worker) error { return nil }
+	rfn := func(*Worker) (int, error) { return 0, nil }
+	for name, call := range map[string]func(){
+		"Group.Go":             func() { var g Group; g.Go(fn) },
+		"Group.TryGo":          func() { var g Group; g.TryGo(fn) },
+		"Group.Wait":           func() { var g Group; g.Wait() },
+		"Group.SetLimit":       func() { var g Group; g.SetLimit(1) },
+		"Group.Context":        func() { var g Group; g.Context() },
+		"ResultGroup.Go":       func() { var r ResultGroup[int]; r.Go(rfn) },
+		"ResultGroup.TryGo":    func() { var r ResultGroup[int]; r.TryGo(rfn) },
+		"ResultGroup.Wait":     func() { var r ResultGroup[int]; r.Wait() },
+		"ResultGroup.SetLimit": func() { var r ResultGroup[int]; r.SetLimit(1) },
+		"ResultGroup.Context":  func() { var r ResultGroup[int]; r.Context() },
+	} {
+		msg := panicText(call)
+		if !strings.Contains(msg, "without NewGroup or Pool.Group") {
+			t.Errorf("%s on a zero value: panic %q, want one naming NewGroup and Pool.Group", name, msg)
+		}
+	}
+}
+
+// panicText runs f and returns the text of its panic, or "" if none.
+func panicText(f func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+	}()
+	f()
+	return ""
+}

@@ -14,7 +14,7 @@ import (
 type ResultGroup[T any] struct {
 	g *Group
 	// The round's values, and those the last Wait returned; touched only by
-	// the owner task, or under g.mu for a group made with PoolResultGroup.
+	// the owner task, or under g.sh.mu for a group made with PoolResultGroup.
 	vals resultSlots[T]
 	last []T
 }
@@ -76,6 +76,7 @@ func (r *ResultGroup[T]) Skipped() int { return r.g.Skipped() }
 // same error. The next Go starts a new round with no values.
 func (r *ResultGroup[T]) Wait() ([]T, error) {
 	g := r.g
+	g.made()
 	if g.owner != nil {
 		g.ownerCore()
 		fresh := !g.ended
