@@ -75,7 +75,6 @@ func (g *Group) TryGo(fn func(w *Worker) error) bool {
 	if fn == nil {
 		nilFunc("Group.TryGo")
 	}
-	g.made()
 	return g.add(fn, nil, true)
 }
 
@@ -94,7 +93,7 @@ type slotter interface {
 // false and adds nothing. s, if not nil, is told once the child has its
 // place in the round.
 func (g *Group) add(fn func(*Worker) error, s slotter, try bool) bool {
-	g.made() // ResultGroup's Go and TryGo come here directly
+	g.made() // TryGo, and ResultGroup's Go and TryGo, come here directly
 	if gl := g.lim.Load(); !try && gl != nil && gl.slots.Load() == 1 {
 		panic("steal: Group.Go with a limit of 0 would wait forever; use TryGo, or SetLimit with n > 0 or n < 0")
 	}

@@ -47,20 +47,33 @@ func (tc *taskCtx) end() {
 // context that would have been cancelled.
 const (
 	lazyNone uint8 = iota // no taskCtx to make
-	lazyMay               // Context makes one under the pool's (ownContext)
-	lazyOwn               // Context joins the submitter's with the pool's (joinContext)
+	lazyMay               // Context makes one under the pool's (makeContext)
+	lazyOwn               // Context joins the submitter's with the pool's (makeContext)
 	lazyMade              // ctx is a taskCtx, to end when the task returns
 )
 
 // makeContext makes the running task w's context if it is still to be
-// made. Only w's task calls it.
+// made: a context cancelled when the pool's is and when the task returns,
+// carrying the values and deadline of the context the task was submitted
+// with (lazyOwn) or none (lazyMay: w.ctx is then the pool's, which has
+// none), and cancelled with that one too. Either way it registers with
+// the worker's ownTasks, not with the pool's context. Only w's task calls
+// it, so it is the newest task on its worker to register with that stack:
+// every task it ran while it waited has ended.
 func (w *Worker) makeContext() {
+	parent := w.ctx
 	switch w.lazy {
 	case lazyMay:
-		w.ownContext()
+		parent = context.Background()
 	case lazyOwn:
-		w.joinContext()
+	default:
+		return
 	}
+	c := w.c
+	ctx, cancel := context.WithCancelCause(parent)
+	c.owns.push(c.pool.ctx, cancel)
+	w.ctx = &taskCtx{Context: ctx, base: w.ctx, cancel: cancel, owns: &c.owns, own: w.lazy == lazyOwn}
+	w.lazy = lazyMade
 }
 
 // forkCtx returns the context that the parts and group children of w's
@@ -69,32 +82,6 @@ func (w *Worker) makeContext() {
 func (w *Worker) forkCtx() context.Context {
 	w.makeContext()
 	return w.ctx
-}
-
-// ownContext gives the running task w, submitted without a context of its
-// own (w.ctx is the pool's, which carries no values and no deadline), a
-// context cancelled with the pool's and when it returns. Only w's task
-// calls it; see joinContext.
-func (w *Worker) ownContext() {
-	c := w.c
-	ctx, cancel := context.WithCancelCause(context.Background())
-	c.owns.push(c.pool.ctx, cancel)
-	w.ctx = &taskCtx{Context: ctx, base: w.ctx, cancel: cancel, owns: &c.owns}
-	w.lazy = lazyMade
-}
-
-// joinContext gives the running task w, submitted with a context of its
-// own (still w.ctx), a context that carries that one's values and
-// deadline and is cancelled when it is, when the pool's is, and when the
-// task returns. Only w's task calls it, so it is the newest task on its
-// worker to register with the worker's ownTasks stack: every task it ran
-// while it waited has ended.
-func (w *Worker) joinContext() {
-	c := w.c
-	ctx, cancel := context.WithCancelCause(w.ctx)
-	c.owns.push(c.pool.ctx, cancel)
-	w.ctx = &taskCtx{Context: ctx, base: w.ctx, cancel: cancel, owns: &c.owns, own: true}
-	w.lazy = lazyMade
 }
 
 // spawnCtx returns the context for a task w spawns, and whether it is a

@@ -298,7 +298,7 @@ func (c *worker) endedCtx(t *task) context.Context {
 // startOwn prepares a task submitted with a context of its own: it skips
 // the task (and returns false) if that context or the pool's is done, and
 // otherwise marks the task's context as one to make when asked for
-// (joinContext): one that carries the submitter's values and deadline, is
+// (makeContext): one that carries the submitter's values and deadline, is
 // cancelled when either context is, and, by finish, once the task has
 // returned. Making it at once cost each such task two registrations, one
 // with the submitter's context, whose lock every worker running its tasks

@@ -51,7 +51,7 @@ type slotTracker struct {
 	stuck    atomic.Bool
 }
 
-func newRvTracker(t *testing.T, seed int64, n int) *slotTracker {
+func newSlotTracker(t *testing.T, seed int64, n int) *slotTracker {
 	return &slotTracker{t: t, seed: seed, taken: make([]atomic.Uint32, n)}
 }
 
@@ -118,7 +118,7 @@ func TestSlotDequeExactlyOnce(t *testing.T) {
 	seed := testSeed(t)
 	n := slotItems()
 	items := slotMake(n)
-	tr := newRvTracker(t, seed, n)
+	tr := newSlotTracker(t, seed, n)
 	const thieves = 3
 	d := New[slotItem]()
 	dsts := make([]*Deque[slotItem], thieves)
@@ -248,7 +248,7 @@ func TestSlotRingExactlyOnce(t *testing.T) {
 	seed := testSeed(t)
 	n := slotItems()
 	items := slotMake(n)
-	tr := newRvTracker(t, seed, n)
+	tr := newSlotTracker(t, seed, n)
 	const thieves = 3
 	q := new(Ring[slotItem])
 	dsts := make([]*Ring[slotItem], thieves)
@@ -391,7 +391,7 @@ func TestSlotDequeLastItemExactlyOnce(t *testing.T) {
 	seed := testSeed(t)
 	n := slotItems() / 2
 	items := slotMake(n)
-	tr := newRvTracker(t, seed, n)
+	tr := newSlotTracker(t, seed, n)
 	const thieves = 3
 	d := New[slotItem]()
 	dsts := make([]*Deque[slotItem], thieves)
