@@ -26,7 +26,7 @@ func (p *Pool) wakep() {
 		p.nspinning.Add(-1)
 		return
 	}
-	w.stats.wakeups.incAtomic()
+	w.wakeups.incAtomic()
 	w.wake <- struct{}{} // buffered, and w is off the list: never blocks
 }
 

@@ -32,14 +32,15 @@ const (
 	subSampled              // submitted, and its context is a *waitStamp
 )
 
-// poolMetrics are the pool's counters of submitted tasks and their waits.
-// The count of submitted tasks is the inject queue's (claimed).
+// poolMetrics says which submitted tasks have their queue wait timed. Every
+// submission reads it; the waits it times go to Pool.waits, which workers
+// write, on other cache lines. (The count of submitted tasks is the inject
+// queue's: see claimed.)
 type poolMetrics struct {
 	every uint64 // one task in every is timed; 0: none
 	// sampleBelow: a task is timed when a random uint64 is at most this,
 	// which happens with probability 1/every (every 1: always).
 	sampleBelow uint64
-	waits       waitHist
 }
 
 // waitStamp describes a queued submission that is more than a function with
@@ -101,7 +102,7 @@ func (c *worker) takeSubmitted(t *task) {
 func (c *worker) takeSampled(t *task) {
 	ws := t.ctx.(*waitStamp)
 	t.ctx, t.sub = ws.Context, subQueued
-	c.pool.metrics.waits.record(time.Duration(c.pool.sinceStart() - ws.at))
+	c.pool.waits.record(time.Duration(c.pool.sinceStart() - ws.at))
 }
 
 // waitBounds are the upper bounds of QueueWait's buckets: 1, 2 and 5 times

@@ -32,8 +32,9 @@ type workerStats struct {
 	ran, spawned, stolenIn, stealAttempts, steals  counter
 	globalGrabs, overflows, parks, panics, skipped counter
 	completed                                      counter
-	stolenOut, wakeups                             sharedCounter // bumped by thieves and wakers
-	taken                                          liveCounter   // submitted tasks started or skipped
+	taken                                          liveCounter // submitted tasks started or skipped
+	// StolenOut and Wakeups are counted in the worker itself (stolenOut,
+	// wakeups), apart from these, since thieves and wakers bump them.
 }
 
 // flush publishes the owner's counters. Owner only.
@@ -119,7 +120,7 @@ func (p *Pool) Stats() Stats {
 	s.Submitted = p.inject.claimedExact()
 	// taken was read first and never exceeds submitted, so Backlog >= 0.
 	s.Backlog = int(uint(s.Submitted) - taken)
-	s.QueueWait = p.metrics.waits.snapshot(p.metrics.every)
+	s.QueueWait = p.waits.snapshot(p.metrics.every)
 	s.PanicsKept, s.PanicsDropped = p.panics.counts()
 	return s
 }
@@ -128,9 +129,9 @@ func (w *worker) snapshot() WorkerStats {
 	c := &w.stats
 	return WorkerStats{
 		Ran: c.ran.load(), Spawned: c.spawned.load(), StolenIn: c.stolenIn.load(),
-		StolenOut: c.stolenOut.load(), StealAttempts: c.stealAttempts.load(), Steals: c.steals.load(),
+		StolenOut: w.stolenOut.load(), StealAttempts: c.stealAttempts.load(), Steals: c.steals.load(),
 		GlobalGrabs: c.globalGrabs.load(), Overflows: c.overflows.load(),
-		Parks: c.parks.load(), Wakeups: c.wakeups.load(), Panics: c.panics.load(), Skipped: c.skipped.load(),
+		Parks: c.parks.load(), Wakeups: w.wakeups.load(), Panics: c.panics.load(), Skipped: c.skipped.load(),
 		Completed: c.completed.load(),
 		RingLen:   w.ring.Len(), Runnext: w.runnext.Load() != nil,
 	}

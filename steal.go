@@ -48,7 +48,7 @@ func (w *worker) stealFrom(v *worker, withRunnext bool) *task {
 		w.traceSteal(v, 1)
 		w.stats.steals.inc()
 		w.stats.stolenIn.add(1)
-		v.stats.stolenOut.addAtomic(1)
+		v.stolenOut.addAtomic(1)
 		return t
 	}
 	before := w.ring.Len()
@@ -57,7 +57,7 @@ func (w *worker) stealFrom(v *worker, withRunnext bool) *task {
 		w.traceSteal(v, got)
 		w.stats.steals.inc()
 		w.stats.stolenIn.add(got)
-		v.stats.stolenOut.addAtomic(got)
+		v.stolenOut.addAtomic(got)
 		return t
 	}
 	if !withRunnext || v.runnext.Load() == nil {
@@ -67,7 +67,7 @@ func (w *worker) stealFrom(v *worker, withRunnext bool) *task {
 		w.traceSteal(v, 1)
 		w.stats.steals.inc()
 		w.stats.stolenIn.add(1)
-		v.stats.stolenOut.addAtomic(1)
+		v.stolenOut.addAtomic(1)
 		return t
 	}
 	return nil

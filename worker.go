@@ -17,11 +17,19 @@ const maxRunnextStreak = 16
 // The goroutine running it is its owner; only the owner touches the fields
 // marked owner-only.
 type worker struct {
+	// What thieves write comes first, on lines of its own: runnext and the
+	// ring's head, which they CAS (the ring keeps its owner's tail on
+	// another line), then the counters they bump. Next to pool or cur,
+	// which the owner reads for every task, each steal would cost the
+	// owner a miss.
+	runnext   atomic.Pointer[Worker]
+	ring      deque.Ring[Worker]
+	stolenOut sharedCounter // tasks thieves took from here
+	wakeups   sharedCounter // times a producer woke this worker
+	_         padLine
+
 	pool *Pool
 	id   int
-
-	runnext atomic.Pointer[Worker]
-	ring    deque.Ring[Worker]
 	// jobs holds fork-join tasks (Join's second half, Group children,
 	// Futures): the owner pushes and pops at the bottom, thieves take the
 	// oldest, which in divide-and-conquer code is the largest.
