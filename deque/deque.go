@@ -138,7 +138,7 @@ func (d *Deque[T]) Push(x *T) {
 	}
 	d.sweep(buf, t, b, 2)
 	buf.at(b).Store(x)
-	d.bottom.Store(b + 1)
+	publish(&d.bottom, b+1)
 }
 
 // Pop removes and returns the newest item, or nil if the deque is empty.
