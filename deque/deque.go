@@ -23,7 +23,10 @@ import "sync/atomic"
 //     atomic. In Pop the owner stores bottom-1 before it loads top; that
 //     store→load order (the seq_cst fence in Lê et al.) is what makes a thief
 //     that read the old bottom and the owner unable to both take the last
-//     item without one of them seeing the other.
+//     item without one of them seeing the other. Push needs only release
+//     order for its store (the paper's release fence before a relaxed
+//     store), and takes it from publish: a plain store on x86, where a
+//     sequentially consistent one would be a locked exchange.
 //   - top is advanced only by CompareAndSwap: by a thief to claim items, by
 //     the owner to claim the very last item. A failed CAS means someone else
 //     claimed first; the loser retries or reports empty.
