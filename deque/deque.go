@@ -141,7 +141,7 @@ func (d *Deque[T]) Push(x *T) {
 	}
 	d.sweep(buf, t, b, 2)
 	buf.at(b).Store(x)
-	publish(&d.bottom, b+1)
+	d.bottom.Store(b + 1)
 }
 
 // Pop removes and returns the newest item, or nil if the deque is empty.

@@ -66,7 +66,7 @@ func (r *Ring[T]) Put(x *T) []*T {
 		t := r.tail.Load()
 		if t-h < RingSize {
 			r.slots[t%RingSize].Store(x)
-			publish(&r.tail, t+1)
+			r.tail.Store(t + 1)
 			return nil
 		}
 		if batch := r.putSlow(x, h, t); batch != nil {
@@ -106,7 +106,7 @@ func (r *Ring[T]) PutBatch(batch []*T) int {
 		}
 		r.slots[(t+uint32(i))%RingSize].Store(x)
 	}
-	publish(&r.tail, t+uint32(n))
+	r.tail.Store(t + uint32(n))
 	return n
 }
 

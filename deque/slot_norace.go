@@ -12,10 +12,9 @@ import (
 // queue (runqput in proc.go) before it publishes the queue's tail.
 //
 // An atomic store is a locked exchange on amd64, several nanoseconds, and
-// a push and a pop each stored a slot: now they pay only for the one store
-// that publishes the change (bottom, or a Ring's tail). That store keeps
-// the order the proofs in Deque need: Pop's is sequentially consistent,
-// and Push's and Put's are release stores (see publish).
+// a push and a pop each stored a slot: now they pay only for the one
+// atomic that publishes the change (bottom, or a Ring's tail), which stays
+// atomic and sequentially consistent, as every proof in Deque needs.
 //
 // Why a plain store is enough. No goroutine learns anything from a slot's
 // own store: a thief reads a slot only after it has read the bottom (or
