@@ -23,10 +23,18 @@ import "sync/atomic"
 //     atomic. In Pop the owner stores bottom-1 before it loads top; that
 //     store→load order (the seq_cst fence in Lê et al.) is what makes a thief
 //     that read the old bottom and the owner unable to both take the last
-//     item without one of them seeing the other. Push needs only release
-//     order for its store (the paper's release fence before a relaxed
-//     store), and takes it from publish: a plain store on x86, where a
-//     sequentially consistent one would be a locked exchange.
+//     item without one of them seeing the other. Chase–Lev alone needs
+//     only release order for Push's store (the paper's release fence
+//     before a relaxed store; on x86 a plain store, where a sequentially
+//     consistent one is a locked exchange that drains the store buffer).
+//     It stays sequentially consistent for the scheduler built on the
+//     deque: a producer pushes and then looks for a parked worker to wake,
+//     while a worker about to park announces itself idle and then looks
+//     at every deque. That is Dekker's store→load pattern, and with a
+//     release store the producer's look could pass its own push, each side
+//     missing the other: a task left behind a blocked owner while a worker
+//     sleeps. (A plain store made a tree walk with a group per node 5%
+//     faster, and was taken back for this reason.)
 //   - top is advanced only by CompareAndSwap: by a thief to claim items, by
 //     the owner to claim the very last item. A failed CAS means someone else
 //     claimed first; the loser retries or reports empty.
