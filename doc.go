@@ -109,7 +109,13 @@
 // Because sync/atomic is sequentially consistent, either the producer sees the
 // worker in the idle list with nspinning == 0 and wakes it (or another idle
 // worker), or the worker's last look sees the task. TestNoLostWakeup checks
-// this under the race detector.
+// this under the race detector. The producer's store must be one of those
+// sequentially consistent atomics, not merely a release store: the deque's
+// Push and the ring's Put publish with one (a locked exchange on x86), and
+// the deque package's TestPushOrderedBeforeLaterLoads and
+// TestRingPutOrderedBeforeLaterLoads fail if a later load can pass it. (The
+// inject queue's claim is a fetch-add, a locked instruction too, so the
+// store of the entry itself, after the claim, needs no such order.)
 //
 // A worker that waits inside a task (Join, Group.Wait, Future.Wait) and finds
 // nothing to help with sleeps by the same protocol, on the idle list, so new

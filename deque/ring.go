@@ -49,7 +49,9 @@ type Ring[T any] struct {
 // of the ring off the head and returns it, followed by x, as one batch for
 // the caller to move elsewhere (a scheduler's global queue). The batch
 // aliases memory owned by the ring and is valid until the next Put. Put
-// returns nil when x went into the ring.
+// returns nil when x went into the ring. As with Deque.Push, the store that
+// publishes x is sequentially consistent: the owner's next load cannot pass
+// it.
 //
 // Cost: a couple of nanoseconds and no read-modify-write atomics; a full ring
 // costs one CAS and a copy of RingSize/2 pointers.
