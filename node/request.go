@@ -69,7 +69,7 @@ func (r *request) parseMsgID() error {
 	}
 	id, err := strconv.ParseInt(string(r.ID), 10, 64)
 	if errors.Is(err, strconv.ErrRange) {
-		return malformed("msg_id %s is out of range: it must be an integer in [%d, %d]", r.ID, math.MinInt64, math.MaxInt64)
+		return malformed("msg_id %s is out of range: it must be an integer in [%d, %d]", r.ID, int64(math.MinInt64), int64(math.MaxInt64))
 	}
 	if err != nil {
 		return malformed("msg_id must be an integer, not %s", r.ID)
