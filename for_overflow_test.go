@@ -16,10 +16,11 @@ import (
 // math.MaxInt. ForRange must still hand its body only non-empty sub-ranges
 // inside [lo, hi) that cover every index exactly once.
 
-// intEdges are values where int arithmetic wraps, and a few tame ones.
+// intEdges are values where int arithmetic wraps, and a few tame ones
+// (±1<<32 where int has 64 bits).
 var intEdges = []int{
 	math.MinInt, math.MinInt + 1, math.MinInt + 2, math.MinInt + 3,
-	math.MinInt / 2, -1 << 32, -3, -2, -1, 0, 1, 2, 3, 1 << 32, math.MaxInt / 2,
+	math.MinInt / 2, math.MinInt >> 31, -3, -2, -1, 0, 1, 2, 3, math.MaxInt>>31 + 1, math.MaxInt / 2,
 	math.MaxInt - 3, math.MaxInt - 2, math.MaxInt - 1, math.MaxInt,
 }
 

@@ -2,6 +2,7 @@ package steal
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -171,9 +172,9 @@ func TestSchedTraceOddValues(t *testing.T) {
 
 // TestWithWorkersRefusesMoreThanMax: a worker count past MaxWorkers is
 // refused at the call with a message naming it, instead of running out of
-// memory in New (1<<40) or taking minutes to start.
+// memory in New (math.MaxInt) or taking minutes to start.
 func TestWithWorkersRefusesMoreThanMax(t *testing.T) {
-	for _, n := range []int{MaxWorkers + 1, 1 << 40} {
+	for _, n := range []int{MaxWorkers + 1, math.MaxInt} {
 		msg := func() (msg string) {
 			defer func() { msg = fmt.Sprint(recover()) }()
 			WithWorkers(n)
