@@ -45,14 +45,14 @@
 //   - a ring, the runtime's 256-slot run queue (deque.Ring). When it is full,
 //     half of it moves to the inject queue in one batch.
 //
-// The pool owns the inject queue: unbounded, fed by Submit, TrySubmit, Go
-// and a Pool.Group's children from outside the pool, and by ring overflow.
-// A submission takes no lock: one fetch-add claims a position, one atomic
-// store publishes a 16-byte entry there (the layout of crossbeam's
-// Injector: segments of entries, linked). Workers take from it under a
-// lock, in batches, and make the task's record when they take it, reusing
-// the records of submitted tasks they ran; the overflow, already records,
-// waits in a list beside the entries.
+// The pool owns the inject queue: unbounded, fed by Submit, SubmitBatch,
+// TrySubmit, Go and a Pool.Group's children from outside the pool, and by
+// ring overflow. A submission takes no lock: one fetch-add claims a
+// position (SubmitBatch claims up to 64 at once), one atomic store
+// publishes a 16-byte entry there (the layout of crossbeam's Injector:
+// segments of entries, linked). Workers take from it under a lock, in
+// batches, and make the task's record when they take it, from a slab of
+// 10; the overflow, already records, waits in a list beside the entries.
 //
 // # Finding work
 //
@@ -198,8 +198,9 @@
 // # Backlog, panics, shutdown
 //
 // WithMaxQueued caps tasks submitted from outside that no worker has picked
-// up yet: Submit then blocks until there is room, its context ends or Close
-// or Shutdown begins (ErrClosed), and TrySubmit returns ErrBacklogFull. No
+// up yet: Submit (and SubmitBatch, for what does not fit) then blocks until
+// there is room, its context ends or Close or Shutdown begins (ErrClosed),
+// and TrySubmit returns ErrBacklogFull. No
 // task is ever dropped. A worker picks
 // tasks up in batches, into its own queue, and makes room for the whole
 // batch with one atomic add, so a Submit held at the cap is woken once a

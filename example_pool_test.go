@@ -30,6 +30,19 @@ func ExamplePool_Submit() {
 	// Output: sum: 5050
 }
 
+func ExamplePool_SubmitBatch() {
+	p := steal.New()
+	var sum atomic.Int64
+	fns := make([]func(*steal.Worker), 1000)
+	for i := range fns {
+		fns[i] = func(w *steal.Worker) { sum.Add(int64(i + 1)) }
+	}
+	n, err := p.SubmitBatch(context.Background(), fns)
+	p.Close() // runs everything submitted
+	fmt.Println("queued:", n, "error:", err, "sum:", sum.Load())
+	// Output: queued: 1000 error: <nil> sum: 500500
+}
+
 func ExamplePool_TrySubmit() {
 	p := steal.New(steal.WithWorkers(1), steal.WithMaxQueued(1))
 	gate, started := make(chan struct{}), make(chan struct{})

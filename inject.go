@@ -104,6 +104,28 @@ func (q *injectQueue) put(e entry) bool {
 	return true
 }
 
+// putBatch claims len(es) consecutive positions with one fetch-add and
+// publishes the entries there in order, as put does one. It returns false,
+// queuing none, once the queue is closed. A batch may reach into segments
+// that do not exist yet: segFor makes each one whose first position is in
+// the batch, as put does for a single claim.
+func (q *injectQueue) putBatch(es []entry) bool {
+	n := uint64(len(es))
+	s := q.tailSeg.Load()
+	old := q.tail.Add(2*n) - 2*n
+	if old&1 != 0 {
+		return false
+	}
+	pos := old >> 1
+	for i, e := range es {
+		s = q.segFor(s, pos+uint64(i))
+		slot := &s.slots[pos+uint64(i)-s.base]
+		slot.x = e.x
+		atomic.StorePointer(&slot.fn, e.fn)
+	}
+	return true
+}
+
 // segFor walks from s to the segment holding pos. The producer that claimed
 // a segment's first position makes that segment; a producer that needs it
 // first yields until it exists, which takes that producer a few

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// WithQueueWaitSampling sets how many submitted tasks (Submit, TrySubmit,
+// WithQueueWaitSampling sets how many submitted tasks (Submit, SubmitBatch, TrySubmit,
 // Go, Run, a Pool.Group's Go) there are to one whose queue wait is timed
 // for Stats.QueueWait: each is timed with probability 1/n, decided at
 // random when it is queued, so that submitters share no counter. 1 times

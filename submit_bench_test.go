@@ -15,7 +15,8 @@ import (
 // yardstick in the same run, to a buffered channel of funcs (1024 slots)
 // consumed by GOMAXPROCS goroutines. steal-ctx submits with a cancellable
 // context, as a server passes its request's, where the others pass
-// context.Background(). Compare ns/task within one run:
+// context.Background(). steal-batch hands SubmitBatch 64 closures at a
+// time. Compare ns/task within one run:
 //
 //	go test -run XXX -bench SubmitProducers -benchtime 3x .
 //
@@ -36,6 +37,8 @@ func BenchmarkSubmitProducers(b *testing.B) {
 			benchSubmit(b, producers, New(), ctx)
 		})
 		b.Run(name+"/steal-max1024", func(b *testing.B) { benchSubmit(b, producers, New(WithMaxQueued(1024)), context.Background()) })
+		b.Run(name+"/steal-batch", func(b *testing.B) { benchSubmitBatch(b, producers, New()) })
+		b.Run(name+"/steal-batch-max1024", func(b *testing.B) { benchSubmitBatch(b, producers, New(WithMaxQueued(1024))) })
 		b.Run(name+"/channel", func(b *testing.B) { benchChannel(b, producers) })
 		b.Run(name+"/floor-batched", func(b *testing.B) { benchFloorBatched(b, producers) })
 	}
@@ -89,6 +92,25 @@ func reportSchedCounts(b *testing.B, p *Pool, tasks int) {
 	b.ReportMetric(per(s.Wakeups), "wakeups/ktask")
 	b.ReportMetric(per(s.Parks), "parks/ktask")
 	b.ReportMetric(per(s.GlobalGrabs), "grabs/ktask")
+}
+
+// benchSubmitBatch has each producer hand its closures to SubmitBatch
+// submitChunk at a time.
+func benchSubmitBatch(b *testing.B, producers int, p *Pool) {
+	defer p.Close()
+	batches := make([][]func(*Worker), producers)
+	ctx := context.Background()
+	benchProduce(b, producers, func(k int, done func(int)) {
+		i := k % producers // benchProduce gives producer i the k with k%producers == i
+		batches[i] = append(batches[i], func(*Worker) { done(k) })
+		if len(batches[i]) == submitChunk || k+producers >= spawn1M {
+			if n, err := p.SubmitBatch(ctx, batches[i]); err != nil || n != len(batches[i]) {
+				b.Errorf("SubmitBatch: %d of %d, %v", n, len(batches[i]), err)
+			}
+			batches[i] = batches[i][:0]
+		}
+	})
+	reportSchedCounts(b, p, b.N*spawn1M)
 }
 
 func benchChannel(b *testing.B, producers int) {
