@@ -10,10 +10,11 @@ import (
 
 // injectQueue is the pool's global run queue. It has two parts:
 //
-//   - the submissions: every Submit, Go, TrySubmit and Pool.Group child, in
-//     one unbounded FIFO of 16-byte entries kept in segments. Producers
-//     never take a lock: one fetch-add claims a position, and an atomic
-//     store of the entry's function publishes it (the shape of crossbeam's
+//   - the submissions: every Submit, SubmitBatch, Go, TrySubmit and
+//     Pool.Group child, in one unbounded FIFO of 16-byte entries kept in
+//     segments. Producers never take a lock: one fetch-add claims a
+//     position (SubmitBatch's, up to 64 in a row), and an atomic store of
+//     each entry's function publishes it (the shape of crossbeam's
 //     Injector and of Vyukov's segment queues). A plain Submit costs the
 //     pool 16 bytes until a worker picks it up and builds the task's record.
 //   - the spill: tasks moved out of a full ring, already records, in a
@@ -129,7 +130,10 @@ func (q *injectQueue) putBatch(es []entry) bool {
 // segFor walks from s to the segment holding pos. The producer that claimed
 // a segment's first position makes that segment; a producer that needs it
 // first yields until it exists, which takes that producer a few
-// instructions. (Workers never wait for it: they make it; see takeLocked.)
+// instructions, or, for a SubmitBatch, the writing of the entries of its
+// batch before that position (at most 63). A batch never waits for a
+// segment whose first position is its own, so the waits cannot form a
+// cycle. (Workers never wait for it: they make it; see takeLocked.)
 //
 // The yield is also how producers make way for workers: with more
 // producers than processors, the ones that reach a new segment early give
@@ -242,7 +246,8 @@ func (q *injectQueue) takeLocked(out []entry) int {
 
 // publishSpins is how many times a worker looks again at an entry claimed
 // but not yet written before it gives up for now: a running producer
-// writes it within a few instructions.
+// writes it within a few instructions (a SubmitBatch's, within its batch's
+// 64 stores).
 const publishSpins = 64
 
 // awaitPublished returns *fn once its producer has written it, or nil if

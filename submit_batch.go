@@ -72,10 +72,10 @@ func (p *Pool) SubmitBatch(ctx context.Context, fns []func(w *Worker)) (int, err
 			clear(es)
 			return queued, ErrClosed
 		}
+		clear(es) // a wait for room must not keep the queued functions alive
 		p.wakep()
 		queued += k
 	}
-	clear(chunk[:])
 	return queued, nil
 }
 
