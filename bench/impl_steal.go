@@ -93,6 +93,34 @@ func spawnSteal(r *Run) (int64, error) {
 	return count.load(), closeSteal(p)
 }
 
+// batchSize is how many functions steal-batch hands SubmitBatch at once.
+const batchSize = 64
+
+// spawnBatchSteal: SubmitBatch from one goroutine outside the pool, 64
+// functions at a time.
+func spawnBatchSteal(r *Run) (int64, error) {
+	n := r.Param
+	p := newSteal(r)
+	var count counter
+	var wg sync.WaitGroup
+	task := func(*steal.Worker) { count.add(); wg.Done() }
+	ctx := context.Background()
+	batch := make([]func(*steal.Worker), batchSize)
+	for i := range batch {
+		batch[i] = task
+	}
+	r.Start()
+	wg.Add(n)
+	for i := 0; i < n; i += batchSize {
+		if _, err := p.SubmitBatch(ctx, batch[:min(batchSize, n-i)]); err != nil {
+			return 0, err
+		}
+	}
+	wg.Wait()
+	r.Stop()
+	return count.load(), closeSteal(p)
+}
+
 // spawnInnerSteal: Worker.Spawn from inside one task.
 func spawnInnerSteal(r *Run) (int64, error) {
 	n := r.Param

@@ -20,7 +20,7 @@ var spawn8Workload = &Workload{
 	Default: 1_000_000, Tiny: 10_000, Timeout: 60 * time.Second,
 	Tasks: func(n int) int64 { return int64(n) },
 	Want:  func(n int) int64 { return int64(n) },
-	Impls: append([]Impl{{"steal", spawn8Steal}}, pickImpls(peerImpls(spawn8Peer), "goroutines", "ants", "pond", "channel")...),
+	Impls: append([]Impl{{"steal", spawn8Steal}, {"steal-batch", spawn8BatchSteal}}, pickImpls(peerImpls(spawn8Peer), "goroutines", "ants", "pond", "channel")...),
 }
 
 // pickImpls keeps the named implementations of impls.
@@ -72,6 +72,43 @@ func spawn8Peer(r *Run, np newPool) (int64, error) {
 	r.Stop()
 	p.Close()
 	return count.load() - int64(r.Param/2), nil
+}
+
+// spawn8BatchSteal: SubmitBatch from eight goroutines outside the pool,
+// each handing over its closures 64 at a time.
+func spawn8BatchSteal(r *Run) (int64, error) {
+	p := newSteal(r)
+	var count counter
+	var wg sync.WaitGroup
+	ctx := context.Background()
+	r.Start()
+	wg.Add(r.Param)
+	errs := make([]error, spawn8Producers)
+	var prod sync.WaitGroup
+	for g := range spawn8Producers {
+		prod.Go(func() {
+			batch := make([]func(*steal.Worker), 0, batchSize)
+			for k := g; k < r.Param; k += spawn8Producers {
+				batch = append(batch, func(*steal.Worker) { count.n.Add(int64(k&1) + 1); wg.Done() })
+				if len(batch) == batchSize || k+spawn8Producers >= r.Param {
+					if _, err := p.SubmitBatch(ctx, batch); err != nil {
+						errs[g] = err
+						return
+					}
+					batch = batch[:0]
+				}
+			}
+		})
+	}
+	prod.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return 0, err
+		}
+	}
+	wg.Wait()
+	r.Stop()
+	return count.load() - int64(r.Param/2), closeSteal(p)
 }
 
 // spawn8Steal: Submit from eight goroutines outside the pool.
