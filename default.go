@@ -88,6 +88,7 @@ func (p *Pool) runCtx(ctx context.Context, fn func(w *Worker)) error {
 				asPart(w, ctx, fn)
 			}
 		}
+		cur.handed = true // fn gets cur's record as its handle: never reuse it
 		if pe := callRecover(cur, run); pe != nil {
 			panic(pe)
 		}

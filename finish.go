@@ -49,6 +49,7 @@ func (c *worker) finish(t *task, prev *task, returned *bool) {
 	if t.lazy == lazyMade {
 		tc = t.ctx.(*taskCtx)
 	}
+	reuse := t.reusable()
 	t.c = nil
 	t.forget()
 	var fail *PanicError
@@ -81,7 +82,27 @@ func (c *worker) finish(t *task, prev *task, returned *bool) {
 	if tc != nil {
 		tc.end()
 	}
+	if reuse && len(c.freeGo) < maxFreeGo {
+		*t = task{}
+		c.freeGo = append(c.freeGo, t)
+	}
 }
+
+// reusable reports whether t's record may serve another task once t has
+// finished: t is a function queued by Pool.Go, so no user code got the
+// record as a handle (unless Pool.Run, called inside it, handed it out),
+// and t has no latch, group or context of its own that anyone could
+// still reach through it. Every queue gives a task to exactly one worker,
+// and a thief that read a stale slot drops what it read when its claim
+// fails, so once t has finished nothing else refers to its record.
+func (t *task) reusable() bool {
+	return t.goFn && !t.handed && t.done == nil && !t.own && t.lazy == lazyNone
+}
+
+// maxFreeGo bounds a worker's list of records of finished Go functions
+// (reusable), kept for the next Go functions the worker takes from the
+// inject queue: enough for any batch it takes at once.
+const maxFreeGo = 128
 
 // skip accounts for a task whose context was done before it started.
 func (c *worker) skip(t *task, ctx context.Context) {

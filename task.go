@@ -23,8 +23,9 @@ import (
 // two children's). A task submitted from outside (Submit, TrySubmit, Go)
 // waits in the inject queue as a 16-byte entry and gets its record from
 // the slab of the worker that picks it up; Join, Fork2 and For recycle
-// theirs. A record is never used for a second task, so a kept handle is
-// always refused.
+// theirs, and so do Pool.Go's functions, which never see a handle. A
+// record that has been a handle is never used for a second task, so a
+// kept handle is always refused.
 type Worker struct {
 	c  *worker // the worker running this task; nil unless it runs
 	fn func(*Worker)
@@ -50,6 +51,10 @@ type Worker struct {
 	// lazy: whether Context makes the task a context of its own, or has
 	// (taskctx.go).
 	lazy uint8
+	// handed: the record was handed to user code as a handle, though its
+	// task is a Go function (Pool.Run called from inside it), so it is
+	// never reused (see reusable).
+	handed bool
 }
 
 // setErrFn stores a group child's function in fn. Every func value is one

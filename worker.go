@@ -49,6 +49,7 @@ type worker struct {
 	spinning      bool
 	rnd           uint32 // xorshift state for victim order
 	freeJoins     []*joinTask
+	freeGo        []*task  // records of finished Go functions (reusable)
 	freeForks     []any    // *forkTask[T, R] of any T, R
 	slab          []Worker // fresh records for submissions (inject_take.go)
 
