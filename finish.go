@@ -101,7 +101,8 @@ func (t *task) reusable() bool {
 
 // maxFreeGo bounds a worker's list of records of finished Go functions
 // (reusable), kept for the next Go functions the worker takes from the
-// inject queue: enough for any batch it takes at once.
+// inject queue: enough for any batch it takes at once. Each keeps its slab
+// of 10 alive, so a worker holds at most 60 KB this way.
 const maxFreeGo = 128
 
 // skip accounts for a task whose context was done before it started.
@@ -121,8 +122,9 @@ func (c *worker) skip(t *task, ctx context.Context) {
 }
 
 // forget drops what a record that has run or been skipped points to: its
-// function (and what that captured), context and latch. Records are never
-// run again, and those from a worker's slab (newRecord) share one
+// function (and what that captured), context and latch. Records are not
+// run again (but for a Go function's, which finish reuses once zeroed: see
+// reusable), and those from a worker's slab (newRecord) share one
 // allocation, which the worker keeps while it hands out the rest: a record
 // that held on to its function would keep it reachable, and those of the
 // slab's other finished tasks, while the worker makes no new records. It
