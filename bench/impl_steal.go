@@ -121,6 +121,26 @@ func spawnBatchSteal(r *Run) (int64, error) {
 	return count.load(), closeSteal(p)
 }
 
+// spawnGoSteal: Pool.Go from one goroutine outside the pool: a func(), as
+// the peers and the channel take, with no handle.
+func spawnGoSteal(r *Run) (int64, error) {
+	n := r.Param
+	p := newSteal(r)
+	var count counter
+	var wg sync.WaitGroup
+	task := func() { count.add(); wg.Done() }
+	r.Start()
+	wg.Add(n)
+	for range n {
+		if err := p.Go(task); err != nil {
+			return 0, err
+		}
+	}
+	wg.Wait()
+	r.Stop()
+	return count.load(), closeSteal(p)
+}
+
 // spawnInnerSteal: Worker.Spawn from inside one task.
 func spawnInnerSteal(r *Run) (int64, error) {
 	n := r.Param

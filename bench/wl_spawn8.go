@@ -20,7 +20,7 @@ var spawn8Workload = &Workload{
 	Default: 1_000_000, Tiny: 10_000, Timeout: 60 * time.Second,
 	Tasks: func(n int) int64 { return int64(n) },
 	Want:  func(n int) int64 { return int64(n) },
-	Impls: append([]Impl{{"steal", spawn8Steal}, {"steal-batch", spawn8BatchSteal}}, pickImpls(peerImpls(spawn8Peer), "goroutines", "ants", "pond", "channel")...),
+	Impls: append([]Impl{{"steal", spawn8Steal}, {"steal-batch", spawn8BatchSteal}, {"steal-go", spawn8GoSteal}}, pickImpls(peerImpls(spawn8Peer), "goroutines", "ants", "pond", "channel")...),
 }
 
 // pickImpls keeps the named implementations of impls.
@@ -105,6 +105,25 @@ func spawn8BatchSteal(r *Run) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
+	}
+	wg.Wait()
+	r.Stop()
+	return count.load() - int64(r.Param/2), closeSteal(p)
+}
+
+// spawn8GoSteal: Pool.Go (a func(), as the peers and the channel take)
+// from eight goroutines outside the pool.
+func spawn8GoSteal(r *Run) (int64, error) {
+	p := newSteal(r)
+	var count counter
+	var wg sync.WaitGroup
+	r.Start()
+	wg.Add(r.Param)
+	err := produce8(r.Param, func(k int) error {
+		return p.Go(func() { count.n.Add(int64(k&1) + 1); wg.Done() })
+	})
+	if err != nil {
+		return 0, err
 	}
 	wg.Wait()
 	r.Stop()
