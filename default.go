@@ -81,15 +81,14 @@ func (p *Pool) runCtx(ctx context.Context, fn func(w *Worker)) error {
 			return &SkippedError{Count: 1, Cause: context.Cause(ctx)}
 		}
 		run := fn
-		if !own {
-			cur.handed = true // fn gets cur's record as its handle: never reuse it
-		}
 		if own {
 			run = func(w *Worker) {
 				ctx, cancel := p.joinCtx(ctx)
 				defer cancel()
 				asPart(w, ctx, fn)
 			}
+		} else {
+			cur.handed = true // fn gets cur's record as its handle: never reuse it
 		}
 		if pe := callRecover(cur, run); pe != nil {
 			panic(pe)

@@ -259,8 +259,9 @@
 //     one atomic swap, one slot store and one CAS per task. A submitted
 //     task takes one fetch-add and one atomic store, costs the pool 16
 //     bytes while it waits, and gets a 48-byte record from the slab of the
-//     worker that picks it up (a Go function reuses one). BenchmarkSubmitProducers and
-//     docs/benchmarks.md compare submission with a channel of funcs.
+//     worker that picks it up (a Go function reuses one).
+//     BenchmarkSubmitProducers and docs/benchmarks.md compare submission
+//     with a channel of funcs.
 //   - Tokio's scheduler benchmarks, steal vs goroutines, nine runs: chained
 //     spawn (1000 deep) 235 us (137-418) vs 322 us (195-488), a tie: the
 //     ratio goes from 0.5x to 3.5x run to run, median 1.2x; ping-pong (1000

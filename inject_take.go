@@ -155,8 +155,8 @@ func (p *Pool) record(c *worker, e entry) *task {
 // a handle is never reused, so a handle kept past its task still fails its
 // check (see Worker); only the records of Pool.Go's functions, which no
 // user code sees, go back to their worker (reusable). A slab lives while
-// any of its records is referenced. 10 records
-// are 480 bytes, a size class of their own. Bigger slabs save few
+// any of its records is referenced. 10 records are 480 bytes, a size class
+// of their own. Bigger slabs save few
 // allocations more and cost the collector: an object of more than 512
 // bytes carries an allocation header and is scanned on its own, while the
 // collector scans small objects a whole span at a time (Go 1.26's default

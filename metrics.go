@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// WithQueueWaitSampling sets how many submitted tasks (Submit, SubmitBatch, TrySubmit,
-// Go, Run, a Pool.Group's Go) there are to one whose queue wait is timed
-// for Stats.QueueWait: each is timed with probability 1/n, decided at
+// WithQueueWaitSampling sets how many submitted tasks (Submit, SubmitBatch,
+// TrySubmit, Go, Run, a Pool.Group's Go) there are to one whose queue wait
+// is timed for Stats.QueueWait: each is timed with probability 1/n, decided at
 // random when it is queued, so that submitters share no counter. 1 times
 // every task; n <= 0 times none. The default is 64.
 //
