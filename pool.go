@@ -221,36 +221,56 @@ func (p *Pool) submitEntryWait(ctx context.Context, e entry) error {
 	}
 }
 
-// waitRoom takes the current room channel, tries once more, and if the
-// backlog is still full waits for a worker to pick queued tasks up, or for
-// Close or Shutdown to begin. Taking the channel before the retry means a
-// pick-up in between closes a channel we hold: no wakeup is lost. Closing
-// is the same: Shutdown sets closed and then closes the room channel under
-// roomMu, so either we took the channel after that, and the retry sees
-// closed (submitEntry then refuses with ErrClosed, full backlog or not), or
-// before, and the channel we hold is closed. Only then, about to block,
-// does it ask whether the caller is one of our workers (which reads the
-// stack): those queue past the cap instead, since only our own workers
-// make room.
+// waitRoom waits for room to queue e, as Submit does (see awaitRoom), and
+// queues it: past the cap, uncounted, if the caller is one of our workers.
+// It returns ErrBacklogFull when room was made and the caller should try
+// again.
 func (p *Pool) waitRoom(ctx context.Context, e entry) error {
+	forced, err := p.awaitRoom(ctx, func() (bool, error) {
+		err := p.submitEntry(e, false)
+		return err != ErrBacklogFull, err
+	})
+	if forced {
+		return p.submitEntry(e, true)
+	}
+	return err
+}
+
+// awaitRoom is the wait of Submit and SubmitBatch at a full backlog. It
+// takes the current room channel, then calls retry, which tries the
+// submission once more and reports whether that settled it, and how; if
+// so, awaitRoom returns that error. Otherwise it waits for a worker to
+// pick queued tasks up (ErrBacklogFull: try again), for ctx to end
+// (ctx.Err()) or for Close or Shutdown to begin (ErrClosed).
+//
+// Taking the channel before the retry means a pick-up in between closes a
+// channel we hold: no wakeup is lost. Closing is the same: Shutdown sets
+// closed and then closes the room channel under roomMu, so either we took
+// the channel after that, and the retry sees closed (and refuses with
+// ErrClosed, full backlog or not), or before, and the channel we hold is
+// closed. Only then, about to block, does it ask whether the caller is one
+// of our workers (which reads the stack): it then returns forced, without
+// waiting, for the caller to queue past the cap, since only our own
+// workers make room.
+func (p *Pool) awaitRoom(ctx context.Context, retry func() (settled bool, err error)) (forced bool, err error) {
 	p.roomWaiters.Add(1)
 	defer p.roomWaiters.Add(-1)
 	p.roomMu.Lock()
 	room := p.room
 	p.roomMu.Unlock()
-	if err := p.submitEntry(e, false); err != ErrBacklogFull {
-		return err
+	if settled, err := retry(); settled {
+		return false, err
 	}
 	if p.callerWorker() != nil {
-		return p.submitEntry(e, true)
+		return true, nil
 	}
 	select {
 	case <-room: // room was made, or closing began
-		return ErrBacklogFull // try again
+		return false, ErrBacklogFull // try again
 	case <-ctx.Done():
-		return ctx.Err()
+		return false, ctx.Err()
 	case <-p.ctx.Done():
-		return ErrClosed
+		return false, ErrClosed
 	}
 }
 

@@ -81,68 +81,46 @@ func (p *Pool) SubmitBatch(ctx context.Context, fns []func(w *Worker)) (int, err
 
 // roomFor returns how many of the next k submissions may be queued now
 // (at least one), and whether they hold places in the WithMaxQueued
-// backlog. At the cap it waits for room as Submit does (waitRoomFor).
+// backlog. At the cap it waits for room as Submit does (awaitRoom).
 func (p *Pool) roomFor(ctx context.Context, k int) (int, bool, error) {
 	if p.maxQueued == 0 {
 		return k, false, nil
 	}
 	for {
-		if n := p.takeQueuedUpTo(k); n > 0 {
-			return n, true, nil
+		n, err := p.takeRoom(k)
+		if err != ErrBacklogFull {
+			return n, err == nil, err
 		}
-		if p.closed.Load() {
-			return 0, false, ErrClosed
-		}
-		n, counted, err := p.waitRoomFor(ctx, k)
-		if n > 0 || err != ErrBacklogFull {
-			return n, counted, err
+		forced, err := p.awaitRoom(ctx, func() (bool, error) {
+			n, err = p.takeRoom(k)
+			return err != ErrBacklogFull, err
+		})
+		switch {
+		case forced:
+			return k, false, nil // a worker's: past the cap, uncounted
+		case err != ErrBacklogFull:
+			return n, err == nil, err
 		}
 	}
 }
 
-// takeQueuedUpTo counts up to k more tasks in the WithMaxQueued backlog,
-// as many as stay within the cap, and returns how many that was.
-func (p *Pool) takeQueuedUpTo(k int) int {
+// takeRoom counts up to k more tasks in the WithMaxQueued backlog, as many
+// as stay within the cap, and returns how many that was. If it can take
+// none it says why, as submitEntry does: ErrClosed once closing has
+// begun, else ErrBacklogFull.
+func (p *Pool) takeRoom(k int) (int, error) {
 	for {
 		cur := p.queued.Load()
 		room := p.maxQueued - cur
 		if room <= 0 {
-			return 0
+			if p.closed.Load() {
+				return 0, ErrClosed
+			}
+			return 0, ErrBacklogFull
 		}
 		n := min(int64(k), room)
 		if p.queued.CompareAndSwap(cur, cur+n) {
-			return int(n)
+			return int(n), nil
 		}
-	}
-}
-
-// waitRoomFor is waitRoom for a batch: it takes the room channel, tries
-// once more, and then waits for room, ctx or closing. It returns
-// ErrBacklogFull, with nothing taken, when room was made and the caller
-// should try again; a caller that is one of the pool's workers queues past
-// the cap instead of waiting (k places, uncounted). See waitRoom for why
-// no wakeup is lost.
-func (p *Pool) waitRoomFor(ctx context.Context, k int) (int, bool, error) {
-	p.roomWaiters.Add(1)
-	defer p.roomWaiters.Add(-1)
-	p.roomMu.Lock()
-	room := p.room
-	p.roomMu.Unlock()
-	if n := p.takeQueuedUpTo(k); n > 0 {
-		return n, true, nil
-	}
-	if p.closed.Load() {
-		return 0, false, ErrClosed
-	}
-	if p.callerWorker() != nil {
-		return k, false, nil
-	}
-	select {
-	case <-room:
-		return 0, false, ErrBacklogFull
-	case <-ctx.Done():
-		return 0, false, ctx.Err()
-	case <-p.ctx.Done():
-		return 0, false, ErrClosed
 	}
 }
