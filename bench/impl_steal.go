@@ -73,24 +73,35 @@ func sortStealJoin(w *steal.Worker, a, tmp []int) {
 	merge(a, tmp, m)
 }
 
-// spawnSteal: Submit from one goroutine outside the pool.
-func spawnSteal(r *Run) (int64, error) {
-	n := r.Param
+// spawnRun times the r.Param tiny tasks that queue puts on a fresh pool,
+// from the first queued to the last finished, and returns count. Each task
+// must add to count and call wg.Done once.
+func spawnRun(r *Run, queue func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error) (int64, error) {
 	p := newSteal(r)
 	var count counter
 	var wg sync.WaitGroup
-	task := func(*steal.Worker) { count.add(); wg.Done() }
-	ctx := context.Background()
 	r.Start()
-	wg.Add(n)
-	for range n {
-		if err := p.Submit(ctx, task); err != nil {
-			return 0, err
-		}
+	wg.Add(r.Param)
+	if err := queue(p, &count, &wg); err != nil {
+		return 0, err
 	}
 	wg.Wait()
 	r.Stop()
 	return count.load(), closeSteal(p)
+}
+
+// spawnSteal: Submit from one goroutine outside the pool.
+func spawnSteal(r *Run) (int64, error) {
+	return spawnRun(r, func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
+		task := func(*steal.Worker) { count.add(); wg.Done() }
+		ctx := context.Background()
+		for range r.Param {
+			if err := p.Submit(ctx, task); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // batchSize is how many functions steal-batch hands SubmitBatch at once.
@@ -99,67 +110,46 @@ const batchSize = 64
 // spawnBatchSteal: SubmitBatch from one goroutine outside the pool, 64
 // functions at a time.
 func spawnBatchSteal(r *Run) (int64, error) {
-	n := r.Param
-	p := newSteal(r)
-	var count counter
-	var wg sync.WaitGroup
-	task := func(*steal.Worker) { count.add(); wg.Done() }
-	ctx := context.Background()
-	batch := make([]func(*steal.Worker), batchSize)
-	for i := range batch {
-		batch[i] = task
-	}
-	r.Start()
-	wg.Add(n)
-	for i := 0; i < n; i += batchSize {
-		if _, err := p.SubmitBatch(ctx, batch[:min(batchSize, n-i)]); err != nil {
-			return 0, err
+	return spawnRun(r, func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
+		task := func(*steal.Worker) { count.add(); wg.Done() }
+		ctx := context.Background()
+		batch := make([]func(*steal.Worker), batchSize)
+		for i := range batch {
+			batch[i] = task
 		}
-	}
-	wg.Wait()
-	r.Stop()
-	return count.load(), closeSteal(p)
+		for i := 0; i < r.Param; i += batchSize {
+			if _, err := p.SubmitBatch(ctx, batch[:min(batchSize, r.Param-i)]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // spawnGoSteal: Pool.Go from one goroutine outside the pool: a func(), as
 // the peers and the channel take, with no handle.
 func spawnGoSteal(r *Run) (int64, error) {
-	n := r.Param
-	p := newSteal(r)
-	var count counter
-	var wg sync.WaitGroup
-	task := func() { count.add(); wg.Done() }
-	r.Start()
-	wg.Add(n)
-	for range n {
-		if err := p.Go(task); err != nil {
-			return 0, err
+	return spawnRun(r, func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
+		task := func() { count.add(); wg.Done() }
+		for range r.Param {
+			if err := p.Go(task); err != nil {
+				return err
+			}
 		}
-	}
-	wg.Wait()
-	r.Stop()
-	return count.load(), closeSteal(p)
+		return nil
+	})
 }
 
 // spawnInnerSteal: Worker.Spawn from inside one task.
 func spawnInnerSteal(r *Run) (int64, error) {
-	n := r.Param
-	p := newSteal(r)
-	var count counter
-	var wg sync.WaitGroup
-	task := func(*steal.Worker) { count.add(); wg.Done() }
-	r.Start()
-	wg.Add(n)
-	if err := p.Run(func(w *steal.Worker) {
-		for range n {
-			w.Spawn(task)
-		}
-	}); err != nil {
-		return 0, err
-	}
-	wg.Wait()
-	r.Stop()
-	return count.load(), closeSteal(p)
+	return spawnRun(r, func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
+		task := func(*steal.Worker) { count.add(); wg.Done() }
+		return p.Run(func(w *steal.Worker) {
+			for range r.Param {
+				w.Spawn(task)
+			}
+		})
+	})
 }
 
 // chainedSteal: each task spawns the next.

@@ -52,6 +52,11 @@ func produce8(n int, submit func(k int) error) error {
 		})
 	}
 	wg.Wait()
+	return firstErr(errs)
+}
+
+// firstErr returns the first error in errs that is not nil, or nil.
+func firstErr(errs []error) error {
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -74,77 +79,59 @@ func spawn8Peer(r *Run, np newPool) (int64, error) {
 	return count.load() - int64(r.Param/2), nil
 }
 
+// spawn8Run is spawnRun for spawn8, whose tasks count k&1 + 1 each: it
+// returns the count less the odd ks' extra, which is the number of tasks.
+func spawn8Run(r *Run, queue func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error) (int64, error) {
+	n, err := spawnRun(r, queue)
+	if err != nil {
+		return 0, err
+	}
+	return n - int64(r.Param/2), nil
+}
+
 // spawn8BatchSteal: SubmitBatch from eight goroutines outside the pool,
 // each handing over its closures 64 at a time.
 func spawn8BatchSteal(r *Run) (int64, error) {
-	p := newSteal(r)
-	var count counter
-	var wg sync.WaitGroup
-	ctx := context.Background()
-	r.Start()
-	wg.Add(r.Param)
-	errs := make([]error, spawn8Producers)
-	var prod sync.WaitGroup
-	for g := range spawn8Producers {
-		prod.Go(func() {
-			batch := make([]func(*steal.Worker), 0, batchSize)
-			for k := g; k < r.Param; k += spawn8Producers {
-				batch = append(batch, func(*steal.Worker) { count.n.Add(int64(k&1) + 1); wg.Done() })
-				if len(batch) == batchSize || k+spawn8Producers >= r.Param {
-					if _, err := p.SubmitBatch(ctx, batch); err != nil {
-						errs[g] = err
-						return
+	return spawn8Run(r, func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
+		ctx := context.Background()
+		errs := make([]error, spawn8Producers)
+		var prod sync.WaitGroup
+		for g := range spawn8Producers {
+			prod.Go(func() {
+				batch := make([]func(*steal.Worker), 0, batchSize)
+				for k := g; k < r.Param; k += spawn8Producers {
+					batch = append(batch, func(*steal.Worker) { count.n.Add(int64(k&1) + 1); wg.Done() })
+					if len(batch) == batchSize || k+spawn8Producers >= r.Param {
+						if _, err := p.SubmitBatch(ctx, batch); err != nil {
+							errs[g] = err
+							return
+						}
+						batch = batch[:0]
 					}
-					batch = batch[:0]
 				}
-			}
-		})
-	}
-	prod.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return 0, err
+			})
 		}
-	}
-	wg.Wait()
-	r.Stop()
-	return count.load() - int64(r.Param/2), closeSteal(p)
+		prod.Wait()
+		return firstErr(errs)
+	})
 }
 
 // spawn8GoSteal: Pool.Go (a func(), as the peers and the channel take)
 // from eight goroutines outside the pool.
 func spawn8GoSteal(r *Run) (int64, error) {
-	p := newSteal(r)
-	var count counter
-	var wg sync.WaitGroup
-	r.Start()
-	wg.Add(r.Param)
-	err := produce8(r.Param, func(k int) error {
-		return p.Go(func() { count.n.Add(int64(k&1) + 1); wg.Done() })
+	return spawn8Run(r, func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
+		return produce8(r.Param, func(k int) error {
+			return p.Go(func() { count.n.Add(int64(k&1) + 1); wg.Done() })
+		})
 	})
-	if err != nil {
-		return 0, err
-	}
-	wg.Wait()
-	r.Stop()
-	return count.load() - int64(r.Param/2), closeSteal(p)
 }
 
 // spawn8Steal: Submit from eight goroutines outside the pool.
 func spawn8Steal(r *Run) (int64, error) {
-	p := newSteal(r)
-	var count counter
-	var wg sync.WaitGroup
-	ctx := context.Background()
-	r.Start()
-	wg.Add(r.Param)
-	err := produce8(r.Param, func(k int) error {
-		return p.Submit(ctx, func(*steal.Worker) { count.n.Add(int64(k&1) + 1); wg.Done() })
+	return spawn8Run(r, func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
+		ctx := context.Background()
+		return produce8(r.Param, func(k int) error {
+			return p.Submit(ctx, func(*steal.Worker) { count.n.Add(int64(k&1) + 1); wg.Done() })
+		})
 	})
-	if err != nil {
-		return 0, err
-	}
-	wg.Wait()
-	r.Stop()
-	return count.load() - int64(r.Param/2), closeSteal(p)
 }
