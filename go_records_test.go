@@ -54,14 +54,11 @@ func TestHandleFromRunInsideGoStaysRefused(t *testing.T) {
 	errs := make(chan error, later)
 	for range later {
 		if err := p.Go(func() {
-			defer func() {
-				if recover() == nil {
-					errs <- fmt.Errorf("a handle kept from an earlier task was accepted")
-					return
-				}
-				errs <- nil
-			}()
-			kept.Spawn(func(*Worker) {})
+			if !panics(func() { kept.Spawn(func(*Worker) {}) }) {
+				errs <- fmt.Errorf("a handle kept from an earlier task was accepted")
+				return
+			}
+			errs <- nil
 		}); err != nil {
 			t.Fatal(err)
 		}

@@ -115,11 +115,9 @@ func TestSubmitBatchNilRefusedWhole(t *testing.T) {
 	ran := make([]atomic.Int32, 200)
 	fns := batchOf(200, ran)
 	fns[130] = nil
-	msg := func() (msg string) {
-		defer func() { msg = fmt.Sprint(recover()) }()
+	msg := fmt.Sprint(mustPanic(t, "SubmitBatch with a nil function", func() {
 		p.SubmitBatch(context.Background(), fns)
-		return "no panic"
-	}()
+	}))
 	if !strings.Contains(msg, "nil function at index 130") {
 		t.Fatalf("panic %q does not name index 130", msg)
 	}
