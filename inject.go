@@ -89,15 +89,13 @@ func (q *injectQueue) init(p *Pool) {
 }
 
 // put claims a position for e and publishes e there. It returns false,
-// queuing nothing, once the queue is closed. The tail segment is read
-// before the claim, so it cannot lie past the claimed position.
+// queuing nothing, once the queue is closed.
 func (q *injectQueue) put(e entry) bool {
-	s := q.tailSeg.Load()
-	old := q.tail.Add(2) - 2
-	if old&1 != 0 {
+	s, pos, ok := q.claim(1)
+	if !ok {
 		return false
 	}
-	pos := old >> 1
+	// publishAt, written out: Submit's path, and publishAt does not inline.
 	s = q.segFor(s, pos)
 	slot := &s.slots[pos-s.base]
 	slot.x = e.x
@@ -111,20 +109,36 @@ func (q *injectQueue) put(e entry) bool {
 // that do not exist yet: segFor makes each one whose first position is in
 // the batch, as put does for a single claim.
 func (q *injectQueue) putBatch(es []entry) bool {
-	n := uint64(len(es))
-	s := q.tailSeg.Load()
-	old := q.tail.Add(2*n) - 2*n
-	if old&1 != 0 {
+	s, pos, ok := q.claim(uint64(len(es)))
+	if !ok {
 		return false
 	}
-	pos := old >> 1
 	for i, e := range es {
-		s = q.segFor(s, pos+uint64(i))
-		slot := &s.slots[pos+uint64(i)-s.base]
-		slot.x = e.x
-		atomic.StorePointer(&slot.fn, e.fn)
+		s = q.publishAt(s, pos+uint64(i), e)
 	}
 	return true
+}
+
+// claim claims n consecutive positions with one fetch-add and returns the
+// first, with a segment at or before it: the tail segment is read before
+// the claim, so it cannot lie past the claimed position. ok is false once
+// the queue is closed: positions claimed then are void.
+func (q *injectQueue) claim(n uint64) (s *segment, pos uint64, ok bool) {
+	s = q.tailSeg.Load()
+	old := q.tail.Add(2*n) - 2*n
+	return s, old >> 1, old&1 == 0
+}
+
+// publishAt writes e at the claimed position pos, walking from s to its
+// segment, and returns that segment, for the next position. The entry's
+// function is stored last, atomically: it is what tells a worker the
+// entry is written.
+func (q *injectQueue) publishAt(s *segment, pos uint64, e entry) *segment {
+	s = q.segFor(s, pos)
+	slot := &s.slots[pos-s.base]
+	slot.x = e.x
+	atomic.StorePointer(&slot.fn, e.fn)
+	return s
 }
 
 // segFor walks from s to the segment holding pos. The producer that claimed
