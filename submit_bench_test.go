@@ -16,8 +16,10 @@ import (
 // consumed by GOMAXPROCS goroutines. steal-ctx submits with a cancellable
 // context, as a server passes its request's, where the others pass
 // context.Background(). steal-go queues func() closures with Pool.Go, as
-// the channel carries them; steal-batch hands SubmitBatch 64 closures at a
-// time. Compare ns/task within one run:
+// the channel carries them (steal-go-max1024: under WithMaxQueued(1024),
+// the channel's own bound); steal-batch hands SubmitBatch 64 closures at a
+// time. BenchmarkSubmitEmpty measures the same forms without the per-task
+// counting. Compare ns/task within one run:
 //
 //	go test -run XXX -bench SubmitProducers -benchtime 3x .
 //
@@ -39,6 +41,7 @@ func BenchmarkSubmitProducers(b *testing.B) {
 		})
 		b.Run(name+"/steal-max1024", func(b *testing.B) { benchSubmit(b, producers, New(WithMaxQueued(1024)), context.Background()) })
 		b.Run(name+"/steal-go", func(b *testing.B) { benchGo(b, producers, New()) })
+		b.Run(name+"/steal-go-max1024", func(b *testing.B) { benchGo(b, producers, New(WithMaxQueued(1024))) })
 		b.Run(name+"/steal-batch", func(b *testing.B) { benchSubmitBatch(b, producers, New()) })
 		b.Run(name+"/steal-batch-max1024", func(b *testing.B) { benchSubmitBatch(b, producers, New(WithMaxQueued(1024))) })
 		b.Run(name+"/channel", func(b *testing.B) { benchChannel(b, producers) })
@@ -188,4 +191,126 @@ func floorCall(t *task) {
 		}
 	}()
 	t.fn(t)
+}
+
+// BenchmarkSubmitEmpty is BenchmarkSubmitProducers with tasks that do
+// nothing. There, every task adds to a shared sum and calls Done on a
+// shared WaitGroup: two atomic adds on cache lines that all consumers
+// write, which on two workers cost about as much as the scheduling and
+// move the figures by a third from run to run. Here the closures are as
+// fresh (each captures its k) but empty, and completion is learnt once
+// per run, not per task: the pool's Close, which runs every queued task,
+// and the channel consumers' exit once the channel is closed and drained.
+// Each run starts a fresh pool, or fresh consumers, and both are timed.
+// The pool's count comes from Stats, which is exact once it is closed;
+// each channel consumer counts on its own. What remains is the cost of
+// handing a task over and running it: compare ns/task within one run.
+//
+//	go test -run XXX -bench SubmitEmpty -benchtime 3x .
+func BenchmarkSubmitEmpty(b *testing.B) {
+	for _, producers := range []int{1, 8} {
+		name := "p" + strconv.Itoa(producers)
+		b.Run(name+"/steal", func(b *testing.B) {
+			benchEmpty(b, producers, func() emptyRun {
+				p := New()
+				ctx := context.Background()
+				return poolRun(p, func(k int) error {
+					return p.Submit(ctx, func(*Worker) { emptyTask(k) })
+				})
+			})
+		})
+		for _, max := range []int{0, 1024} {
+			impl := "/steal-go"
+			if max > 0 {
+				impl += "-max" + strconv.Itoa(max)
+			}
+			b.Run(name+impl, func(b *testing.B) {
+				benchEmpty(b, producers, func() emptyRun {
+					p := New(WithMaxQueued(max))
+					return poolRun(p, func(k int) error { return p.Go(func() { emptyTask(k) }) })
+				})
+			})
+		}
+		b.Run(name+"/channel", func(b *testing.B) { benchEmpty(b, producers, channelRun) })
+	}
+}
+
+// emptyRun is one run of BenchmarkSubmitEmpty: submit queues the task for
+// k, end waits until every queued task ran and says how many did.
+type emptyRun struct {
+	submit func(k int) error
+	end    func() uint64
+}
+
+// emptyTask is every task's body: nothing, behind a test the compiler
+// cannot drop, so that each closure must keep its k.
+func emptyTask(k int) {
+	if k < 0 {
+		panic(k)
+	}
+}
+
+func poolRun(p *Pool, submit func(k int) error) emptyRun {
+	return emptyRun{submit, func() uint64 {
+		if err := p.Close(); err != nil {
+			panic(err)
+		}
+		return p.Stats().Total.Ran
+	}}
+}
+
+// channelRun starts GOMAXPROCS consumers of a buffered channel of funcs
+// (1024 slots), each counting what it ran in its own padded slot.
+func channelRun() emptyRun {
+	ch := make(chan func(), 1024)
+	consumers := runtime.GOMAXPROCS(0)
+	ran := make([]struct {
+		n uint64
+		_ [56]byte
+	}, consumers)
+	var wg sync.WaitGroup
+	for c := range consumers {
+		wg.Go(func() {
+			for f := range ch {
+				f()
+				ran[c].n++
+			}
+		})
+	}
+	return emptyRun{
+		submit: func(k int) error { ch <- func() { emptyTask(k) }; return nil },
+		end: func() uint64 {
+			close(ch)
+			wg.Wait()
+			var n uint64
+			for _, r := range ran {
+				n += r.n
+			}
+			return n
+		},
+	}
+}
+
+// benchEmpty times b.N runs of spawn1M empty tasks submitted from
+// producers goroutines to what start returns.
+func benchEmpty(b *testing.B, producers int, start func() emptyRun) {
+	for range b.N {
+		r := start()
+		var prod sync.WaitGroup
+		for i := range producers {
+			prod.Go(func() {
+				for k := i; k < spawn1M; k += producers {
+					if err := r.submit(k); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		prod.Wait()
+		if n := r.end(); n != spawn1M {
+			b.Fatalf("ran %d tasks, want %d", n, spawn1M)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*spawn1M), "ns/task")
 }

@@ -13,7 +13,9 @@ import (
 // fork-join through Fork2 (steal) or Join with closures (steal-join), and
 // waiting for children through NewGroup and Wait.
 
-func newSteal(r *Run) *steal.Pool { return steal.New(steal.WithWorkers(r.Workers)) }
+func newSteal(r *Run, opts ...steal.Option) *steal.Pool {
+	return steal.New(append(opts, steal.WithWorkers(r.Workers))...)
+}
 
 // closeSteal closes p and turns a recovered task panic into an error.
 func closeSteal(p *steal.Pool) error { return p.Close() }
@@ -75,9 +77,9 @@ func sortStealJoin(w *steal.Worker, a, tmp []int) {
 
 // spawnRun times the r.Param tiny tasks that queue puts on a fresh pool,
 // from the first queued to the last finished, and returns count. Each task
-// must add to count and call wg.Done once.
-func spawnRun(r *Run, queue func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error) (int64, error) {
-	p := newSteal(r)
+// must add to count and call wg.Done once. opts configure the pool.
+func spawnRun(r *Run, queue func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error, opts ...steal.Option) (int64, error) {
+	p := newSteal(r, opts...)
 	var count counter
 	var wg sync.WaitGroup
 	r.Start()
@@ -128,16 +130,25 @@ func spawnBatchSteal(r *Run) (int64, error) {
 
 // spawnGoSteal: Pool.Go from one goroutine outside the pool: a func(), as
 // the peers and the channel take, with no handle.
-func spawnGoSteal(r *Run) (int64, error) {
-	return spawnRun(r, func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
+func spawnGoSteal(r *Run) (int64, error) { return spawnRun(r, spawnGoQueue(r.Param)) }
+
+// spawnGoQueue queues n tiny func() tasks with Pool.Go.
+func spawnGoQueue(n int) func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
+	return func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
 		task := func() { count.add(); wg.Done() }
-		for range r.Param {
+		for range n {
 			if err := p.Go(task); err != nil {
 				return err
 			}
 		}
 		return nil
-	})
+	}
+}
+
+// spawnGoMaxSteal is spawnGoSteal with WithMaxQueued(channelBuffer): the
+// producer waits at the same bound as the channel's.
+func spawnGoMaxSteal(r *Run) (int64, error) {
+	return spawnRun(r, spawnGoQueue(r.Param), steal.WithMaxQueued(channelBuffer))
 }
 
 // spawnInnerSteal: Worker.Spawn from inside one task.

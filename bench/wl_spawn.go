@@ -9,7 +9,7 @@ var spawnWorkload = &Workload{
 	Default: 1_000_000, Tiny: 10_000, Timeout: 60 * time.Second,
 	Tasks: func(n int) int64 { return int64(n) },
 	Want:  func(n int) int64 { return int64(n) },
-	Impls: append(append([]Impl{{"steal", spawnSteal}, {"steal-batch", spawnBatchSteal}, {"steal-go", spawnGoSteal}}, peerImpls(spawnPeer)...),
+	Impls: append(append([]Impl{{"steal", spawnSteal}, {"steal-batch", spawnBatchSteal}, {"steal-go", spawnGoSteal}, {"steal-go-max", spawnGoMaxSteal}}, peerImpls(spawnPeer)...),
 		Impl{"sequential", spawnSeq}),
 }
 

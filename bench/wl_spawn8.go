@@ -20,7 +20,7 @@ var spawn8Workload = &Workload{
 	Default: 1_000_000, Tiny: 10_000, Timeout: 60 * time.Second,
 	Tasks: func(n int) int64 { return int64(n) },
 	Want:  func(n int) int64 { return int64(n) },
-	Impls: append([]Impl{{"steal", spawn8Steal}, {"steal-batch", spawn8BatchSteal}, {"steal-go", spawn8GoSteal}}, pickImpls(peerImpls(spawn8Peer), "goroutines", "ants", "pond", "channel")...),
+	Impls: append([]Impl{{"steal", spawn8Steal}, {"steal-batch", spawn8BatchSteal}, {"steal-go", spawn8GoSteal}, {"steal-go-max", spawn8GoMaxSteal}}, pickImpls(peerImpls(spawn8Peer), "goroutines", "ants", "pond", "channel")...),
 }
 
 // pickImpls keeps the named implementations of impls.
@@ -81,8 +81,8 @@ func spawn8Peer(r *Run, np newPool) (int64, error) {
 
 // spawn8Run is spawnRun for spawn8, whose tasks count k&1 + 1 each: it
 // returns the count less the odd ks' extra, which is the number of tasks.
-func spawn8Run(r *Run, queue func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error) (int64, error) {
-	n, err := spawnRun(r, queue)
+func spawn8Run(r *Run, queue func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error, opts ...steal.Option) (int64, error) {
+	n, err := spawnRun(r, queue, opts...)
 	if err != nil {
 		return 0, err
 	}
@@ -118,12 +118,22 @@ func spawn8BatchSteal(r *Run) (int64, error) {
 
 // spawn8GoSteal: Pool.Go (a func(), as the peers and the channel take)
 // from eight goroutines outside the pool.
-func spawn8GoSteal(r *Run) (int64, error) {
-	return spawn8Run(r, func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
-		return produce8(r.Param, func(k int) error {
+func spawn8GoSteal(r *Run) (int64, error) { return spawn8Run(r, spawn8GoQueue(r.Param)) }
+
+// spawn8GoMaxSteal is spawn8GoSteal with WithMaxQueued(channelBuffer): the
+// producers wait at the same bound as the channel's.
+func spawn8GoMaxSteal(r *Run) (int64, error) {
+	return spawn8Run(r, spawn8GoQueue(r.Param), steal.WithMaxQueued(channelBuffer))
+}
+
+// spawn8GoQueue queues n tiny func() tasks with Pool.Go from eight
+// goroutines, each a fresh closure.
+func spawn8GoQueue(n int) func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
+	return func(p *steal.Pool, count *counter, wg *sync.WaitGroup) error {
+		return produce8(n, func(k int) error {
 			return p.Go(func() { count.n.Add(int64(k&1) + 1); wg.Done() })
 		})
-	})
+	}
 }
 
 // spawn8Steal: Submit from eight goroutines outside the pool.

@@ -33,7 +33,7 @@ type Workload struct {
 }
 
 // implOrder is the order of implementations in tables and charts.
-var implOrder = []string{"steal", "steal-join", "steal-group", "steal-spawn", "steal-batch", "steal-go", "goroutines", "errgroup", "ants", "pond", "conc", "channel", "sequential"}
+var implOrder = []string{"steal", "steal-join", "steal-group", "steal-spawn", "steal-batch", "steal-go", "steal-go-max", "goroutines", "errgroup", "ants", "pond", "conc", "channel", "sequential"}
 
 // workloads in the order they run and are published.
 var workloads = []*Workload{
