@@ -127,7 +127,10 @@ type groupShared struct {
 // ordinary context.WithCancelCause is made only if someone asks for the
 // context's Done channel or values. Go allocates
 // nothing else, but fn is a closure that escapes into its record, so the
-// caller pays for it and for the variables it captures by reference.
+// caller pays for it and for the variables it captures by reference. A
+// tree walked with a group per node allocates at every node and keeps
+// little alive, so the collector runs often and, more than the scheduler,
+// sets its pace: docs/xlang.md measures it, and what GOGC changes.
 func NewGroup(w *Worker) *Group {
 	w.core()
 	g := &Group{owner: w, p: w.c.pool, parent: w.forkCtx(), up: w.group(), round1: true}
