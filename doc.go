@@ -228,8 +228,8 @@
 //
 // Stats counts what pool users monitor: submitted tasks and the backlog
 // not yet picked up, tasks completed, failed and skipped, and a histogram
-// of how long submitted tasks wait in the queue (one in 64, at random,
-// timed).
+// of how long submitted tasks wait in the queue (about one in 64 timed,
+// chosen by a hash of its place in the queue).
 // Pool.Expvar publishes it through expvar; the module
 // github.com/worksteal/steal/prom exports it to Prometheus. Named gives
 // tasks a name, carried in their context, that shows in the timeline of

@@ -89,8 +89,15 @@ func (q *injectQueue) init(p *Pool) {
 }
 
 // put claims a position for e and publishes e there. It returns false,
-// queuing nothing, once the queue is closed.
+// queuing nothing, once the queue is closed. First it times e if the
+// position it is about to claim is sampled (sampledAt): read before the
+// claim, that is the position e takes unless another producer claims in
+// between, and the stamp is written before the claim, so that a worker at
+// the head never waits on an entry whose producer is reading the clock.
 func (q *injectQueue) put(e entry) bool {
+	if p := q.pool; p.metrics.sampledAt(q.tail.Load() >> 1) {
+		e = p.stamp(e)
+	}
 	s, pos, ok := q.claim(1)
 	if !ok {
 		return false
@@ -107,8 +114,15 @@ func (q *injectQueue) put(e entry) bool {
 // publishes the entries there in order, as put does one. It returns false,
 // queuing none, once the queue is closed. A batch may reach into segments
 // that do not exist yet: segFor makes each one whose first position is in
-// the batch, as put does for a single claim.
+// the batch, as put does for a single claim. Like put, it first times the
+// entries whose positions-to-be are sampled.
 func (q *injectQueue) putBatch(es []entry) bool {
+	next := q.tail.Load() >> 1
+	for i, e := range es {
+		if p := q.pool; p.metrics.sampledAt(next + uint64(i)) {
+			es[i] = p.stamp(e)
+		}
+	}
 	s, pos, ok := q.claim(uint64(len(es)))
 	if !ok {
 		return false

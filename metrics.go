@@ -3,21 +3,22 @@ package steal
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"sync/atomic"
 	"time"
 )
 
 // WithQueueWaitSampling sets how many submitted tasks (Submit, SubmitBatch,
 // TrySubmit, Go, Run, a Pool.Group's Go) there are to one whose queue wait
-// is timed for Stats.QueueWait: each is timed with probability 1/n, decided at
-// random when it is queued, so that submitters share no counter. 1 times
-// every task; n <= 0 times none. The default is 64.
+// is timed for Stats.QueueWait: about one in n, chosen by a hash of the
+// task's place in the inject queue (Fibonacci hashing), which spreads the
+// timed tasks evenly over any pattern of submissions and needs no counter
+// or random draw of its own. 1 times every task; n <= 0 times none. The
+// default is 64.
 //
-// Cost: a random number per submitted task (a few ns); a timed task adds
-// two clock readings and one small allocation, about 130 ns, all of it
-// before the task takes its place in the inject queue. See docs/metrics.md
-// for measurements.
+// Cost: a multiplication per submitted task; a timed task adds two clock
+// readings and one small allocation, about 130 ns, the first reading and
+// the allocation before the task takes its place in the inject queue. See
+// docs/metrics.md for measurements.
 func WithQueueWaitSampling(n int) Option {
 	return func(c *config) { c.waitEvery = max(n, 0); c.waitEverySet = true }
 }
@@ -38,8 +39,8 @@ const (
 // queue's: see claimed.)
 type poolMetrics struct {
 	every uint64 // one task in every is timed; 0: none
-	// sampleBelow: a task is timed when a random uint64 is at most this,
-	// which happens with probability 1/every (every 1: always).
+	// sampleBelow: a task is timed when the hash of its position is at most
+	// this, for about one position in every (every 1: all).
 	sampleBelow uint64
 }
 
@@ -56,32 +57,59 @@ type waitStamp struct {
 }
 
 // markSubmitted marks e, about to enter the inject queue, as counted
-// against WithMaxQueued or not, and, one time in every at random, as
-// timed. It runs at most once per task (a Submit that waits for room is
-// refused before it gets here), and allocates only for a timed task or
-// one queued past the cap.
+// against WithMaxQueued or not. It runs at most once per task (a Submit
+// that waits for room is refused before it gets here), and allocates only
+// for a task queued past the cap. Whether the task is timed is decided by
+// the inject queue, from the position it is about to take (sampledAt,
+// stamp).
 func (p *Pool) markSubmitted(e entry, counted bool) entry {
-	timed := p.metrics.every != 0 && rand.Uint64() <= p.metrics.sampleBelow
 	if e.x == recordMark {
 		t := (*task)(e.fn)
 		t.external = counted
 		t.sub = subQueued
-		if timed {
-			t.ctx = &waitStamp{Context: t.ctx, at: p.sinceStart()}
-			t.sub = subSampled
-		}
 		return e
 	}
-	forced := p.maxQueued > 0 && !counted
-	if !timed && !forced {
+	if p.maxQueued == 0 || counted {
 		return e
 	}
 	if e.x == nil || e.x == goMark {
 		e.x = &waitStamp{at: -1, goFn: e.x == goMark}
 	}
-	e.x.forced = forced
-	if timed {
-		e.x.at = p.sinceStart()
+	e.x.forced = true
+	return e
+}
+
+// sampledAt reports whether the submission at position pos of the inject
+// queue has its queue wait timed. Fibonacci hashing (pos times 2^64 over
+// the golden ratio) picks about one position in every, spread evenly over
+// every residue of every period, so no pattern of submissions falls in
+// step with it (TestQueueWaitSamplingSpread); and it costs a
+// multiplication. The random draw it replaced took about 6 ns, and one
+// producer queuing empty Pool.Go tasks to two workers felt it far beyond
+// that: 81-90 ns a task with the draw, 56-77 with the hash, in five
+// interleaved runs (BenchmarkSubmitEmpty/p1/steal-go): more than the
+// draw itself costs, since the producer is then the bottleneck and the
+// workers contend with it on the queue's lines; we have not traced the
+// rest.
+func (m *poolMetrics) sampledAt(pos uint64) bool {
+	return m.every != 0 && pos*0x9E3779B97F4A7C15 <= m.sampleBelow
+}
+
+// stamp times e, about to take a position of the inject queue that
+// sampledAt picked: it records the time in the entry's waitStamp (the
+// record's, for a submission that made its record), allocating one if e
+// has none. Callers test sampledAt first, which inlines; stamp does not.
+func (p *Pool) stamp(e entry) entry {
+	at := p.sinceStart()
+	switch e.x {
+	case recordMark:
+		t := (*task)(e.fn)
+		t.ctx = &waitStamp{Context: t.ctx, at: at}
+		t.sub = subSampled
+	case nil, goMark:
+		e.x = &waitStamp{at: at, goFn: e.x == goMark}
+	default:
+		e.x.at = at
 	}
 	return e
 }
@@ -136,10 +164,10 @@ func (h *waitHist) record(d time.Duration) {
 // queue: from the moment Submit, TrySubmit, Go, Run or a Pool.Group's Go
 // queued the task to the moment a worker picked it up (to run it, or to
 // skip it). Time that Submit spent blocked on a full backlog (WithMaxQueued)
-// is not part of it. Only one task in Every, at random, is timed (see
+// is not part of it. Only about one task in Every is timed (see
 // WithQueueWaitSampling); Count is the number of timed tasks, not of all.
 type WaitHistogram struct {
-	Every int // one submitted task in Every is timed, at random; 0: none is
+	Every int // about one submitted task in Every is timed; 0: none is
 	// Bounds are the buckets' upper bounds, ascending: 1, 2, 5, 10, 20, 50
 	// µs and so on up to 10 s. Counts[i] counts waits longer than
 	// Bounds[i-1] and at most Bounds[i]; the last of its len(Bounds)+1

@@ -193,3 +193,29 @@ func TestWaitHistogramQuantile(t *testing.T) {
 		t.Errorf("Quantile of a malformed histogram = %v, want 0", got)
 	}
 }
+
+// TestQueueWaitSamplingSpread: the positions the sampler picks are spread
+// evenly over every residue of every period, so a producer whose
+// submissions follow a pattern (one kind of task in every 64, say) has
+// each kind timed about one time in every. A sampler that took every
+// every-th position would time only one kind.
+func TestQueueWaitSamplingSpread(t *testing.T) {
+	for _, every := range []uint64{2, 3, 7, 64} {
+		m := poolMetrics{every: every, sampleBelow: math.MaxUint64 / every}
+		for _, period := range []uint64{2, 3, 7, 64, 128, 1000} {
+			const perClass = 200 // expected timed positions in each residue class
+			counts := make([]int, period)
+			for pos := range period * every * perClass {
+				if m.sampledAt(pos + 12345) {
+					counts[pos%period]++
+				}
+			}
+			for r, n := range counts {
+				if n < perClass*8/10 || n > perClass*12/10 {
+					t.Errorf("every %d, period %d: residue %d timed %d times, want about %d", every, period, r, n, perClass)
+					break
+				}
+			}
+		}
+	}
+}
