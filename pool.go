@@ -346,9 +346,11 @@ func (p *Pool) queueEntry(e entry, counted bool) error {
 // producer queuing tiny func() closures took 100 ns a task where it took
 // 122 before records were reused, against 117 to 130 for a buffered
 // channel of funcs (BenchmarkSubmitProducers, steal-go and channel, two
-// workers). With closures that do nothing the two are level on two
-// workers, 84 ns a task against the channel's 82, and on 16 workers
-// Pool.Go took 105 against 192 (BenchmarkSubmitEmpty; docs/scaling.md).
+// workers). With closures that do nothing, one producer on two workers
+// took 52 ns a task against the channel's 62, eight producers 64 against
+// 137, and under WithMaxQueued(1024), the channel's bound, 106 and 131
+// (BenchmarkSubmitEmpty, 11 interleaved rounds); on 16 workers, one
+// producer took 105 against the channel's 192 (docs/scaling.md).
 func (p *Pool) Go(fn func()) error {
 	if fn == nil {
 		nilFunc("Pool.Go")
