@@ -17,15 +17,30 @@ package steal
 //		a, b := steal.Fork2(w, fib, n-1, n-2)
 //		return a + b
 //	}
-func Fork2[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (R, R) {
+func Fork2[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (rx, ry R) {
 	if f == nil {
 		nilFunc("Fork2")
 	}
 	c := w.coreInline()
 	c.stepped()
-	if c.jobs.Len() >= offerBelow {
-		return fork2Inline(w, f, x, y)
+	if c.jobs.Len() < offerBelow {
+		return fork2Offer(w, c, f, x, y)
 	}
+	// The deque is long: run both here, without offering (see Join and
+	// joinOffer, which says why this path is written out here).
+	xDone := false
+	defer func() {
+		if !xDone {
+			callRecover(w, func(w *Worker) { f(w, y) }) // x's panic wins
+		}
+	}()
+	rx = f(w, x)
+	xDone = true
+	return rx, f(w, y)
+}
+
+// fork2Offer is Fork2 that offers f(w, y) to thieves.
+func fork2Offer[T, R any](w *Worker, c *worker, f func(*Worker, T) R, x, y T) (R, R) {
 	w.checkCurrent(c)
 	ft := getForkTask[T, R](c)
 	ft.f, ft.arg = f, y
@@ -81,17 +96,4 @@ func (w *worker) putForkTask(ft any) {
 	if len(w.freeForks) < maxFreeJoins {
 		w.freeForks = append(w.freeForks, ft)
 	}
-}
-
-// fork2Inline is Fork2 without offering anything to thieves.
-func fork2Inline[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (rx, ry R) {
-	xDone := false
-	defer func() {
-		if !xDone {
-			callRecover(w, func(w *Worker) { f(w, y) }) // x's panic wins
-		}
-	}()
-	rx = f(w, x)
-	xDone = true
-	return rx, f(w, y)
 }

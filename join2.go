@@ -24,10 +24,24 @@ func Join2[T any](w *Worker, f func(*Worker, T), x, y T) {
 		nilFunc("Join2")
 	}
 	c := w.coreInline()
-	if c.jobs.Len() >= offerBelow {
-		join2Inline(w, f, x, y)
+	if c.jobs.Len() < offerBelow {
+		join2Offer(w, c, f, x, y)
 		return
 	}
+	// The deque is long: run both here, without offering (as Fork2 does).
+	xDone := false
+	defer func() {
+		if !xDone {
+			callRecover(w, func(w *Worker) { f(w, y) }) // x's panic wins
+		}
+	}()
+	f(w, x)
+	xDone = true
+	f(w, y)
+}
+
+// join2Offer is Join2 that offers f(w, y) to thieves.
+func join2Offer[T any](w *Worker, c *worker, f func(*Worker, T), x, y T) {
 	w.checkCurrent(c)
 	jt := getJoin2Task[T](c)
 	jt.f, jt.arg = f, y
@@ -73,17 +87,4 @@ func getJoin2Task[T any](w *worker) *join2Task[T] {
 	jt.fn = jt.run
 	jt.part = true
 	return jt
-}
-
-// join2Inline is Join2 without offering anything to thieves.
-func join2Inline[T any](w *Worker, f func(*Worker, T), x, y T) {
-	xDone := false
-	defer func() {
-		if !xDone {
-			callRecover(w, func(w *Worker) { f(w, y) }) // x's panic wins
-		}
-	}()
-	f(w, x)
-	xDone = true
-	f(w, y)
 }

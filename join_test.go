@@ -249,3 +249,57 @@ func fibGoroutines(n int) int {
 	wg.Wait()
 	return a + b
 }
+
+// TestLongDequePanicRunsBoth: Join, Fork2 and Join2 called with
+// offerBelow or more tasks already on the worker's deque run both halves
+// themselves, without offering the second; there too, a panic in the
+// first still lets the second run, and the first's panic comes out
+// unchanged. One worker, so that nothing is stolen and the deque stays
+// long beneath a few nested forks.
+func TestLongDequePanicRunsBoth(t *testing.T) {
+	p := New(WithWorkers(1))
+	defer p.Close()
+	forms := map[string]func(w *Worker, first, second func()){
+		"Join": func(w *Worker, first, second func()) {
+			Join(w, func(*Worker) { first() }, func(*Worker) { second() })
+		},
+		"Fork2": func(w *Worker, first, second func()) {
+			Fork2(w, func(_ *Worker, f func()) int { f(); return 0 }, first, second)
+		},
+		"Join2": func(w *Worker, first, second func()) {
+			Join2(w, func(_ *Worker, f func()) { f() }, first, second)
+		},
+	}
+	for name, fork := range forms {
+		var ranSecond, long bool
+		var recovered any
+		p.Run(func(w *Worker) {
+			defer func() { recovered = recover() }()
+			nestForks(w, offerBelow+2, func(w *Worker) {
+				long = w.c.jobs.Len() >= offerBelow
+				fork(w, func() { panic("first") }, func() { ranSecond = true })
+			})
+		})
+		if !long {
+			t.Fatalf("%s: the deque was short: the test no longer reaches the path it is for", name)
+		}
+		if recovered != "first" || !ranSecond {
+			t.Errorf("%s on a long deque: recovered %v, second half ran %v; want first, true", name, recovered, ranSecond)
+		}
+	}
+}
+
+// nestForks calls leaf depth forks deep, each fork's second half left on
+// the deque (or, once the deque is long, run after the first).
+func nestForks(w *Worker, depth int, leaf func(w *Worker)) {
+	if depth == 0 {
+		leaf(w)
+		return
+	}
+	Fork2(w, func(w *Worker, i int) int {
+		if i == 0 {
+			nestForks(w, depth-1, leaf)
+		}
+		return 0
+	}, 0, 1)
+}
