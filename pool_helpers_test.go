@@ -38,6 +38,21 @@ func waitClosed(t testing.TB, ch <-chan struct{}, d time.Duration, what string) 
 	}
 }
 
+// waitNil waits for the error on ch with a generous deadline and fails
+// the test if it is not nil or does not come: a hang is a bug, a slow
+// machine is not.
+func waitNil(t testing.TB, ch <-chan error, d time.Duration, what string) {
+	t.Helper()
+	select {
+	case err := <-ch:
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	case <-time.After(d):
+		t.Fatalf("%s: not done after %v", what, d)
+	}
+}
+
 // processCPU is the CPU time (user + system) this process has used.
 func processCPU(t testing.TB) time.Duration {
 	t.Helper()

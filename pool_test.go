@@ -62,14 +62,7 @@ func TestBacklogSubmitBlocksAndResumes(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	release()
-	select {
-	case err := <-returned:
-		if err != nil {
-			t.Fatalf("blocked Submit = %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("blocked Submit did not resume once the backlog drained")
-	}
+	waitNil(t, returned, 5*time.Second, "blocked Submit, once the backlog drained")
 	p.Close()
 	if ran.Load() != 5 {
 		t.Errorf("%d tasks ran, want 5", ran.Load())
@@ -278,14 +271,7 @@ func TestCloseRunsQueuedAndLateSpawns(t *testing.T) {
 				t.Errorf("Go during Close = %v, want ErrClosed", err)
 			}
 			close(gate)
-			select {
-			case err := <-closed:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("Close did not return")
-			}
+			waitNil(t, closed, 10*time.Second, "Close")
 			if ran.Load() != 50*127 {
 				t.Errorf("ran %d tasks, want %d", ran.Load(), 50*127)
 			}
@@ -642,14 +628,7 @@ func TestBacklogClosingWakesWaiters(t *testing.T) {
 				t.Errorf("TrySubmit on a full backlog after %s began = %v, want ErrClosed", how, err)
 			}
 			release()
-			select {
-			case err := <-closed:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%s did not return", how)
-			}
+			waitNil(t, closed, 10*time.Second, how)
 			if ran.Load() != 2 || late.Load() != 0 {
 				t.Errorf("ran %d accepted tasks (want 2) and %d refused ones (want 0)", ran.Load(), late.Load())
 			}
@@ -748,14 +727,7 @@ func TestBacklogGroupGoWhenClosing(t *testing.T) {
 				}
 			})
 			release()
-			select {
-			case err := <-closed:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("Close did not return")
-			}
+			waitNil(t, closed, 10*time.Second, "Close")
 			if ran.Load() != 0 {
 				t.Errorf("the child refused at Close ran %d times, want 0", ran.Load())
 			}

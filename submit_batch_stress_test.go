@@ -3,6 +3,7 @@ package steal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -121,19 +122,8 @@ func TestSubmitBatchMixedStress(t *testing.T) {
 		go func() { closeDone <- p.Close() }()
 		wdone := make(chan struct{})
 		go func() { wg.Wait(); close(wdone) }()
-		select {
-		case <-wdone:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("round %d: producers stuck", round)
-		}
-		select {
-		case err := <-closeDone:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("round %d: Close stuck", round)
-		}
+		waitClosed(t, wdone, 30*time.Second, fmt.Sprintf("round %d: producers", round))
+		waitNil(t, closeDone, 30*time.Second, fmt.Sprintf("round %d: Close", round))
 		s := p.Stats()
 		want := uint64(queuedTotal.Load() + fromTaskQueued.Load())
 		if s.Submitted != want {
@@ -242,11 +232,7 @@ func TestSubmitBatchManyProducers(t *testing.T) {
 		}
 		done := make(chan struct{})
 		go func() { wg.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(60 * time.Second):
-			t.Fatal("producers stuck")
-		}
+		waitClosed(t, done, 60*time.Second, "producers")
 		p.Close()
 		for id := range ran {
 			if ran[id].Load() != 1 {

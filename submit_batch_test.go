@@ -228,14 +228,7 @@ func TestSubmitBatchFromTaskNeverWaits(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("SubmitBatch from a task waited at the cap")
-	}
+	waitNil(t, done, 5*time.Second, "SubmitBatch from a task at the cap")
 	p.Close()
 	checkOnce(t, ran, 50)
 }
