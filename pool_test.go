@@ -295,21 +295,32 @@ func TestCloseRunsQueuedAndLateSpawns(t *testing.T) {
 }
 
 // TestShutdownExpiredContext: Shutdown whose ctx ends first returns
-// ctx.Err() and cancels Worker.Context, and the queued tasks still finish.
+// ctx.Err() and cancels Worker.Context; the tasks queued behind the busy
+// workers have not started by then, so they are skipped, and Stats counts
+// every one of them.
 func TestShutdownExpiredContext(t *testing.T) {
 	p := New(WithWorkers(2))
 	gate := make(chan struct{})
+	started := make(chan struct{}, 2)
 	var ran atomic.Int64
 	sawCancel := make(chan struct{})
 	p.Submit(context.Background(), func(w *Worker) {
+		started <- struct{}{}
 		<-w.Context().Done()
 		close(sawCancel)
 		<-gate
 	})
+	p.Go(func() { started <- struct{}{}; <-gate })
+	for i := 0; i < 2; i++ { // both workers busy: nothing queued next can start
+		select {
+		case <-started:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the two blocking tasks did not start")
+		}
+	}
 	for i := 0; i < 100; i++ {
 		p.Go(func() { ran.Add(1) })
 	}
-	p.Go(func() { <-gate })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if err := p.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
@@ -317,14 +328,38 @@ func TestShutdownExpiredContext(t *testing.T) {
 	}
 	waitClosed(t, sawCancel, 5*time.Second, "Worker.Context cancelled by Shutdown")
 	close(gate)
-	if !waitUntil(5*time.Second, func() bool { return ran.Load() == 100 }) {
-		t.Fatalf("after Shutdown gave up, %d of 100 queued tasks ran", ran.Load())
-	}
 	if err := p.Close(); err != nil {
 		t.Errorf("Close after an expired Shutdown = %v", err)
 	}
+	if n, s := ran.Load(), p.Stats().Total.Skipped; n != 0 || s != 100 {
+		t.Errorf("after Shutdown gave up: %d queued tasks ran, %d skipped; want 0 and 100", n, s)
+	}
 	if err := p.Go(func() {}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Go after Shutdown = %v", err)
+	}
+}
+
+// TestShutdownExpiredRunsOrSkipsEach: when Shutdown gives up while workers
+// are still taking queued tasks, each task either runs or is skipped, once:
+// none is lost and none runs twice.
+func TestShutdownExpiredRunsOrSkipsEach(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		p := New(WithWorkers(2))
+		const n = 2000
+		var ran atomic.Int64
+		for i := 0; i < n; i++ {
+			p.Go(func() { ran.Add(1) })
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(round%4)*50*time.Microsecond)
+		p.Shutdown(ctx) // may finish or give up: either way the counts must add up
+		cancel()
+		if err := p.Close(); err != nil {
+			t.Fatalf("Close = %v", err)
+		}
+		st := p.Stats().Total
+		if got := uint64(ran.Load()); got != st.Completed || got+st.Skipped != n {
+			t.Fatalf("round %d: %d ran, Completed %d, Skipped %d; want ran = Completed and ran + Skipped = %d", round, got, st.Completed, st.Skipped, n)
+		}
 	}
 }
 
