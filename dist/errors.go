@@ -36,6 +36,11 @@ var (
 	ErrStarted = &Error{"started", "worker already started"}
 	// ErrNameInUse: another live worker holds this name.
 	ErrNameInUse = &Error{"name_in_use", "worker name in use by a live worker"}
+	// ErrNotConnected: the *nats.Conn given is nil, closed, or did not
+	// (re)connect to a server before the context ended (or, for a context
+	// without a deadline, within 5 s). The error returned wraps this one
+	// and says which.
+	ErrNotConnected = &Error{"not_connected", "not connected to a NATS server"}
 	// ErrServerTooOld: durable mode needs nats-server 2.12 or newer
 	// (atomic batch publish, per-message TTL).
 	ErrServerTooOld = &Error{"server_too_old", "nats-server 2.12 or newer is required"}

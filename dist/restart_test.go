@@ -18,7 +18,10 @@ func TestServerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc1, _ := e1.Connect()
+	nc1, err := e1.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
 	w1, _ := NewWorker(nc1, "w1", append(opts, WithStealMode(StealOff))...)
 	w1.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
 		<-ctx.Done() // never finishes here
@@ -46,7 +49,10 @@ func TestServerRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(e2.Shutdown)
-	nc2, _ := e2.Connect()
+	nc2, err := e2.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(nc2.Close)
 	w2, _ := NewWorker(nc2, "w2", opts...)
 	w2.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) { return []byte("ok"), nil })

@@ -38,7 +38,11 @@ func dKey(id string) string        { return "d." + id }
 
 // openStore creates the buckets when missing, or opens them as they are.
 func openStore(ctx context.Context, nc *nats.Conn, cfg config) (*store, error) {
-	if !versionAtLeast(nc.ConnectedServerVersion(), 2, 12) {
+	v, err := serverVersion(ctx, nc)
+	if err != nil {
+		return nil, err
+	}
+	if !versionAtLeast(v, 2, 12) {
 		return nil, ErrServerTooOld
 	}
 	js, err := jetstream.New(nc)
@@ -344,6 +348,40 @@ func (s *store) keys(ctx context.Context, filter string) ([]string, error) {
 
 // versionAtLeast reports whether a server version "major.minor.patch[-x]"
 // is at least major.minor.
+// connectWait bounds serverVersion's wait for a (re)connection when ctx
+// has no deadline, as the JetStream API bounds its requests by default.
+const connectWait = 5 * time.Second
+
+// serverVersion returns the version of the server nc is connected to. A
+// connection that is (re)connecting has no server yet: it waits for one,
+// polling, until ctx ends (connectWait without a deadline), so that a
+// reconnect in progress is not taken for a server too old.
+func serverVersion(ctx context.Context, nc *nats.Conn) (string, error) {
+	if nc == nil {
+		return "", fmt.Errorf("%w: the *nats.Conn is nil", ErrNotConnected)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, connectWait)
+		defer cancel()
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if v := nc.ConnectedServerVersion(); v != "" {
+			return v, nil
+		}
+		if nc.IsClosed() {
+			return "", fmt.Errorf("%w: %w", ErrNotConnected, nats.ErrConnectionClosed)
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("%w (%v): %w", ErrNotConnected, nc.Status(), ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
 func versionAtLeast(v string, major, minor int) bool {
 	f := strings.SplitN(v, ".", 3)
 	if len(f) < 2 {
