@@ -31,26 +31,37 @@ func TestGroupCancelledContextReportsSkip(t *testing.T) {
 }
 
 // TestGroupAfterShutdownDeadline: once Shutdown has given up, a group made
-// by a still-running task skips its children and Wait reports it.
+// by a still-running task skips its children and Wait reports it. The task
+// has started before Shutdown is called: had it not by the time Shutdown
+// gave up, it would be skipped itself, as Shutdown documents, and never
+// report (on a loaded machine the worker did not always take it within the
+// 20 ms, and the test hung on res).
 func TestGroupAfterShutdownDeadline(t *testing.T) {
 	p := New(WithWorkers(1))
-	gave := make(chan struct{})
+	gave, started := make(chan struct{}), make(chan struct{})
 	res := make(chan error, 1)
 	p.Go(func() {}) // so the pool has run something
 	p.Submit(context.Background(), func(w *Worker) {
+		close(started)
 		<-gave
 		g := NewGroup(w)
 		g.Go(func(*Worker) error { return nil })
 		res <- g.Wait()
 	})
+	waitClosed(t, started, 10*time.Second, "the task that makes the group")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if err := p.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Shutdown = %v, want a deadline", err)
 	}
 	close(gave)
-	if err := <-res; !errors.Is(err, ErrSkipped) {
-		t.Fatalf("Wait after the Shutdown deadline = %v, want a *SkippedError", err)
+	select {
+	case err := <-res:
+		if !errors.Is(err, ErrSkipped) {
+			t.Fatalf("Wait after the Shutdown deadline = %v, want a *SkippedError", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the task that started before Shutdown gave up never reported its group's Wait")
 	}
 	within(t, 10*time.Second, "Close", func() { p.Close() })
 }
