@@ -152,9 +152,14 @@ func TestWorkerUsedWhileTaskWaits(t *testing.T) {
 			go func() {
 				defer close(release)
 				defer func() { msg = recover() }()
-				// Wait until the task is inside Wait, with nothing to help.
-				waitUntil(5*time.Second, func() bool { return p.Stats().Idle >= 1 })
-				time.Sleep(5 * time.Millisecond)
+				// Wait until the task is inside Wait: its handle is no
+				// longer current there. (An idle worker and 5 ms were not
+				// proof of that: the other worker may be idle before it
+				// steals the child, and a loaded machine can hold the task
+				// off for longer, so that Spawn was a legitimate call.)
+				if !waitUntil(10*time.Second, func() bool { return w.c.cur.load() != w }) {
+					panic("the task never reached Wait: its handle stayed current")
+				}
 				w.Spawn(func(*Worker) {})
 			}()
 			g.Wait()
