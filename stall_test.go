@@ -320,6 +320,16 @@ func TestStallDetectorQuietForSlowForBody(t *testing.T) {
 // TestStallDetectorReportsOwnQueueNotBusyNeighbour: one worker blocks in a
 // plain task with two tasks of its own queued behind it, while the other
 // runs fork-join code. Only the blocked one is stalled.
+//
+// The order is fixed so that neither worker can take the other's work. The
+// fork-join task starts first and takes steps that offer nothing (For over
+// one index) until the blocking task has spawned its two: until then a
+// Join's offer would let the idle worker steal a half, and an idle worker
+// would steal the two tasks (both happened on a loaded machine, when the
+// two tasks were submitted at once). Only the reports made before the
+// blocked task is released are the scenario's: after it, both workers run
+// fork-join code, and a report then is the detector's right answer to a
+// thread the operating system held off.
 func TestStallDetectorReportsOwnQueueNotBusyNeighbour(t *testing.T) {
 	const threshold = 20 * time.Millisecond
 	rec := newStallRecorder()
@@ -327,28 +337,45 @@ func TestStallDetectorReportsOwnQueueNotBusyNeighbour(t *testing.T) {
 	p := New(WithWorkers(2), WithStallDetector(threshold, rec.report))
 	release := make(chan struct{})
 	blocked, busy := make(chan int, 1), make(chan int, 1)
-	var stop atomic.Bool
+	var spawned, stop atomic.Bool
+	p.Submit(context.Background(), func(w *Worker) {
+		busy <- w.ID()
+		deadline := time.Now().Add(10 * time.Second)
+		for !spawned.Load() && time.Now().Before(deadline) {
+			For(w, 0, 1, func(*Worker, int) {}) // a step, nothing to steal
+			clock.mark(w, 1)
+			time.Sleep(100 * time.Microsecond)
+		}
+		for !stop.Load() && time.Now().Before(deadline) {
+			fibJoinMarked(w, 22, clock)
+		}
+		clock.mark(w, 1) // closes a gap that the last calls left open
+	})
+	neighbour := waitStarted(t, busy, 1, "the fork-join task")[0]
+	// The neighbour neither steals nor helps: only the idle worker can
+	// take this task.
 	p.Submit(context.Background(), func(w *Worker) {
 		w.Spawn(func(*Worker) {})
 		w.Spawn(func(*Worker) {})
+		spawned.Store(true)
 		blocked <- w.ID()
 		<-release
 	})
-	p.Submit(context.Background(), func(w *Worker) {
-		busy <- w.ID()
-		for deadline := time.Now().Add(10 * time.Second); !stop.Load() && time.Now().Before(deadline); {
-			fibJoinMarked(w, 22, clock)
-		}
-	})
 	stuck := waitStarted(t, blocked, 1, "the blocking task")[0]
-	neighbour := waitStarted(t, busy, 1, "the fork-join task")[0]
-	select {
-	case <-rec.ch:
-	case <-time.After(5 * time.Second):
+	if !waitUntil(5*time.Second, func() bool {
+		for _, r := range rec.all() {
+			if r.Worker == stuck {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Errorf("the blocked worker %d was not reported within 5 s", stuck)
 	}
 	// Keep the neighbour going a few more thresholds to catch a false
 	// report on it.
 	time.Sleep(5 * threshold)
+	reports := rec.all() // those made while the task was blocked
 	stop.Store(true)
 	close(release)
 	if err := p.Close(); err != nil {
@@ -358,7 +385,7 @@ func TestStallDetectorReportsOwnQueueNotBusyNeighbour(t *testing.T) {
 		t.Fatalf("both tasks ran on worker %d", stuck)
 	}
 	var mine, others []stallAt
-	for _, r := range rec.all() {
+	for _, r := range reports {
 		if r.Worker == stuck {
 			mine = append(mine, r)
 		} else {
