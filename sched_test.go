@@ -112,9 +112,32 @@ func TestBlockedWorkerDoesNotHoldQueue(t *testing.T) {
 	}
 }
 
+// everyWorkerRan reports whether each counter of perWorker is above zero.
+func everyWorkerRan(perWorker []atomic.Int64) bool {
+	for i := range perWorker {
+		if perWorker[i].Load() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// firstOnEachWaits counts a task run on worker id in perWorker; the first
+// task on each worker waits (at most 10 s) until every worker has run one.
+// Tests that want every worker to take part use it so that the tasks
+// cannot all be over before a loaded machine (or a Go scheduler with fewer
+// processors than workers) lets the last worker run: the wait ends only
+// if every worker gets a task while the others hold theirs.
+func firstOnEachWaits(perWorker []atomic.Int64, id int) {
+	if perWorker[id].Add(1) == 1 {
+		waitUntil(10*time.Second, func() bool { return everyWorkerRan(perWorker) })
+	}
+}
+
 // TestStealingSpreadsWork: tasks all spawned from one task on one worker
 // are run by every worker, when they are long enough (each sleeps, so the
-// test does not depend on the number of cores).
+// test does not depend on the number of cores, and the first on each
+// worker waits for the other workers: see firstOnEachWaits).
 func TestStealingSpreadsWork(t *testing.T) {
 	for _, workers := range []int{2, 4, 8} {
 		t.Run(fmt.Sprintf("W=%d", workers), func(t *testing.T) {
@@ -126,7 +149,7 @@ func TestStealingSpreadsWork(t *testing.T) {
 				root.Store(int64(w.ID()))
 				for i := 0; i < n; i++ {
 					w.Spawn(func(w *Worker) {
-						perWorker[w.ID()].Add(1)
+						firstOnEachWaits(perWorker, w.ID())
 						time.Sleep(200 * time.Microsecond)
 					})
 				}
@@ -168,7 +191,12 @@ var sumSink atomic.Int64
 
 // TestImbalancedUsesAllWorkers is the imbalanced demo as a behaviour test:
 // 1000 CPU-bound tasks all spawned from one task on one worker; every worker
-// runs some of them. BenchmarkImbalanced measures its efficiency.
+// runs some of them. BenchmarkImbalanced measures its efficiency. The
+// first task on each worker waits for the others (firstOnEachWaits): with
+// more workers than processors, a worker that is not running gets one only
+// when the Go scheduler preempts a running one (every 10 ms), and with
+// -short, or on a fast machine, the work was over before the fourth worker
+// of four got its turn (every run with -short -cpu 1).
 func TestImbalancedUsesAllWorkers(t *testing.T) {
 	size := 100_000
 	if testing.Short() {
@@ -181,7 +209,7 @@ func TestImbalancedUsesAllWorkers(t *testing.T) {
 			if err := p.Submit(context.Background(), func(w *Worker) {
 				for i := 0; i < 1000; i++ {
 					w.Spawn(func(w *Worker) {
-						perWorker[w.ID()].Add(1)
+						firstOnEachWaits(perWorker, w.ID())
 						sumSink.Add(int64(sumTo(size)))
 					})
 				}
