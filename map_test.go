@@ -58,13 +58,19 @@ func TestMapOrder(t *testing.T) {
 
 // TestMapRunsInParallel: with two workers and calls that wait, both
 // workers make calls, for Map and for MapSeq: the work is really shared.
+// Each worker's first call waits (at most 10 s) until the other worker has
+// made one too, so that the calls cannot all be over before a loaded
+// machine schedules the second worker; the wait ends only if the second
+// worker finds part of the work offered while the first call runs.
 func TestMapRunsInParallel(t *testing.T) {
 	p := New(WithWorkers(2))
 	defer p.Close()
 	for _, useSeq := range []bool{false, true} {
 		var seen [2]atomic.Int64
 		f := func(w *Worker, x int) int {
-			seen[w.ID()].Add(1)
+			if seen[w.ID()].Add(1) == 1 {
+				waitUntil(10*time.Second, func() bool { return seen[0].Load() > 0 && seen[1].Load() > 0 })
+			}
 			time.Sleep(200 * time.Microsecond)
 			return x
 		}
