@@ -12,7 +12,10 @@ import (
 )
 
 // gauge counts how many calls are inside it at once, and the most ever.
-type gauge struct{ now, max atomic.Int64 }
+type gauge struct {
+	now, max   atomic.Int64
+	overlapped atomic.Bool // waitOverlap has returned once
+}
 
 func (g *gauge) enter() {
 	n := g.now.Add(1)
@@ -25,6 +28,18 @@ func (g *gauge) enter() {
 }
 
 func (g *gauge) leave() { g.now.Add(-1) }
+
+// waitOverlap, called inside the gauge, holds the first callers (at most
+// 5 s) until two calls have been inside at once; later callers pass. A
+// test that wants the limit reached uses it so that the calls cannot all
+// run one after another because a loaded machine scheduled the other
+// workers late: two are inside at once unless the limit is 1.
+func (g *gauge) waitOverlap() {
+	if !g.overlapped.Load() {
+		waitUntil(5*time.Second, func() bool { return g.max.Load() >= 2 })
+		g.overlapped.Store(true)
+	}
+}
 
 // busy holds the caller for about d without sleeping, so the worker is
 // really occupied, and lets other goroutines run meanwhile.
@@ -93,7 +108,8 @@ func TestGroupLimitOneWorkerNested(t *testing.T) {
 // TestGroupLimitNeverExceeded: with four workers and children that hold
 // their worker a while, a NewGroup, a Pool.Group fed from outside and a
 // ResultGroup never have more children running than their limit, and do
-// reach it (the limit is not a mutex in disguise).
+// reach it (the limit is not a mutex in disguise: the first children wait
+// for a second one to join them, see waitOverlap).
 func TestGroupLimitNeverExceeded(t *testing.T) {
 	const limit, children = 3, 60
 	p := New(WithWorkers(4))
@@ -101,6 +117,7 @@ func TestGroupLimitNeverExceeded(t *testing.T) {
 	child := func(g *gauge) func(*Worker) error {
 		return func(*Worker) error {
 			g.enter()
+			g.waitOverlap()
 			busy(200 * time.Microsecond)
 			g.leave()
 			return nil
