@@ -10,11 +10,28 @@ import (
 // TestSkewedStart: every job is submitted to w1; w2 and w3 steal. Every job
 // completes exactly once (one run, one record), steals happened, and the
 // cluster is never reported idle before the last completion is recorded.
+//
+// w1's jobs hold their slots (at most 20 s in all) until w2 and w3 have
+// each started a job: with jobs of 3 ms, w1 could otherwise keep up with
+// the submissions on a loaded machine (they are as slow as its jobs
+// there) and leave nothing queued for a thief to take.
 func TestSkewedStart(t *testing.T) {
 	const n = 300
 	h := newHarness(t, WithLease(time.Second), WithSlots(2))
-	for _, name := range []string{"w1", "w2", "w3"} {
-		h.worker(name, func(w *Worker) { w.Handle("sleep", h.sleeper(3*time.Millisecond)) })
+	var started [3]atomic.Int64 // jobs started on w1, w2, w3
+	thieves := func() bool { return started[1].Load() > 0 && started[2].Load() > 0 }
+	holdUntil := time.Now().Add(20 * time.Second)
+	for i, name := range []string{"w1", "w2", "w3"} {
+		h.worker(name, func(w *Worker) {
+			sleep := h.sleeper(3 * time.Millisecond)
+			w.Handle("sleep", func(ctx context.Context, j *Job) ([]byte, error) {
+				started[i].Add(1)
+				for i == 0 && !thieves() && time.Now().Before(holdUntil) && ctx.Err() == nil {
+					time.Sleep(time.Millisecond)
+				}
+				return sleep(ctx, j)
+			})
+		})
 	}
 	// Sample Idle throughout: each true answer is checked against the
 	// ledger read after it (the ledger only grows, so a short count is a
