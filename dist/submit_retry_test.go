@@ -40,6 +40,12 @@ func fakeIntake(t *testing.T, h *harness, answers ...*submitReply) *atomic.Int32
 // duplicate after a lost answer is ErrMaybeStored, not ErrDuplicateJob
 // (the job may be this call's); and that a first duplicate and other
 // refusals are final after one attempt.
+//
+// In the cases that count attempts, an answer that is sent must arrive
+// within the request timeout, or it counts as lost and the count is off:
+// that timeout is a second, not 100 ms, which a loaded machine can take
+// for the round trip through the server and the fake worker. Each lost
+// answer costs the timeout.
 func TestSubmitRetriesTransientErrors(t *testing.T) {
 	ok := &submitReply{Worker: "fake"}
 	dup := &submitReply{Code: ErrDuplicateJob.Code, Text: ErrDuplicateJob.Text}
@@ -56,7 +62,7 @@ func TestSubmitRetriesTransientErrors(t *testing.T) {
 		{"worker closing", []*submitReply{closed}, ErrClosed, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, WithRequestTimeout(100*time.Millisecond))
+			h := newHarness(t, WithRequestTimeout(time.Second))
 			seen := fakeIntake(t, h, tc.answers...)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
