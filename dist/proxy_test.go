@@ -243,23 +243,26 @@ func TestProxy(t *testing.T) {
 	}
 	defer c.Close()
 	r := bufio.NewReader(c)
-	line := func() (string, error) {
-		c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	// A line that must come gets seconds (a loaded machine may take a
+	// while to pass it through three goroutines); the blackholed one,
+	// which must not come, 300 ms.
+	line := func(within time.Duration) (string, error) {
+		c.SetReadDeadline(time.Now().Add(within))
 		return r.ReadString('\n')
 	}
 	c.Write([]byte("one\n"))
-	if s, err := line(); s != "one\n" {
+	if s, err := line(10 * time.Second); s != "one\n" {
 		t.Fatalf("echo through the proxy: %q %v", s, err)
 	}
 	p.blackhole(true, false)
 	c.Write([]byte("two\n"))
 	c.Write([]byte("three\n"))
-	if s, err := line(); err == nil {
+	if s, err := line(300 * time.Millisecond); err == nil {
 		t.Fatalf("blackholed: read %q, want a timeout", s)
 	}
 	p.heal()
 	for _, want := range []string{"two\n", "three\n"} {
-		if s, err := line(); s != want {
+		if s, err := line(10 * time.Second); s != want {
 			t.Fatalf("after heal: %q %v, want %q", s, err, want)
 		}
 	}
