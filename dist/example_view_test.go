@@ -48,6 +48,10 @@ func ExampleClient_Steal() {
 	defer cancel()
 	c.WaitIdle(wctx)
 	states, _ := c.Workers(ctx)
+	for i := 0; len(states) < 2 && i < 100; i++ { // a worker that answered late is asked again
+		time.Sleep(10 * time.Millisecond)
+		states, _ = c.Workers(ctx)
+	}
 	for _, s := range states {
 		fmt.Println(s.Name, "completed", s.Completed, "gave", s.Given)
 	}

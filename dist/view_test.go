@@ -25,10 +25,7 @@ func TestClientStealAndWorkers(t *testing.T) {
 	ctx := context.Background()
 	queueOf := func(name string) int {
 		t.Helper()
-		states, err := h.client.Workers(ctx)
-		if err != nil || len(states) != 2 || states[0].Name != "w1" || states[1].Name != "w2" {
-			t.Fatalf("workers %+v, %v", states, err)
-		}
+		states := bothWorkers(t, h)
 		return map[string]int{"w1": states[0].Queue, "w2": states[1].Queue}[name]
 	}
 	// w1 runs one job (one slot) and queues three.
@@ -71,8 +68,28 @@ func TestClientStealAndWorkers(t *testing.T) {
 	if err := h.client.WaitIdle(wctx); err != nil {
 		t.Fatal(err)
 	}
-	states, _ := h.client.Workers(ctx)
-	if len(states) != 2 || states[0].Completed != 3 || states[0].Given != 1 || states[1].Completed != 1 {
+	states := bothWorkers(t, h)
+	if states[0].Completed != 3 || states[0].Given != 1 || states[1].Completed != 1 {
 		t.Fatalf("final states %+v", states)
 	}
+}
+
+// bothWorkers returns Workers once w1 and w2 both answered it. Workers
+// lists the workers that answered within a quarter of the request timeout
+// (500 ms): a loaded machine can make one of them late, so a short answer
+// is asked again (for at most 10 s).
+func bothWorkers(t *testing.T, h *harness) []WorkerState {
+	t.Helper()
+	var states []WorkerState
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		states, err = h.client.Workers(context.Background())
+		if err == nil && len(states) == 2 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil || len(states) != 2 || states[0].Name != "w1" || states[1].Name != "w2" {
+		t.Fatalf("workers %+v, %v", states, err)
+	}
+	return states
 }
