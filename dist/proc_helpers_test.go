@@ -26,10 +26,12 @@ const (
 
 // childWorker runs one worker until its stdin closes (the parent is done
 // or dead) or childCap passes. Its handler "sleep" publishes
-// "test.started" ("<worker> <id>") and sleeps the payload's milliseconds;
-// "tree" spawns a tree of jobs (see treeHandler); it reconnects without
-// limit, quickly (fault tests restart the server and reset connections);
-// it answers "test.stats.<name>" with its WorkerStats.
+// "test.started" ("<worker> <id>") and sleeps the payload's milliseconds,
+// or, for the payload "hold", holds a job's first run (attempt 0) until
+// "test.release.<id>" comes (see holdRun) and returns at once from a
+// later one; "tree" spawns a tree of jobs (see treeHandler); it
+// reconnects without limit, quickly (fault tests restart the server and
+// reset connections); it answers "test.stats.<name>" with its WorkerStats.
 func childWorker() int {
 	name := os.Getenv(nameEnv)
 	nc, err := nats.Connect(os.Getenv(urlEnv), nats.ReconnectWait(100*time.Millisecond), nats.MaxReconnects(-1))
@@ -44,6 +46,10 @@ func childWorker() int {
 		return 2
 	}
 	w.Handle("sleep", func(ctx context.Context, j *Job) ([]byte, error) {
+		if string(j.Payload) == "hold" {
+			holdRun(ctx, nc, name, j)
+			return []byte(name), nil
+		}
 		nc.Publish("test.started", []byte(name+" "+j.ID))
 		nc.Flush()
 		ms, _ := strconv.Atoi(string(j.Payload))
@@ -67,6 +73,38 @@ func childWorker() int {
 	}
 	w.Close()
 	return 0
+}
+
+// holdRun is the "sleep" handler for the payload "hold". It publishes
+// "test.started" like any run; the first run of a job (attempt 0) then
+// waits until "test.release.<id>" comes, the worker closes or childCap
+// passes, and a later run (after a takeover) returns at once. A test that
+// kills or pauses the worker in the middle of the job holds it this way:
+// a job of a fixed length could end before a loaded machine had delivered
+// the kill. It subscribes before it says it started, so a release sent
+// after that reaches it.
+func holdRun(ctx context.Context, nc *nats.Conn, name string, j *Job) {
+	release := make(chan struct{}, 1)
+	if j.Attempt == 0 {
+		sub, err := nc.Subscribe("test.release."+j.ID, func(*nats.Msg) {
+			select {
+			case release <- struct{}{}:
+			default:
+			}
+		})
+		if err == nil {
+			defer sub.Unsubscribe()
+		}
+	}
+	nc.Publish("test.started", []byte(name+" "+j.ID))
+	nc.Flush()
+	if j.Attempt == 0 {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		case <-time.After(childCap):
+		}
+	}
 }
 
 // child is a worker process.

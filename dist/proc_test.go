@@ -42,8 +42,10 @@ func procCluster(t *testing.T) (*harness, map[string]*child, *starts) {
 func TestKillWorker(t *testing.T) {
 	h, kids, st := procCluster(t)
 	ctx := context.Background()
-	// "mid" runs for 2 s on w1, so the kill lands in the middle of it.
-	if err := h.client.Submit(ctx, "mid", "sleep", []byte("2000"), To("w1")); err != nil {
+	// "mid" holds its run on w1 (see holdRun), so the kill lands in the
+	// middle of it. (It ran for 2 s, which the 30 submissions below took
+	// on a loaded machine: w1 then recorded it.)
+	if err := h.client.Submit(ctx, "mid", "sleep", []byte("hold"), To("w1")); err != nil {
 		t.Fatal(err)
 	}
 	if id := st.next(t, "w1"); id != "mid" {
@@ -87,7 +89,9 @@ func TestKillWorker(t *testing.T) {
 func TestPausedWorkerFenced(t *testing.T) {
 	h, kids, st := procCluster(t)
 	ctx := context.Background()
-	if err := h.client.Submit(ctx, "long", "sleep", []byte("1500"), To("w1")); err != nil {
+	// "long" holds its run on w1 until released after the pause (see
+	// holdRun): a run of 1.5 s could end before the pause landed.
+	if err := h.client.Submit(ctx, "long", "sleep", []byte("hold"), To("w1")); err != nil {
 		t.Fatal(err)
 	}
 	if id := st.next(t, "w1"); id != "long" {
@@ -109,6 +113,7 @@ func TestPausedWorkerFenced(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	var ws WorkerStats
 	for ; time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		h.client.nc.Publish("test.release.long", nil) // w1's run of long ends now, too late
 		if s, err := childStats(h.client.nc, "w1"); err == nil {
 			if ws = s; ws.Refused >= 1 && ws.Fenced >= 1 {
 				break
