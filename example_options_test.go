@@ -125,7 +125,7 @@ func ExampleGroup_Skipped() {
 }
 
 func ExampleWorker_Context() {
-	p := steal.New()
+	p := steal.New(steal.WithWorkers(2)) // the waiting child holds one; the other runs its sibling
 	defer p.Close()
 	p.Run(func(w *steal.Worker) {
 		g := steal.NewGroup(w)
