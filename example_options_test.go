@@ -125,13 +125,16 @@ func ExampleGroup_Skipped() {
 }
 
 func ExampleWorker_Context() {
-	p := steal.New(steal.WithWorkers(2)) // the waiting child holds one; the other runs its sibling
+	p := steal.New()
 	defer p.Close()
 	p.Run(func(w *steal.Worker) {
 		g := steal.NewGroup(w)
 		g.Go(func(w *steal.Worker) error { return fmt.Errorf("first child failed") })
 		g.Go(func(w *steal.Worker) error {
-			<-w.Context().Done() // a group child sees its group's context
+			// A group child sees its group's context. It waits for it
+			// inside Block, so that a spare worker runs the sibling that
+			// cancels it, even on a pool of one worker.
+			w.Block(func() { <-w.Context().Done() })
 			return nil
 		})
 		fmt.Println(g.Wait())
