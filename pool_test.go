@@ -570,12 +570,15 @@ func TestShutdownExpiredStopsSchedTrace(t *testing.T) {
 //
 //  1. cap 1, one task X queued (queued=1); Submit(Y) waits in waitRoom.
 //  2. TrySubmit: queued.Add(1) -> 2, over the cap.
-//  3. X is picked up: releaseQueued -> queued=1 and wakes the waiting Submit,
-//     whose retries see queued=1+1 > cap and fail, so it waits again.
-//  4. TrySubmit: queued.Add(-1) -> 0, and wakes nobody.
+//  3. X is picked up: releaseQueued -> queued=1, still at the cap, so it
+//     wakes nobody (a waiter it woke would retry, see 1+1 > cap, and wait
+//     again: the same state).
+//  4. TrySubmit: queued.Add(-1) -> 0.
 //
-// Now the backlog is empty, nothing is queued that could start and wake the
-// Submit, and it waits forever (here: until its 5 s context ends).
+// Had step 4 only taken its count back, the backlog would be empty with
+// nothing queued that could start and wake the Submit, which would wait
+// forever (here: until its 5 s context ends). undoRefused wakes the
+// waiters when its release leaves room, as a pick-up does.
 func TestBacklogNoLostRoomWakeup(t *testing.T) {
 	p, release := gatedPool(t, 1)
 	defer p.Close()
@@ -592,11 +595,11 @@ func TestBacklogNoLostRoomWakeup(t *testing.T) {
 	}
 	time.Sleep(10 * time.Millisecond) // let it reach its select
 	p.queued.Add(1)                   // 2: a TrySubmit's Add, over the cap
-	release()                         // 3: X is picked up and wakes the Submit
+	release()                         // 3: X is picked up; still at the cap
 	if !waitUntil(5*time.Second, func() bool { return p.Stats().Idle == 1 }) {
 		t.Fatal("X did not run")
 	}
-	time.Sleep(10 * time.Millisecond) // the woken Submit retried and waits again
+	time.Sleep(10 * time.Millisecond) // a Submit woken by 3 would have retried and waited again
 	p.undoRefused()                   // 4: the refused TrySubmit undoes its Add
 	if err := <-returned; err != nil {
 		t.Errorf("Submit waiting for room with an empty backlog (queued=%d): %v: wakeup lost", p.queued.Load(), err)
