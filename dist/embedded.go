@@ -84,6 +84,13 @@ func (e *Embedded) Connect(opts ...nats.Option) (*nats.Conn, error) {
 
 // Shutdown stops the server, waits until it has stopped, and removes its
 // temporary store directory if StartEmbedded made one.
+//
+// Known limitation of nats-server v2.15.2: an atomic batch (the workers'
+// steals, takeovers and completions) that reaches a file-storage stream
+// while the server shuts down can leave that batch's store goroutines
+// running after Shutdown returns. A process that exits loses them; one
+// that starts and stops servers many times should close its workers and
+// clients before Shutdown, so that no batch is in flight.
 func (e *Embedded) Shutdown() {
 	e.srv.Shutdown()
 	e.srv.WaitForShutdown()
