@@ -346,8 +346,6 @@ func (s *store) keys(ctx context.Context, filter string) ([]string, error) {
 	return out, nil
 }
 
-// versionAtLeast reports whether a server version "major.minor.patch[-x]"
-// is at least major.minor.
 // connectWait bounds serverVersion's wait for a (re)connection when ctx
 // has no deadline, as the JetStream API bounds its requests by default.
 const connectWait = 5 * time.Second
@@ -382,6 +380,8 @@ func serverVersion(ctx context.Context, nc *nats.Conn) (string, error) {
 	}
 }
 
+// versionAtLeast reports whether a server version "major.minor.patch[-x]"
+// is at least major.minor.
 func versionAtLeast(v string, major, minor int) bool {
 	f := strings.SplitN(v, ".", 3)
 	if len(f) < 2 {
