@@ -117,9 +117,9 @@ func (q *injectQueue) put(e entry) bool {
 // the batch, as put does for a single claim. Like put, it first times the
 // entries whose positions-to-be are sampled.
 func (q *injectQueue) putBatch(es []entry) bool {
-	next := q.tail.Load() >> 1
+	p, next := q.pool, q.tail.Load()>>1
 	for i, e := range es {
-		if p := q.pool; p.metrics.sampledAt(next + uint64(i)) {
+		if p.metrics.sampledAt(next + uint64(i)) {
 			es[i] = p.stamp(e)
 		}
 	}
