@@ -30,9 +30,10 @@ func (s *SkipError) Error() string { return fmt.Sprintf("line %d: %s", s.Line, s
 // A Reader splits input into the messages of the protocol exactly as Serve
 // does (see Input framing in the package doc): one JSON value per line, or
 // one spread over lines while what has been read stays a valid JSON
-// prefix, blank lines skipped. It is for programs that serve the protocol
-// with their own handler, so that their framing and skip reports are the
-// node's. A Reader is not safe for concurrent use.
+// prefix, blank lines (of JSON white space only) skipped. It is for
+// programs that serve the protocol with their own handler, so that their
+// framing and skip reports are the node's. A Reader is not safe for
+// concurrent use.
 //
 // Next may block reading its source. Serve therefore flushes its buffered
 // replies before every read of the source (not only before each Next, as
@@ -127,8 +128,8 @@ func (v *Reader) Next() ([]byte, error) {
 // nothing yet.
 func (v *Reader) add(line []byte) ([]byte, error) {
 	if !v.open {
-		if len(bytes.TrimSpace(line)) == 0 {
-			return nil, nil
+		if space(line, 0) == len(line) {
+			return nil, nil // blank: JSON white space only
 		}
 		v.scan = brackets{}
 		if v.scan.feed(line); v.scan.closed() {

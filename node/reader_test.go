@@ -247,3 +247,19 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// Only JSON's white space (space, tab, CR, LF) makes a line blank. A line
+// of other white space, such as a no-break space, a form feed or U+2028,
+// is not JSON: it is handed over, and Serve reports it, rather than being
+// dropped without a word.
+func TestReaderBlankLinesAreJSONWhiteSpace(t *testing.T) {
+	vals, skips := values(t, " \t\r\n\u00a0\n\f\n\v\n\u2028\n\u0085\n{\"ok\": 1}\n", 100)
+	want := []string{"\u00a0", "\f", "\v", "\u2028", "\u0085", `{"ok": 1}`}
+	if strings.Join(vals, "|") != strings.Join(want, "|") || skips != nil {
+		t.Fatalf("vals %q skips %q, want vals %q", vals, skips, want)
+	}
+	out, log := serve(t, "\u00a0\n")
+	if out != "" || !strings.Contains(log, "skipped line 1: not JSON") {
+		t.Fatalf("stdout %q, stderr %q", out, log)
+	}
+}
