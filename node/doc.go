@@ -3,7 +3,10 @@
 // envelopes {"src", "dest", "body": {"type", "msg_id", ...}}, one per line
 // in and one per line out, replies in request order, each reply's src being
 // its request's dest. Replies are written byte for byte as the exercise
-// prints them, keys in a fixed order with ", " and ": " separators:
+// prints them, keys in a fixed order with ", " and ": " separators, and
+// strings in ASCII, every other character escaped ("é" as "\u00e9", a
+// character beyond U+FFFF as a surrogate pair; "<&>" as it is); only a
+// push_job payload is handed back as it came, compacted:
 //
 //	{"src": "cluster", "dest": "client", "body": {"type": "init_ok", "in_reply_to": 1}}
 //

@@ -1,9 +1,9 @@
 package node
 
 import (
-	"encoding/json"
 	"math"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -104,19 +104,60 @@ func (e *encoder) strs(k string, vs []string) {
 	e.buf = append(e.buf, ']')
 }
 
-// appendString quotes s. Plain printable ASCII, the common case of ids and
-// names, is copied directly; anything else goes through encoding/json so
-// escaping is always right.
+// appendString quotes s as the work-stealing cluster exercise prints
+// strings (Python's json.dumps, whose separators the replies use):
+// printable ASCII as it is, <, > and & included; " and \ as \" and \\;
+// the controls with a short escape as \b, \f, \n, \r and \t; and every
+// other character as \u and four lowercase hex digits, a surrogate pair
+// beyond U+FFFF, so that a reply is ASCII. A byte that is not UTF-8 is
+// written as \ufffd.
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always marshals
-			return append(b, q...)
-		}
-	}
 	b = append(b, '"')
-	b = append(b, s...)
+	start := 0 // s[start:i] is plain, not yet copied
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		b = append(b, s[start:i]...)
+		if c < utf8.RuneSelf {
+			b = appendEscape(b, rune(c))
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+				b = appendEscape(appendEscape(b, r1), r2)
+			} else {
+				b = appendEscape(b, r) // U+FFFF and below, U+FFFD for a bad byte
+			}
+			i += size
+		}
+		start = i
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// appendEscape writes r, below U+10000, escaped: its short escape if it has
+// one, else \u and four lowercase hex digits.
+func appendEscape(b []byte, r rune) []byte {
+	switch r {
+	case '"', '\\':
+		return append(b, '\\', byte(r))
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\f':
+		return append(b, '\\', 'f')
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\r':
+		return append(b, '\\', 'r')
+	case '\t':
+		return append(b, '\\', 't')
+	}
+	const hex = "0123456789abcdef"
+	return append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 }
 
 // arr opens a list as the value of key k; elem opens an object inside it,

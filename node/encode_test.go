@@ -55,8 +55,8 @@ func TestAppendStringEscapes(t *testing.T) {
 		"w1":        `"w1"`,
 		`a"b\c`:     `"a\"b\\c"`,
 		"tab\there": `"tab\there"`,
-		"é":         `"é"`,
-		"<x>":       `"\u003cx\u003e"`,
+		"é":         `"\u00e9"`,
+		"<x>":       `"<x>"`,
 		"":          `""`,
 	} {
 		got := string(appendString(nil, in))
@@ -85,5 +85,34 @@ func TestEncoderListsOfObjects(t *testing.T) {
 	e.end()
 	if got, want := string(e.buf), `{"results": [{"i": 0}, {"i": 1}], "empty": []}`; got != want {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// Strings are escaped as the work-stealing cluster exercise prints them
+// (Python's json.dumps, whose separators the replies already use): every
+// character outside printable ASCII as \u and four lowercase hex digits, a
+// surrogate pair beyond U+FFFF, the short escapes \" \\ \b \f \n \r \t, and
+// nothing else: <, > and & stay as they are.
+func TestAppendStringEscapesAsTheExercisePrints(t *testing.T) {
+	for in, want := range map[string]string{
+		"w1":                  `"w1"`,
+		"<a & b>/":            `"<a & b>/"`,
+		"\"\\\b\f\n\r\t":      `"\"\\\b\f\n\r\t"`,
+		"\x00\x01\x1f \x7f":   `"\u0000\u0001\u001f \u007f"`,
+		"é\u00ff\u2028\uffff": `"\u00e9\u00ff\u2028\uffff"`,
+		"工人":                  `"\u5de5\u4eba"`,
+		"😀":                   `"\ud83d\ude00"`,
+		"a\xffb":              `"a\ufffdb"`, // not UTF-8: one U+FFFD per bad byte
+	} {
+		got := string(appendString(nil, in))
+		if got != want {
+			t.Errorf("appendString(%q) = %s, want %s", in, got, want)
+		}
+	}
+	// In a reply: keys, src and dest included.
+	out, _ := serve(t, `{"src": "c<é>", "dest": "n&1", "body": {"type": "push_job", "msg_id": 1, "worker": "w3", "job_id": "j\u00e9<\ud83d\ude00>"}}`+"\n")
+	want := `{"src": "n&1", "dest": "c<\u00e9>", "body": {"type": "push_job_ok", "in_reply_to": 1, "worker": "w3", "job_id": "j\u00e9<\ud83d\ude00>", "queue_size": 1}}` + "\n"
+	if out != want {
+		t.Fatalf("got  %s\nwant %s", out, want)
 	}
 }

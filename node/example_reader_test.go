@@ -49,7 +49,7 @@ func ExampleAppendReply() {
 	reply, err := node.AppendReply(nil, "n", "c",
 		node.Field{Key: "type", Value: "echo_ok"},
 		node.Field{Key: "in_reply_to", Value: 1},
-		node.Field{Key: "text", Value: "<ok>"},
+		node.Field{Key: "text", Value: "<ok> é"},
 		node.Field{Key: "cost_ms", Value: 2.5004},
 		node.Field{Key: "payload", Value: json.RawMessage(`{ "n": [1, 2] }`)},
 		node.Field{Key: "workers", Value: []node.Field{{Key: "w1", Value: []node.Field{{Key: "queue_size", Value: 0}}}}},
@@ -60,5 +60,5 @@ func ExampleAppendReply() {
 	}
 	os.Stdout.Write(reply)
 	// Output:
-	// {"src": "n", "dest": "c", "body": {"type": "echo_ok", "in_reply_to": 1, "text": "\u003cok\u003e", "cost_ms": 2.5, "payload": {"n":[1,2]}, "workers": {"w1": {"queue_size": 0}}}}
+	// {"src": "n", "dest": "c", "body": {"type": "echo_ok", "in_reply_to": 1, "text": "<ok> \u00e9", "cost_ms": 2.5, "payload": {"n":[1,2]}, "workers": {"w1": {"queue_size": 0}}}}
 }

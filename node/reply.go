@@ -18,9 +18,10 @@ type Field struct {
 // the extended buffer: {"src": src, "dest": dest, "body": {...}} with the
 // body's fields in the order given, the separators ", " and ": ", a
 // newline at the end, and each value written as the node writes it:
-// strings escaped as encoding/json escapes them (<, > and & included),
-// floats rounded to three decimals without exponent (non-finite ones as
-// 0), lists of strings as ["a", "b"], and a json.RawMessage compacted. It
+// strings in ASCII as the work-stealing cluster exercise writes them ("é"
+// as "\u00e9", "<&>" as it is), floats rounded to three decimals without
+// exponent (non-finite ones as 0), lists of strings as ["a", "b"], and a
+// json.RawMessage compacted. It
 // is for programs that answer the protocol with their own handlers, so
 // that their replies are byte for byte what the node would write.
 //

@@ -35,7 +35,7 @@ func TestAppendReplyIsTheNodesFormat(t *testing.T) {
 func TestAppendReplyValues(t *testing.T) {
 	got, err := AppendReply(nil, "n", "c", Field{"ok", true}, Field{"nan", math.NaN()}, Field{"list", []string{"a", "<b>"}},
 		Field{"none", []string{}}, Field{"obj", []Field{}}, Field{"tab\t", "x\ny"})
-	want := `{"src": "n", "dest": "c", "body": {"ok": true, "nan": 0, "list": ["a", "\u003cb\u003e"], "none": [], "obj": {}, "tab\t": "x\ny"}}` + "\n"
+	want := `{"src": "n", "dest": "c", "body": {"ok": true, "nan": 0, "list": ["a", "<b>"], "none": [], "obj": {}, "tab\t": "x\ny"}}` + "\n"
 	if err != nil || string(got) != want {
 		t.Fatalf("got  %s (%v)\nwant %s", got, err, want)
 	}
