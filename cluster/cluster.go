@@ -35,9 +35,60 @@ type Cluster struct {
 }
 
 type worker struct {
-	name     string
-	deque    Deque[Job]
-	inFlight []Job // few at a time: a slice beats a map here
+	name  string
+	deque Deque[Job]
+
+	// The jobs in flight, in the order taken. A completed job leaves a
+	// hole (a Job with no ID) until holes are half the slice, when it is
+	// compacted; at maps each id to its position. So Complete is O(1)
+	// amortised however many jobs are in flight, and in any order.
+	inFlight []Job
+	at       map[string]int
+	holes    int
+}
+
+// take puts j in flight at w.
+func (w *worker) take(j Job) {
+	if w.at == nil {
+		w.at = make(map[string]int)
+	}
+	w.at[j.ID] = len(w.inFlight)
+	w.inFlight = append(w.inFlight, j)
+}
+
+// retire takes the job id out of flight at w, reporting whether it was
+// in flight there.
+func (w *worker) retire(id string) bool {
+	k, ok := w.at[id]
+	if !ok {
+		return false
+	}
+	delete(w.at, id)
+	w.inFlight[k] = Job{}
+	if w.holes++; 2*w.holes >= len(w.inFlight) {
+		kept := w.inFlight[:0]
+		for _, j := range w.inFlight {
+			if j.ID != "" {
+				w.at[j.ID] = len(kept)
+				kept = append(kept, j)
+			}
+		}
+		clear(w.inFlight[len(kept):])
+		w.inFlight, w.holes = kept, 0
+	}
+	return true
+}
+
+// flying returns the number of jobs in flight at w.
+func (w *worker) flying() int { return len(w.inFlight) - w.holes }
+
+// eachFlying calls f for each job in flight at w, in the order taken.
+func (w *worker) eachFlying(f func(Job)) {
+	for _, j := range w.inFlight {
+		if j.ID != "" {
+			f(j)
+		}
+	}
 }
 
 // New returns a cluster of the named workers, in that order, with empty

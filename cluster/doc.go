@@ -33,6 +33,6 @@
 // There are no locks, goroutines or I/O: callers serialise access (the node
 // package feeds it one message at a time). Push, Pop from the own deque,
 // Steal's take and Inject are O(1) amortised; choosing a victim is O(k) in
-// the number of candidates; Complete is O(f) in the jobs in flight at that
-// worker (usually one); Snapshot and Check are O(jobs).
+// the number of candidates; Complete is O(1) amortised, however many jobs
+// are in flight; Snapshot and Check are O(jobs).
 package cluster

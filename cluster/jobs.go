@@ -56,15 +56,11 @@ func (c *Cluster) Complete(worker, jobID string) error {
 	if err != nil {
 		return err
 	}
-	w := &c.workers[i]
-	for k, j := range w.inFlight {
-		if j.ID == jobID {
-			w.inFlight = append(w.inFlight[:k], w.inFlight[k+1:]...)
-			delete(c.live, jobID)
-			return nil
-		}
+	if !c.workers[i].retire(jobID) {
+		return fail(UnknownJob, jobID+" is not in flight at "+worker)
 	}
-	return fail(UnknownJob, jobID+" is not in flight at "+worker)
+	delete(c.live, jobID)
+	return nil
 }
 
 // admit checks that one new job can enter the cluster.

@@ -17,7 +17,12 @@ func (c *Cluster) Snapshot() []Snapshot {
 		for k := range q {
 			q[k] = w.deque.At(k)
 		}
-		out[i] = Snapshot{Name: w.name, Queue: q, InFlight: append([]Job(nil), w.inFlight...)}
+		var flying []Job
+		if n := w.flying(); n > 0 {
+			flying = make([]Job, 0, n)
+			w.eachFlying(func(j Job) { flying = append(flying, j) })
+		}
+		out[i] = Snapshot{Name: w.name, Queue: q, InFlight: flying}
 	}
 	return out
 }
@@ -58,9 +63,7 @@ func (c *Cluster) ReplaceQueues(queues [][]Job) error {
 func (c *Cluster) checkRequeued(queues [][]Job) (map[string]bool, error) {
 	inFlight := make(map[string]bool)
 	for i := range c.workers {
-		for _, j := range c.workers[i].inFlight {
-			inFlight[j.ID] = true
-		}
+		c.workers[i].eachFlying(func(j Job) { inFlight[j.ID] = true })
 	}
 	n := 0
 	for _, q := range queues {

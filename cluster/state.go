@@ -16,7 +16,7 @@ func (c *Cluster) Workers() []WorkerState {
 	out := make([]WorkerState, len(c.workers))
 	for i := range c.workers {
 		w := &c.workers[i]
-		out[i] = WorkerState{Name: w.name, QueueSize: w.deque.Len(), InFlight: len(w.inFlight)}
+		out[i] = WorkerState{Name: w.name, QueueSize: w.deque.Len(), InFlight: w.flying()}
 	}
 	return out
 }
@@ -38,5 +38,5 @@ func (c *Cluster) Worker(name string) (WorkerState, error) {
 		return WorkerState{}, err
 	}
 	w := &c.workers[i]
-	return WorkerState{Name: w.name, QueueSize: w.deque.Len(), InFlight: len(w.inFlight)}, nil
+	return WorkerState{Name: w.name, QueueSize: w.deque.Len(), InFlight: w.flying()}, nil
 }

@@ -90,6 +90,6 @@ func (c *Cluster) Pop(worker string) (Taken, error) {
 	w := &c.workers[i]
 	taken.Job, _ = w.deque.PopFront()
 	taken.QueueSize = w.deque.Len()
-	w.inFlight = append(w.inFlight, taken.Job)
+	w.take(taken.Job)
 	return taken, nil
 }
