@@ -117,9 +117,9 @@ func New(names []string, opts Options) (*Cluster, error) {
 	return c, nil
 }
 
-// NewExample returns the example cluster of the seed protocol: workers w1,
-// w2 and w3; w1 holds job0, job1, job2 and w2 holds job3, job4, job5, front
-// to back; w3 is idle. A node starts in this state until it receives init.
+// NewExample returns the example cluster of the work-stealing cluster
+// exercise: workers w1, w2 and w3; w1 holds job0, job1, job2 and w2 holds
+// job3, job4, job5, front to back; w3 is idle. A node starts in this state until it receives init.
 func NewExample() *Cluster {
 	c, _ := New([]string{"w1", "w2", "w3"}, Options{})
 	for j := range 6 {

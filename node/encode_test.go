@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestEncoderWritesSeedSeparatorsInOrder(t *testing.T) {
+func TestEncoderWritesTheExerciseSeparatorsInOrder(t *testing.T) {
 	var e encoder
 	e.obj("")
 	e.str("type", "cluster_state_ok")

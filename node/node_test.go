@@ -17,10 +17,10 @@ func serve(t *testing.T, input string) (string, string) {
 }
 
 // The exercise's first sample. Its expected output shows only the init_ok
-// line; the issue requires run_simulation to reply too, so the test checks
-// that the first line is the sample's, byte for byte, and that the
-// documented run_simulation reply follows it.
-func TestSeedSampleWorkStealingBalancesLoad(t *testing.T) {
+// line; the node answers run_simulation too, so the test checks that the
+// first line is the sample's, byte for byte, and that the documented
+// run_simulation reply follows it.
+func TestExerciseSampleWorkStealingBalancesLoad(t *testing.T) {
 	out, log := serve(t, `{"src":"client","dest":"cluster","body":{"type":"init","msg_id":1,"workers":["w1","w2","w3"],"jobs_to_distribute":6}}
 {"src":"client","dest":"cluster","body":{"type":"run_simulation","msg_id":2,"duration_ms":1000}}
 `)
@@ -47,7 +47,7 @@ const sample2Reply = `{"src": "cluster", "dest": "client", "body": {"type": "job
 
 // The exercise's second sample, input exactly as the exercise prints it: one JSON
 // object spread over lines, sent before any init.
-func TestSeedSampleStealFromVictimPrettyPrinted(t *testing.T) {
+func TestExerciseSampleStealFromVictimPrettyPrinted(t *testing.T) {
 	out, log := serve(t, `{
   "src": "client",
   "dest": "cluster",
@@ -67,7 +67,7 @@ func TestSeedSampleStealFromVictimPrettyPrinted(t *testing.T) {
 	}
 }
 
-func TestSeedSampleStealFromVictimOneLine(t *testing.T) {
+func TestExerciseSampleStealFromVictimOneLine(t *testing.T) {
 	out, _ := serve(t, `{"src":"client","dest":"cluster","body":{"type":"steal_job","msg_id":1,"thief_worker":"w3","busy_workers":["w1","w2"]}}`)
 	if out != sample2Reply {
 		t.Fatalf("got %q", out)
@@ -108,12 +108,11 @@ func TestServeReturnsWriteErrors(t *testing.T) {
 	}
 }
 
-// The review's input: a pretty-printed push_job of 1.1 MB whose payload's
-// last element, on a line of its own, is a whole init. It is skipped whole,
-// with one report, and the message after it is answered on the example
-// cluster. Before, the init was executed (init_ok with in_reply_to 666, the
-// cluster replaced by [evil]) and the payload's lines were reported one by
-// one.
+// A pretty-printed push_job of 1.1 MB whose payload's last element, on a
+// line of its own, is a whole init. It is skipped whole, with one report,
+// and the message after it is answered on the example cluster: the init is
+// not executed (which would reply init_ok with in_reply_to 666 and replace
+// the cluster by [evil]), nor are the payload's lines reported one by one.
 func TestServeSkipsAnOverLongValueWhole(t *testing.T) {
 	pad := `      "` + strings.Repeat("x", 1000) + `",` + "\n"
 	msg := "{\n  \"src\": \"c\",\n  \"dest\": \"n\",\n  \"body\": {\n    \"type\": \"push_job\",\n    \"msg_id\": 1,\n    \"worker\": \"w3\",\n    \"job_id\": \"big\",\n    \"payload\": [\n" +

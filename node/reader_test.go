@@ -117,9 +117,9 @@ func TestReaderSkipsOverLongMultiLineValuesWhole(t *testing.T) {
 	}{
 		// 20 lines of 106 bytes: over 1000 on line 11, closed on line 25.
 		"short lines": {"{\n \"payload\": [\n" + strings.Repeat(pad(100), 20) + inner + "\n ]\n}\n", 1000, "line 25: JSON value longer than 1000 bytes"},
-		// The value is the pretty-printed push_job of the review: the init
-		// line inside it was executed.
-		"review": {"{\n  \"src\": \"c\",\n  \"body\": {\n    \"payload\": [\n" + strings.Repeat(pad(1000), 1100) + inner + "\n    ]\n  }\n}\n",
+		// A pretty-printed push_job over the limit with an init on a line
+		// of its own inside it, which must not be executed.
+		"init inside": {"{\n  \"src\": \"c\",\n  \"body\": {\n    \"payload\": [\n" + strings.Repeat(pad(1000), 1100) + inner + "\n    ]\n  }\n}\n",
 			MaxMessageBytes, "line 1108: JSON value longer than 1048576 bytes"},
 		// An over-long line that opens a value: its lines go with it.
 		"opened by a long line": {`{"payload": ["` + strings.Repeat("x", 2*big) + `",` + "\n" + inner + "\n]}\n", big, "line 3: JSON value longer than 102400 bytes"},
