@@ -178,8 +178,9 @@
 // goroutine was running beneath it (a waiting task runs others on its own
 // goroutine). A Goexit in code that a fork-join call runs on the calling
 // goroutine (the first half of Join, Fork2 or Join2, a body of For or
-// ForRange, a call of the Map family's f) ends that call only once the
-// parts it offered to thieves have finished, as a panic does. The worker
+// ForRange, a call of the Map family's f, or any task it runs while it
+// waits for a part a thief took) ends that call only once the parts it
+// offered to thieves have finished, as a panic does. The worker
 // loop's deferred call then starts a new goroutine for the same worker, so
 // the pool keeps its workers.
 //

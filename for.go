@@ -168,7 +168,7 @@ func (w *worker) takeBack(j *joinTask) bool {
 	} else if t != nil {
 		w.jobs.Push(t) // not ours: a task left behind (cannot happen with balanced use)
 	}
-	w.waitFor(&j.latch)
+	w.waitThrough(&j.latch)
 	return false
 }
 

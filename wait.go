@@ -35,6 +35,26 @@ const (
 // worker never holds runnable work hostage.
 func (w *worker) waitFor(l *latch) { w.helpUntil(l, nil) }
 
+// waitThrough is waitFor for a part of the waiting task that a thief
+// took (the second half of Join, Fork2 or Join2, a sub-range of For, a run
+// of MapSeq). A task that waitFor runs while helping may call
+// runtime.Goexit, which nothing recovers: it ends this goroutine, and
+// with it the waiting task. The part is that task's, so the task must
+// not end before it: if a Goexit unwinds waitFor, waitThrough goes on
+// waiting for l (helping again) before the Goexit goes on. One more
+// Goexit in a task run then ends that call, and the waitThrough it
+// defers goes on.
+func (w *worker) waitThrough(l *latch) {
+	waited := false
+	defer func() {
+		if !waited {
+			w.waitThrough(l)
+		}
+	}()
+	w.waitFor(l)
+	waited = true
+}
+
 // helpUntil is waitFor's loop; with a non-nil ctx it also stops once ctx
 // is done (see waitForCtx), leaving l's sleeper slot as it found it.
 func (w *worker) helpUntil(l *latch, ctx context.Context) {
