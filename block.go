@@ -33,7 +33,7 @@ func (w *Worker) Block(fn func()) {
 		fn()
 		return
 	}
-	s := c.pool.spares.start(c.pool)
+	s := c.pool.spares.start(c.pool, nil)
 	if s == nil {
 		fn()
 		return

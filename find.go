@@ -9,7 +9,7 @@ func (w *worker) findWork() *task {
 			return t
 		}
 		if w.retiring() { // a spare whose own queues are empty
-			w.dropSpinning()
+			w.retireSpinning()
 			return nil
 		}
 		if t := w.pool.inject.getBatch(w, len(w.pool.workers)); t != nil {
@@ -30,6 +30,20 @@ func (w *worker) findWork() *task {
 		if !w.park() {
 			return nil
 		}
+	}
+}
+
+// retireSpinning takes a retiring spare out of nspinning. A producer that
+// saw it spinning woke nobody, counting on it to find the task; so, as a
+// parking worker does, it looks at every queue once it no longer counts,
+// and wakes a worker if it sees work.
+func (w *worker) retireSpinning() {
+	if !w.spinning {
+		return
+	}
+	w.dropSpinning()
+	if w.pool.workVisible() {
+		w.pool.wakep()
 	}
 }
 

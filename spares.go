@@ -17,8 +17,9 @@ type spareSet struct {
 	running int
 }
 
-// start starts a spare, or returns nil at the maxSpares cap.
-func (s *spareSet) start(p *Pool) *worker {
+// start starts a spare, or returns nil at the maxSpares cap. first, if not
+// nil, is the first task the spare runs (see lend).
+func (s *spareSet) start(p *Pool, first *task) *worker {
 	s.mu.Lock()
 	if s.running >= maxSpares {
 		s.mu.Unlock()
@@ -33,6 +34,9 @@ func (s *spareSet) start(p *Pool) *worker {
 		s.all = append(s.all, c)
 	}
 	c.quit = make(chan struct{})
+	if first != nil {
+		c.runnext.Store(first)
+	}
 	p.blocked.Add(1) // the pool is not done while a spare runs
 	victims := append(slices.Clone(*p.victims.Load()), c)
 	p.victims.Store(&victims)
