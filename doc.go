@@ -27,7 +27,8 @@
 // the task that received that handle, and its work sees that task's
 // context; a method of Pool, or a function named Pool... for generic ones,
 // is for any goroutine. A task waiting inside the pool runs other tasks, so
-// waits nest to any depth, even on one worker.
+// waits nest to any depth, even on one worker (the rules are under Waiting
+// on the pool from inside it).
 // A nil function (a task, a body, f, a sequence) is refused at the call
 // with a panic that names the call, before anything is queued.
 //
@@ -154,6 +155,24 @@
 // instead of blocking, queues past the cap, or (Close, Shutdown) returns
 // ErrInsideTask. The check reads the caller's stack (microseconds), so it
 // is made only where the call is about to block anyway.
+//
+// A task that waits runs other tasks on its goroutine, above its own
+// frames, and cannot go on before they return. It runs only tasks spawned
+// inside the pool (the children of NewGroup and NewResultGroup, Spawn, the
+// parts of Join, Join2, Fork2, For and the Map family) and, of the tasks
+// submitted to the pool (Submit, TrySubmit, SubmitBatch, Go, Run, the
+// children of a Pool.Group, PoolSpawn), only one that its wait is for. Any
+// other submitted task it comes upon goes to a spare worker, as with
+// Block, which runs it at the top of a goroutine of its own, and the
+// waiting task then waits without running anything but its own forks: a
+// submitted task may wait for anything, a Pool.Group of which the waiting
+// task is a child included, and run above that child it would wait
+// forever. So a submitted task may wait for any work of the pool. A task
+// spawned inside the pool should wait only for work it started itself
+// (its groups, its futures, its forks): one that waits for other work (a
+// Pool.Group, a future made elsewhere, Pool.Run) may have been run above a
+// task that this work waits for, and then both wait forever. Wait for
+// such work from a submitted task, or from outside the pool.
 //
 // # Inside a task and outside
 //

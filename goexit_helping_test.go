@@ -21,17 +21,17 @@ type stolenPart struct {
 }
 
 // first is the forking task's own half: it waits for the thief to be
-// inside the part, then queues the task that its wait will run.
-func (s *stolenPart) first() {
+// inside the part, then spawns the task that its wait will run (a task
+// spawned inside the pool, which a waiting task runs on its own goroutine;
+// a submitted one would go to a spare: see lend.go).
+func (s *stolenPart) first(w *Worker) {
 	if !waitUntil(5*time.Second, s.in.Load) {
 		s.t.Error("no thief took the part within 5 s")
 	}
-	if err := s.p.Go(func() {
+	w.Spawn(func(*Worker) {
 		s.exited.Store(true)
 		runtime.Goexit()
-	}); err != nil {
-		s.t.Error(err)
-	}
+	})
 }
 
 // part stays running until the Goexit has begun, and a moment longer.
@@ -50,21 +50,21 @@ func TestGoexitWhileHelpingWaitsForStolenPart(t *testing.T) {
 		fork func(s *stolenPart, w *Worker)
 	}{
 		{"Join", func(s *stolenPart, w *Worker) {
-			Join(w, func(*Worker) { s.first() }, func(*Worker) { s.part() })
+			Join(w, func(w *Worker) { s.first(w) }, func(*Worker) { s.part() })
 		}},
 		{"Join2", func(s *stolenPart, w *Worker) {
-			Join2(w, func(_ *Worker, i int) {
+			Join2(w, func(w *Worker, i int) {
 				if i == 0 {
-					s.first()
+					s.first(w)
 				} else {
 					s.part()
 				}
 			}, 0, 1)
 		}},
 		{"Fork2", func(s *stolenPart, w *Worker) {
-			Fork2(w, func(_ *Worker, i int) int {
+			Fork2(w, func(w *Worker, i int) int {
 				if i == 0 {
-					s.first()
+					s.first(w)
 				} else {
 					s.part()
 				}
@@ -72,9 +72,9 @@ func TestGoexitWhileHelpingWaitsForStolenPart(t *testing.T) {
 			}, 0, 1)
 		}},
 		{"For", func(s *stolenPart, w *Worker) {
-			For(w, 0, 2, func(_ *Worker, i int) {
+			For(w, 0, 2, func(w *Worker, i int) {
 				if i == 0 {
-					s.first()
+					s.first(w)
 				} else {
 					s.part()
 				}

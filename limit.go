@@ -29,8 +29,9 @@ type groupLimit struct {
 // At the limit, Go waits for a child to finish without holding a worker:
 // called from a task of the pool (as Go on a NewGroup always is), it runs
 // other tasks meanwhile, this group's queued children first, so a limited
-// group cannot deadlock even a one-worker pool; called from outside the
-// pool, it blocks. TryGo never waits. A child that calls Go on its own
+// group cannot deadlock even a one-worker pool (for a Pool.Group that
+// others fill, see the package doc's "Waiting on the pool from inside
+// it"); called from outside the pool, it blocks. TryGo never waits. A child that calls Go on its own
 // group while every slot is held by its siblings and itself waits for a
 // sibling to finish; if all of them do that, they wait forever, as with
 // errgroup.

@@ -69,6 +69,9 @@ func (w *worker) helpUntil(l *latch, ctx context.Context) {
 			// counted in nspinning: every wakep would think someone is
 			// looking for work and leave parked workers asleep.
 			w.stopSpinning()
+			if t.sub != subNone && w.lend(t, l, ctx) {
+				break // a submitted task: a spare ran it, and l is open (lend.go)
+			}
 			w.execute(t)
 			empty = 0
 			continue

@@ -1,0 +1,69 @@
+package steal
+
+import "context"
+
+// A task that waits inside the pool runs other tasks on its own goroutine,
+// above its own frames, and cannot go on before they return. That is safe
+// for a task spawned inside the pool by the waiting task or by a task
+// beneath it (a NewGroup child, a Spawn, a part of Join, Fork2 or For):
+// such tasks wait only for their own work, or for work started beneath
+// them, none of which waits for the task above. A task submitted to the
+// pool (Submit, Go, TrySubmit, SubmitBatch, a Pool.Group child,
+// PoolSpawn, Run) is another matter: it may wait for anything, such as a
+// Pool.Group of which the waiting task is a child, and run above that
+// child it would wait forever for a task that cannot go on before it
+// returns. So a waiting task that finds a submitted task to run lends it
+// to a spare worker (as Block does), which runs it at the top of its own
+// goroutine, and then only waits, running nothing but its own deque's
+// tasks, until its wait is over; the spare then retires once its queues
+// are empty, as Block's does.
+//
+// The exception is a submitted task that is itself what the waiting task
+// waits for (the task of the future it waits on, a child of the
+// Pool.Group it waits for): that one is run here, as before. If it waits
+// for the task beneath it, the two wait for each other, which no
+// scheduler could resolve.
+
+// lend runs the waiting side of the above for w, waiting for l (or until
+// ctx, if not nil, is done), after t, a submitted task, came up in its
+// help loop. It reports false, having done nothing, when t is what l waits
+// for or when no spare may start (the maxSpares cap); the caller then runs
+// t itself.
+func (w *worker) lend(t *task, l *latch, ctx context.Context) bool {
+	if t.done == l {
+		return false
+	}
+	s := w.pool.spares.start(w.pool, t)
+	if s == nil {
+		return false
+	}
+	defer close(s.quit) // the spare retires once its own queues are empty
+	for !l.open() && (ctx == nil || ctx.Err() == nil) {
+		if j := w.jobs.Pop(); j != nil {
+			w.execute(j)
+			continue
+		}
+		w.blockOn(l)
+	}
+	return true
+}
+
+// blockOn blocks w until l opens, or until a token on joinWake says to
+// look again (waitForCtx sends one when its context ends). Unlike sleepOn
+// it leaves w off the idle list: a spare stands in for w meanwhile, and
+// new work is for the spare and the other workers to run.
+func (w *worker) blockOn(l *latch) {
+	var opened <-chan struct{} // nil while w holds the sleeper slot
+	if l.sleeper.Load() != w && !l.sleeper.CompareAndSwap(nil, w) {
+		opened = l.doneChan()
+	}
+	if !l.open() {
+		w.traceMark(evPark)
+		select {
+		case <-w.joinWake:
+		case <-opened:
+		}
+		w.traceMark(evUnpark)
+	}
+	w.unsleep(l)
+}
