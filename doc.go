@@ -161,15 +161,18 @@
 // inside the pool (the children of NewGroup and NewResultGroup, Spawn, the
 // parts of Join, Join2, Fork2, For and the Map family) and, of the tasks
 // submitted to the pool (Submit, TrySubmit, SubmitBatch, Go, Run, the
-// children of a Pool.Group, PoolSpawn), only one that its wait is for. Any
-// other submitted task it comes upon goes to a spare worker, as with
-// Block, which runs it at the top of a goroutine of its own, and the
-// waiting task then waits without running anything but its own forks: a
-// submitted task may wait for anything, a Pool.Group of which the waiting
-// task is a child included, and run above that child it would wait
-// forever. So a submitted task may wait for any work of the pool. A task
-// spawned inside the pool should wait only for work it started itself
-// (its groups, its futures, its forks): one that waits for other work (a
+// children of a Pool.Group, PoolSpawn), only one that its wait is for.
+// Any other submitted task it comes upon goes to a spare worker, as with
+// Block, which runs it at the top of a goroutine of its own; the waiting
+// task then runs nothing but the forks queued on its own worker until its
+// wait is over. (Past Block's cap of 256 spares at once, it runs the task
+// itself.) A submitted task may wait for anything, a Pool.Group of which
+// the waiting task is a child included, and run above that child it would
+// wait forever; this way it never is.
+//
+// So a submitted task may wait for any work of the pool. A task spawned
+// inside the pool should wait only for work it started itself (its
+// groups, its futures, its forks): one that waits for other work (a
 // Pool.Group, a future made elsewhere, Pool.Run) may have been run above a
 // task that this work waits for, and then both wait forever. Wait for
 // such work from a submitted task, or from outside the pool.
