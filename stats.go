@@ -68,10 +68,13 @@ type WorkerStats struct {
 	Runnext   bool // whether its runnext slot holds a task now
 }
 
-// Stats is a snapshot of the pool's counters: per worker and summed.
+// Stats is a snapshot of the pool's counters: per worker and summed. The
+// sum includes the spare workers that stand in for a worker while its task
+// is in Block, or waits after lending a submitted task (see the package
+// doc's "Waiting on the pool from inside it"); Workers lists the pool's own.
 type Stats struct {
 	Workers  []WorkerStats
-	Total    WorkerStats // sum over workers and Block's spares (RingLen summed, Runnext: any)
+	Total    WorkerStats // sum over workers and spares (RingLen summed, Runnext: any)
 	Inject   int         // tasks in the inject queue now
 	Idle     int         // parked workers now
 	Spinning int         // workers looking for work now
