@@ -37,7 +37,15 @@ func (w *worker) lend(t *task, l *latch, ctx context.Context) bool {
 	if s == nil {
 		return false
 	}
-	defer close(s.quit) // the spare retires once its own queues are empty
+	// Meanwhile w is blocked as in Worker.Block, with a spare standing in
+	// for it: the stall detector must not take it for stuck, and a Block
+	// in a task it runs from its deque needs no second spare.
+	wasBlocking := w.blocking.Load()
+	w.blocking.Store(true)
+	defer func() {
+		w.blocking.Store(wasBlocking)
+		close(s.quit) // the spare retires once its own queues are empty
+	}()
 	for !l.open() && (ctx == nil || ctx.Err() == nil) {
 		if j := w.jobs.Pop(); j != nil {
 			w.execute(j)

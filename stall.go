@@ -37,9 +37,9 @@ type Stall struct {
 // The detector stays quiet for a long task when nothing waits, for
 // fork-join code that keeps splitting or running nested tasks, however
 // long its root task runs, for a task waiting in Join, Group.Wait or
-// Future.Wait (it runs other tasks or sleeps on the idle list), for a
-// parked worker, and for a task blocked in Worker.Block while its spare
-// works or parks.
+// Future.Wait (it runs other tasks, sleeps on the idle list, or waits
+// while a spare runs a submitted task it came upon), for a parked worker,
+// and for a task blocked in Worker.Block while its spare works or parks.
 //
 // report is called once per stall, from the detector's goroutine, and
 // again for the same worker only after it has made progress; the detector

@@ -1,6 +1,7 @@
 package steal
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -138,5 +139,109 @@ func TestSubmittedTasksNeverRunAboveAWaitingTask(t *testing.T) {
 	}
 	if nested != 0 {
 		t.Errorf("%d submitted tasks ran on the goroutine of a task waiting in Future.Wait", nested)
+	}
+}
+
+// A task that lent a submitted task to a spare waits, off the idle list,
+// while the spare stands in for its worker, as a task in Worker.Block
+// does: the stall detector must not report that worker, even while other
+// tasks wait to run. Here the waiting task's future sits in the inject
+// queue behind two submitted tasks, one lent, which run on the spare,
+// taking steps, until the end; the pool's other worker runs a task that takes one step at each
+// of the detector's looks, so that the test knows how many looks have
+// passed.
+func TestStallDetectorQuietWhileASpareRunsALentTask(t *testing.T) {
+	const threshold = 20 * time.Millisecond
+	const looks = 12 // some 6 thresholds
+	rec := newStallRecorder()
+	p := New(WithWorkers(2), WithStallDetector(threshold, rec.report))
+	defer p.Close()
+	release := make(chan struct{})
+	deadline := time.Now().Add(lendTimeout)
+	clockIn := make(chan struct{})
+	lentRuns := make(chan struct{})
+	var spareRuns sync.Once
+	clockDone := make(chan struct{})
+	waiterID := make(chan int, 1)
+	waited := make(chan struct{})
+
+	// The clock: one step at each look of the detector.
+	if err := p.Submit(nil, func(w *Worker) {
+		close(clockIn)
+		me := p.workers[w.ID()]
+		select {
+		case <-lentRuns:
+		case <-time.After(lendTimeout):
+			t.Error("the lent task did not start")
+			return
+		}
+		for range looks {
+			Join(w, func(*Worker) {}, func(*Worker) {}) // a step: clears the probe
+			for me.probe.Load() == 0 {                  // until the detector's next look sets it
+				if time.Now().After(deadline) {
+					t.Error("the stall detector stopped looking")
+					return
+				}
+				runtime.Gosched()
+			}
+		}
+		close(clockDone)
+		<-release
+	}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-clockIn:
+	case <-time.After(lendTimeout):
+		t.Fatal("the clock task did not start")
+	}
+
+	// The waiter, on the other worker: the task it comes upon first is
+	// the one submitted before its future, which it lends.
+	if err := p.Submit(nil, func(w *Worker) {
+		waiterID <- w.ID()
+		// Two of them: a fresh spare looks at the inject queue before its
+		// runnext, so it may run the second first; either way the future
+		// stays queued behind them.
+		for range 2 {
+			if err := p.Submit(nil, func(w *Worker) {
+				spareRuns.Do(func() { close(lentRuns) })
+				for {
+					select {
+					case <-release:
+						return
+					default:
+					}
+					Join(w, func(*Worker) {}, func(*Worker) {}) // progress: not stuck
+					runtime.Gosched()
+				}
+			}); err != nil {
+				panic(err)
+			}
+		}
+		f, err := PoolSpawn(nil, p, func(*Worker) int { return 1 })
+		if err != nil {
+			panic(err)
+		}
+		f.Wait(w)
+		close(waited)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-clockDone:
+	case <-time.After(lendTimeout):
+		t.Fatalf("the clock did not count %d looks", looks)
+	}
+	close(release)
+	awaitLend(t, p, waited, "a Future.Wait that lent the task ahead of its future")
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	id := <-waiterID
+	for _, r := range rec.all() {
+		if r.Worker == id {
+			t.Errorf("worker %d, waiting while a spare ran the task it lent, reported stuck: %v", id, r)
+		}
 	}
 }

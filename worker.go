@@ -61,8 +61,9 @@ type worker struct {
 	// worker at its next step (stepped): a long task that clears it is
 	// making progress.
 	probe atomic.Uint32
-	// blocking is set while the worker's task is inside Worker.Block with a
-	// spare working for it: a long wait there is not a stall.
+	// blocking is set while the worker's task is inside Worker.Block, or
+	// waits after lending a task (lend.go), with a spare working for it: a
+	// long wait there is not a stall.
 	blocking atomic.Bool
 	// wake receives a token when the worker is taken off the idle list.
 	wake chan struct{}
