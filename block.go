@@ -21,8 +21,9 @@ const maxSpares = 256
 // stay on this worker, stealable by the spare and everyone else). A Block
 // inside fn (or inside any task this worker runs while fn waits in Join or
 // Wait) starts no second spare: the one running already stands in for
-// this worker. At most maxSpares (256) spares run at once; beyond that fn
-// runs with no spare. A panic or Goexit in fn goes on unchanged after the
+// this worker. At most maxSpares (256) spares run at once, those running
+// tasks that waiting tasks handed over included; beyond that fn runs with
+// no spare. A panic or Goexit in fn goes on unchanged after the
 // spare is released.
 func (w *Worker) Block(fn func()) {
 	if fn == nil {

@@ -121,7 +121,11 @@
 // A worker that waits inside a task (Join, Group.Wait, Future.Wait) and finds
 // nothing to help with sleeps by the same protocol, on the idle list, so new
 // work wakes it too. It never runs a task while still counted as spinning,
-// and while it sleeps the pool is not taken for done.
+// and while it sleeps the pool is not taken for done. A waiting worker
+// that has handed a submitted task to a spare (see Waiting on the pool
+// from inside it) blocks off the idle list instead until its wait is over:
+// the spare stands in for it, and its queues stay among the victims, for
+// the spare and the other workers to steal from.
 //
 // # Handles and contexts
 //
@@ -161,21 +165,22 @@
 // inside the pool (the children of NewGroup and NewResultGroup, Spawn, the
 // parts of Join, Join2, Fork2, For and the Map family) and, of the tasks
 // submitted to the pool (Submit, TrySubmit, SubmitBatch, Go, Run, the
-// children of a Pool.Group, PoolSpawn), only one that its wait is for.
-// Any other submitted task it comes upon goes to a spare worker, as with
-// Block, which runs it at the top of a goroutine of its own; the waiting
-// task then runs nothing but the forks queued on its own worker until its
-// wait is over. (Past Block's cap of 256 spares at once, it runs the task
-// itself.) A submitted task may wait for anything, a Pool.Group of which
-// the waiting task is a child included, and run above that child it would
-// wait forever; this way it never is.
+// children of a Pool.Group, PoolSpawn), only one that its wait is for. A
+// submitted task may wait for anything, such as a Pool.Group of which the
+// waiting task is a child, and run above that child it would wait for it
+// forever. So any other submitted task that the waiting task comes upon
+// goes to a spare worker, as with Block, which runs it at the top of a
+// goroutine of its own, and the waiting task then runs nothing more until
+// its wait is over. (At most 256 spares run at once, Block's included;
+// past that, a waiting task runs the submitted task itself.)
 //
 // So a submitted task may wait for any work of the pool. A task spawned
 // inside the pool should wait only for work it started itself (its
 // groups, its futures, its forks): one that waits for other work (a
-// Pool.Group, a future made elsewhere, Pool.Run) may have been run above a
-// task that this work waits for, and then both wait forever. Wait for
-// such work from a submitted task, or from outside the pool.
+// Pool.Group that other tasks fill, a future another task made) may have
+// been run above a task that this work waits for, and then both wait
+// forever. Wait for such work from a submitted task, or from outside the
+// pool.
 //
 // # Inside a task and outside
 //

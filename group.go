@@ -36,9 +36,10 @@ import (
 // may or may not be waited for by that Wait), except that a Wait called
 // from inside one of the group's own children, which would wait for
 // itself, panics instead of hanging. A task submitted to the pool may
-// wait for a Pool.Group; a task spawned inside it (a NewGroup child, a
-// Spawn) only for one whose children it added itself, as the package
-// doc's "Waiting on the pool from inside it" explains. A constructor that
+// wait for any Pool.Group; a task spawned inside the pool (a NewGroup
+// child, a Spawn, a part of Join or For) should wait only for one whose
+// children it added itself, as the package doc's "Waiting on the pool
+// from inside it" explains. A constructor that
 // chose by its caller would also read the caller's stack on every call.
 //
 // SetLimit bounds the children unfinished at once and TryGo adds a child

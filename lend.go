@@ -14,9 +14,10 @@ import "context"
 // child it would wait forever for a task that cannot go on before it
 // returns. So a waiting task that finds a submitted task to run lends it
 // to a spare worker (as Block does), which runs it at the top of its own
-// goroutine, and then only waits, running nothing but its own deque's
-// tasks, until its wait is over; the spare then retires once its queues
-// are empty, as Block's does.
+// goroutine, and then only waits until its wait is over; the spare then
+// retires once its queues are empty, as Block's does. The waiting task has
+// nothing of its own left to run: its deque was empty when it came upon t
+// (helpOnce pops it first), and only its own running code could refill it.
 //
 // The exception is a submitted task that is itself what the waiting task
 // waits for (the task of the future it waits on, a child of the
@@ -38,8 +39,7 @@ func (w *worker) lend(t *task, l *latch, ctx context.Context) bool {
 		return false
 	}
 	// Meanwhile w is blocked as in Worker.Block, with a spare standing in
-	// for it: the stall detector must not take it for stuck, and a Block
-	// in a task it runs from its deque needs no second spare.
+	// for it: the stall detector must not take it for stuck.
 	wasBlocking := w.blocking.Load()
 	w.blocking.Store(true)
 	defer func() {
@@ -47,10 +47,6 @@ func (w *worker) lend(t *task, l *latch, ctx context.Context) bool {
 		close(s.quit) // the spare retires once its own queues are empty
 	}()
 	for !l.open() && (ctx == nil || ctx.Err() == nil) {
-		if j := w.jobs.Pop(); j != nil {
-			w.execute(j)
-			continue
-		}
 		w.blockOn(l)
 	}
 	return true

@@ -26,15 +26,17 @@ type groupLimit struct {
 // child can be added: TryGo returns false and Go panics (errgroup's Go
 // would block forever).
 //
-// At the limit, Go waits for a child to finish without holding a worker:
-// called from a task of the pool (as Go on a NewGroup always is), it runs
-// other tasks meanwhile, this group's queued children first, so a limited
-// group cannot deadlock even a one-worker pool (for a Pool.Group that
-// others fill, see the package doc's "Waiting on the pool from inside
-// it"); called from outside the pool, it blocks. TryGo never waits. A child that calls Go on its own
-// group while every slot is held by its siblings and itself waits for a
-// sibling to finish; if all of them do that, they wait forever, as with
-// errgroup.
+// At the limit, Go waits for a child to finish without holding a worker,
+// so a limited group cannot deadlock even a one-worker pool. On a
+// NewGroup it runs other tasks meanwhile, this group's queued children
+// first. On a Pool.Group, called from a task of the pool, it waits as any
+// wait inside the pool does: it runs tasks spawned inside the pool, and
+// hands a submitted task, such as a child of the group, to a spare worker
+// (see the package doc's "Waiting on the pool from inside it"); called
+// from outside the pool, it blocks. TryGo never waits. A child that calls
+// Go on its own group while every slot is held by its siblings and itself
+// waits for a sibling to finish; if all of them do that, they wait
+// forever, as with errgroup.
 //
 // SetLimit panics, changing nothing, if any child of the group is
 // unfinished, as errgroup's does; like errgroup's, it must not race with

@@ -70,7 +70,7 @@ func (w *worker) helpUntil(l *latch, ctx context.Context) {
 			// looking for work and leave parked workers asleep.
 			w.stopSpinning()
 			if t.sub != subNone && w.lend(t, l, ctx) {
-				break // a submitted task: a spare ran it, and l is open (lend.go)
+				break // a submitted task: a spare runs it; l is open or ctx done (lend.go)
 			}
 			w.execute(t)
 			empty = 0
