@@ -46,6 +46,13 @@ func (w *worker) lend(t *task, l *latch, ctx context.Context) bool {
 		w.blocking.Store(wasBlocking)
 		close(s.quit) // the spare retires once its own queues are empty
 	}()
+	// w's ring and runnext may hold tasks (a batch it took, half a ring it
+	// stole, a task it spawned) that it would have run itself and that only
+	// thieves can run now: a worker that parked while w was taking them
+	// may not have seen them, so make sure somebody looks.
+	if w.ring.Len() > 0 || w.runnext.Load() != nil {
+		w.pool.wakep()
+	}
 	for !l.open() && (ctx == nil || ctx.Err() == nil) {
 		w.blockOn(l)
 	}
