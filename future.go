@@ -115,9 +115,9 @@ func PoolSpawn[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (*Futu
 // while it waits. A task submitted to the pool may wait for any future; a
 // task spawned inside the pool should wait only for futures it made
 // itself (see the package doc's "Waiting on the pool from inside it").
-// Called with a nil
-// worker it blocks, from outside the pool; from inside a task of the same
-// pool it then helps instead, so it never waits on a worker it holds.
+// Called with a nil worker it blocks, from outside the pool; from inside a
+// task of the same pool it then helps instead, so it never waits on a
+// worker it holds.
 // Wait may be called any number of times, from any goroutine.
 func (f *Future[T]) Wait(w *Worker) (T, error) {
 	if w != nil {

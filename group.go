@@ -39,8 +39,8 @@ import (
 // wait for any Pool.Group; a task spawned inside the pool (a NewGroup
 // child, a Spawn, a part of Join or For) should wait only for one whose
 // children it added itself, as the package doc's "Waiting on the pool
-// from inside it" explains. A constructor that
-// chose by its caller would also read the caller's stack on every call.
+// from inside it" explains. A constructor that chose by its caller would
+// also read the caller's stack on every call.
 //
 // SetLimit bounds the children unfinished at once and TryGo adds a child
 // only below that bound, as in errgroup; at the limit, Go waits without
