@@ -147,9 +147,9 @@ func TestSubmittedTasksNeverRunAboveAWaitingTask(t *testing.T) {
 // does: the stall detector must not report that worker, even while other
 // tasks wait to run. Here the waiting task's future sits in the inject
 // queue behind two submitted tasks, one lent, which run on the spare,
-// taking steps, until the end; the pool's other worker runs a task that takes one step at each
-// of the detector's looks, so that the test knows how many looks have
-// passed.
+// taking steps, until the end; the pool's other worker runs a task that
+// takes one step at each of the detector's looks, so that the test knows
+// how many looks have passed.
 func TestStallDetectorQuietWhileASpareRunsALentTask(t *testing.T) {
 	const threshold = 20 * time.Millisecond
 	const looks = 12 // some 6 thresholds
