@@ -4,10 +4,10 @@ import "context"
 
 // A task that waits inside the pool runs other tasks on its own goroutine,
 // above its own frames, and cannot go on before they return. That is safe
-// for a task spawned inside the pool by the waiting task or by a task
-// beneath it (a NewGroup child, a Spawn, a part of Join, Fork2 or For):
-// such tasks wait only for their own work, or for work started beneath
-// them, none of which waits for the task above. A task submitted to the
+// for tasks spawned inside the pool (a NewGroup child, a Spawn, a part of
+// Join, Fork2 or For) that keep to the package doc's rule for them: they
+// wait only for work they started themselves, which began after the task
+// beneath them and so cannot be waiting for it. A task submitted to the
 // pool (Submit, Go, TrySubmit, SubmitBatch, a Pool.Group child,
 // PoolSpawn, Run) is another matter: it may wait for anything, such as a
 // Pool.Group of which the waiting task is a child, and run above that
@@ -21,7 +21,7 @@ import "context"
 //
 // The exception is a submitted task that is itself what the waiting task
 // waits for (the task of the future it waits on, a child of the
-// Pool.Group it waits for): that one is run here, as before. If it waits
+// Pool.Group it waits for): that one is run here. If it waits
 // for the task beneath it, the two wait for each other, which no
 // scheduler could resolve.
 
