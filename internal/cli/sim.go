@@ -28,8 +28,8 @@ type simFlags struct {
 }
 
 func (f *simFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.workers, "workers", 64, "number of workers")
-	fs.IntVar(&f.jobs, "jobs", 100_000, "number of initial jobs")
+	fs.IntVar(&f.workers, "workers", 64, fmt.Sprintf("number of workers, at most %d", sim.MaxWorkers))
+	fs.IntVar(&f.jobs, "jobs", 100_000, fmt.Sprintf("number of initial jobs, at most %d", sim.MaxTasks))
 	fs.StringVar(&f.dist, "dist", "first", "initial distribution: first, blocks, round_robin or skewed")
 	fs.StringVar(&f.cost, "cost", "exponential", "job cost distribution: fixed, uniform, exponential or pareto (heavy-tailed)")
 	fs.DurationVar(&f.mean, "mean", time.Millisecond, "mean job cost")
@@ -66,8 +66,36 @@ func (f *simFlags) applySampleDefaults(fs *flag.FlagSet) error {
 	return nil
 }
 
+// check returns what is wrong with the numeric flags, naming the flag,
+// the value and what is allowed, or nil when nothing is.
+func (f *simFlags) check() error {
+	var msg string
+	switch p := f.spawnProb; {
+	case f.workers < 1 || f.workers > sim.MaxWorkers:
+		msg = fmt.Sprintf("-workers must be in [1, %d], not %d", sim.MaxWorkers, f.workers)
+	case f.jobs < 0 || f.jobs > sim.MaxTasks:
+		msg = fmt.Sprintf("-jobs must be in [0, %d], not %d", sim.MaxTasks, f.jobs)
+	case f.mean <= 0:
+		msg = fmt.Sprintf("-mean must be positive, not %v", f.mean)
+	case f.latency < 0:
+		msg = fmt.Sprintf("-steal-latency must not be negative, not %v", f.latency)
+	case !(p >= 0 && p <= 1): // written so that NaN fails too
+		msg = fmt.Sprintf("-spawn-prob must be in [0, 1], not %v", p)
+	case f.spawnChildren < 0:
+		msg = fmt.Sprintf("-spawn-children must not be negative, not %d", f.spawnChildren)
+	case f.spawnDepth < 0:
+		msg = fmt.Sprintf("-spawn-depth must not be negative, not %d", f.spawnDepth)
+	default:
+		return nil
+	}
+	return errors.New(msg)
+}
+
 // workload turns the flags into a validated workload and policy list.
 func (f *simFlags) workload() (sim.Workload, []sim.Policy, error) {
+	if err := f.check(); err != nil {
+		return sim.Workload{}, nil, err
+	}
 	dist, err := cluster.ParseDistribution(f.dist)
 	if err != nil {
 		return sim.Workload{}, nil, flagErr("-dist", err)
@@ -86,7 +114,10 @@ func (f *simFlags) workload() (sim.Workload, []sim.Policy, error) {
 		Spawn:        sim.Spawn{Prob: f.spawnProb, Children: f.spawnChildren, Depth: f.spawnDepth},
 		StealLatency: f.latency, Seed: f.seed,
 	}
-	return wl, policies, wl.Validate()
+	if err := wl.Validate(); err != nil { // check covers it: a last guard
+		return sim.Workload{}, nil, errors.New(strings.TrimPrefix(err.Error(), "sim: "))
+	}
+	return wl, policies, nil
 }
 
 // runSim parses flags, runs every policy on the same workload and prints

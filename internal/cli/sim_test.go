@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -187,6 +188,33 @@ func TestSimBadValuesNameTheirFlag(t *testing.T) {
 		if code != 2 || !strings.HasPrefix(errs, want) || !strings.Contains(errs, strconv.Quote(tc.value)) ||
 			strings.Contains(errs, "sim: sim:") {
 			t.Errorf("%s %s: code %d, stderr %q; want 2 and %q...%q", tc.flag, tc.value, code, errs, want, tc.value)
+		}
+	}
+}
+
+// TestSimWorkloadErrorsNameTheirFlag: a value the workload refuses (a
+// count or duration out of range) was reported in the library's words,
+// "steal sim: sim: mean cost must be positive, have 0s", which names no
+// flag; each now names its flag and the value, as -dist, -cost and
+// -policies do.
+func TestSimWorkloadErrorsNameTheirFlag(t *testing.T) {
+	for _, tc := range []struct{ flag, value, want string }{
+		{"-workers", "0", fmt.Sprintf("-workers must be in [1, %d], not 0", sim.MaxWorkers)},
+		{"-workers", strconv.Itoa(sim.MaxWorkers + 1), fmt.Sprintf("-workers must be in [1, %d], not %d", sim.MaxWorkers, sim.MaxWorkers+1)},
+		{"-jobs", "-1", fmt.Sprintf("-jobs must be in [0, %d], not -1", sim.MaxTasks)},
+		{"-jobs", strconv.Itoa(sim.MaxTasks + 1), fmt.Sprintf("-jobs must be in [0, %d], not %d", sim.MaxTasks, sim.MaxTasks+1)},
+		{"-mean", "0s", "-mean must be positive, not 0s"},
+		{"-mean", "-1ms", "-mean must be positive, not -1ms"},
+		{"-steal-latency", "-1ns", "-steal-latency must not be negative, not -1ns"},
+		{"-spawn-prob", "1.5", "-spawn-prob must be in [0, 1], not 1.5"},
+		{"-spawn-prob", "NaN", "-spawn-prob must be in [0, 1], not NaN"},
+		{"-spawn-prob", "-Inf", "-spawn-prob must be in [0, 1], not -Inf"},
+		{"-spawn-children", "-1", "-spawn-children must not be negative, not -1"},
+		{"-spawn-depth", "-2", "-spawn-depth must not be negative, not -2"},
+	} {
+		code, out, errs := runWith([]string{"sim", "-jobs", "10", tc.flag, tc.value}, "")
+		if code != 2 || out != "" || errs != "steal sim: "+tc.want+"\n" {
+			t.Errorf("%s %s: code %d, stdout %q, stderr %q; want 2 and %q", tc.flag, tc.value, code, out, errs, tc.want)
 		}
 	}
 }
