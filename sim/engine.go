@@ -316,7 +316,7 @@ func (e *engine) complete(w int32) {
 // spawn queues parent's children for worker w and returns how many.
 func (e *engine) spawn(w int32, parent Task) int {
 	n := e.opts.Spawn.children(parent, e.opts.Seed)
-	if len(e.tasks)+n > MaxTasks {
+	if n > MaxTasks-len(e.tasks) { // len + n could wrap for a huge n
 		return 0
 	}
 	for k := range n {

@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"math"
+	"testing"
+	"time"
+)
 
 func TestSpawnChildrenIsDeterministicAndBounded(t *testing.T) {
 	s := Spawn{Prob: 0.5, Children: 3, Depth: 2}
@@ -28,5 +32,22 @@ func TestSpawnChildrenIsDeterministicAndBounded(t *testing.T) {
 	}
 	if childKey(1, 0) == childKey(1, 1) || childKey(1, 0) == childKey(2, 0) {
 		t.Fatal("child keys collide")
+	}
+}
+
+// TestHugeSpawnChildrenStopAtMaxTasks: a child count near the largest int
+// wrapped the check against MaxTasks (tasks so far + children went
+// negative), so the job spawned them all, without bound, until memory ran
+// out. Past MaxTasks jobs stop spawning, whatever the count.
+func TestHugeSpawnChildrenStopAtMaxTasks(t *testing.T) {
+	for _, children := range []int{math.MaxInt, math.MaxInt - 2, MaxTasks} {
+		wl := Workload{Workers: 2, Jobs: 3, Cost: Cost{Model: Fixed, Mean: time.Millisecond},
+			Spawn: Spawn{Prob: 1, Children: children, Depth: 1}, Seed: 1}
+		for _, p := range AllPolicies() {
+			if r := wl.Run(p); !r.Finished || r.Jobs() != 3 {
+				t.Errorf("%d children, %v: finished %v with %d jobs, want the 3 jobs and no children",
+					children, p, r.Finished, r.Jobs())
+			}
+		}
 	}
 }
