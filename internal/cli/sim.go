@@ -38,7 +38,8 @@ func (f *simFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.policies, "policies", "all", "comma-separated policies: none, central, one/<victims>, half/<victims> with victims random, most_loaded or best_of_two; or all")
 	fs.Float64Var(&f.spawnProb, "spawn-prob", 0, "probability that a completing job spawns children")
 	fs.IntVar(&f.spawnChildren, "spawn-children", 2, "children per spawning job")
-	fs.IntVar(&f.spawnDepth, "spawn-depth", 3, "generations of spawning")
+	fs.IntVar(&f.spawnDepth, "spawn-depth", 3, fmt.Sprintf("generations of spawning; jobs stop spawning once a run has %d\n"+
+		"jobs, spawned ones included", sim.MaxTasks))
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
 	fs.BoolVar(&f.samples, "samples", false, "with -json, add each policy's queue lengths and utilisation over\n"+
 		"virtual time, which bench/cmd/charts draws; the defaults become\n"+

@@ -218,3 +218,19 @@ func TestSimWorkloadErrorsNameTheirFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestSimHelpGivesTheLimits: -h gave no bound for -workers or -jobs, and
+// said nothing of the cap on spawned jobs, past which jobs stop spawning
+// however deep -spawn-depth asks for.
+func TestSimHelpGivesTheLimits(t *testing.T) {
+	code, _, errs := runWith([]string{"sim", "-h"}, "")
+	for _, want := range []string{
+		fmt.Sprintf("number of workers, at most %d", sim.MaxWorkers),
+		fmt.Sprintf("number of initial jobs, at most %d", sim.MaxTasks),
+		fmt.Sprintf("jobs stop spawning once a run has %d", sim.MaxTasks),
+	} {
+		if code != 0 || !strings.Contains(errs, want) {
+			t.Errorf("code %d, -h lacks %q:\n%s", code, want, errs)
+		}
+	}
+}
