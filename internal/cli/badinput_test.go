@@ -82,7 +82,11 @@ func TestDemoRefusesHugeCounts(t *testing.T) {
 		{[]string{"-workers", "-1"}, "-workers must be in [1, "},
 		{[]string{"-tasks", "1099511627776", "-size", "0"}, fmt.Sprintf("-tasks must be in [1, %d], not 1099511627776", maxDemoTasks)},
 		{[]string{"-size", "-5"}, "-size must not be negative, not -5"},
-		{[]string{"-every", "-1s"}, "-every must be positive, not -1s"},
+		{[]string{"-every", "-1s"}, "-every must be at least 1ms, not -1s"},
+		// Below a millisecond, which is what schedtrace lines count in,
+		// lines came as fast as the clock ticks: megabytes a second.
+		{[]string{"-every", "1ns"}, "-every must be at least 1ms, not 1ns"},
+		{[]string{"-every", "999us"}, "-every must be at least 1ms, not 999µs"},
 		{[]string{"-spawn", "zigzag"}, `-spawn must be tree or flat, not "zigzag"`},
 	} {
 		code, out, errs := runWithin(t, 5*time.Second, append([]string{"demo", "-tasks", "1"}, c.args...)...)

@@ -22,10 +22,13 @@ type demoFlags struct {
 // The demo's bounds. A pool's start costs time in its workers squared on
 // a small machine (10,000 workers took minutes on two cores before the
 // first task), and with -spawn flat every task is queued at once, about
-// 65 bytes each: 10 million tasks take 650 MB.
+// 65 bytes each: 10 million tasks take 650 MB. Schedtrace lines count
+// time in milliseconds, and a shorter -every printed the same line as fast
+// as the clock ticks, megabytes a second.
 const (
 	maxDemoWorkers = 1024
 	maxDemoTasks   = 10_000_000
+	minDemoEvery   = time.Millisecond
 )
 
 // check returns what is wrong with the flags, naming the flag, the value
@@ -38,8 +41,8 @@ func (f *demoFlags) check() string {
 		return fmt.Sprintf("-tasks must be in [1, %d], not %d", maxDemoTasks, f.tasks)
 	case f.size < 0:
 		return fmt.Sprintf("-size must not be negative, not %d", f.size)
-	case f.every <= 0:
-		return fmt.Sprintf("-every must be positive, not %v", f.every)
+	case f.every < minDemoEvery:
+		return fmt.Sprintf("-every must be at least %v, not %v", minDemoEvery, f.every)
 	case f.spawn != "tree" && f.spawn != "flat":
 		return fmt.Sprintf("-spawn must be tree or flat, not %q", f.spawn)
 	}
@@ -50,7 +53,7 @@ func (f *demoFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", min(runtime.GOMAXPROCS(0), maxDemoWorkers), fmt.Sprintf("workers in the parallel run, at most %d", maxDemoWorkers))
 	fs.IntVar(&f.tasks, "tasks", 1000, fmt.Sprintf("tasks, all spawned by one task on one worker, at most %d", maxDemoTasks))
 	fs.IntVar(&f.size, "size", 1_000_000, "numbers each task sums")
-	fs.DurationVar(&f.every, "every", 100*time.Millisecond, "schedtrace interval")
+	fs.DurationVar(&f.every, "every", 100*time.Millisecond, fmt.Sprintf("schedtrace interval, at least %v", minDemoEvery))
 	fs.StringVar(&f.trace, "trace", "", "write a Chrome/Perfetto timeline of the parallel run to this file\n"+
 		"(bench/cmd/charts draws it as an SVG)")
 	fs.StringVar(&f.spawn, "spawn", "tree", "how the one task creates the work: tree (it spawns two halves, each halving again: every other worker must steal) or flat (it spawns every task in a loop: past the ring's 256 slots they overflow to the inject queue)")
