@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -107,4 +108,20 @@ func ExampleOptions_centralService() {
 	// W=20 central 18877 jobs/s  half 20000 jobs/s
 	// W=40 central 19900 jobs/s  half 40000 jobs/s
 	// W=80 central 19950 jobs/s  half 80000 jobs/s
+}
+
+// A number out of its bounds comes back as a *FieldError, which says the
+// field, the rule and the value apart, for a program to word in its own
+// terms (steal sim names its flag).
+func ExampleFieldError() {
+	wl := sim.Workload{Workers: 4, Jobs: 100, Cost: sim.Cost{Mean: 0}}
+	err := wl.Validate()
+	fmt.Println(err)
+	var fe *sim.FieldError
+	if errors.As(err, &fe) {
+		fmt.Printf("%s %s, not %s\n", fe.Field, fe.Want, fe.Have)
+	}
+	// Output:
+	// sim: mean cost must be positive, have 0s
+	// Cost.Mean must be positive, not 0s
 }

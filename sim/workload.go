@@ -29,36 +29,56 @@ type Workload struct {
 // outside [0, MaxTasks], a cost mean that is not positive, a negative
 // latency, service time, spawn cost mean, children or depth, a spawn
 // probability outside [0, 1] (NaN included), or a distribution or cost
-// model that is not one of the named constants.
+// model that is not one of the named constants. A number out of its
+// bounds is reported as a *FieldError.
 func (wl Workload) Validate() error {
 	s := wl.Spawn
 	switch {
 	case wl.Workers < 1 || wl.Workers > MaxWorkers:
-		return fmt.Errorf("sim: workers must be in [1, %d] (MaxWorkers), have %d", MaxWorkers, wl.Workers)
+		return fieldError("Workers", "workers", fmt.Sprintf("must be in [1, %d]", MaxWorkers), wl.Workers, " (MaxWorkers)")
 	case wl.Jobs < 0 || wl.Jobs > MaxTasks:
-		return fmt.Errorf("sim: jobs must be in [0, %d], have %d", MaxTasks, wl.Jobs)
+		return fieldError("Jobs", "jobs", fmt.Sprintf("must be in [0, %d]", MaxTasks), wl.Jobs, "")
 	case !validDistribution(wl.Distribution):
 		return fmt.Errorf("sim: unknown distribution %v", wl.Distribution)
 	case !wl.Cost.Model.valid():
 		return fmt.Errorf("sim: unknown cost model %v", wl.Cost.Model)
 	case wl.Cost.Mean <= 0:
-		return fmt.Errorf("sim: mean cost must be positive, have %v", wl.Cost.Mean)
+		return fieldError("Cost.Mean", "mean cost", "must be positive", wl.Cost.Mean, "")
 	case wl.StealLatency < 0:
-		return fmt.Errorf("sim: steal latency must not be negative, have %v", wl.StealLatency)
+		return fieldError("StealLatency", "steal latency", "must not be negative", wl.StealLatency, "")
 	case wl.CentralService < 0:
-		return fmt.Errorf("sim: central service time must not be negative, have %v", wl.CentralService)
+		return fieldError("CentralService", "central service time", "must not be negative", wl.CentralService, "")
 	case !(s.Prob >= 0 && s.Prob <= 1): // written so that NaN fails too
-		return fmt.Errorf("sim: spawn probability must be in [0, 1], have %v", s.Prob)
+		return fieldError("Spawn.Prob", "spawn probability", "must be in [0, 1]", s.Prob, "")
 	case s.Children < 0:
-		return fmt.Errorf("sim: spawn children must not be negative, have %d", s.Children)
+		return fieldError("Spawn.Children", "spawn children", "must not be negative", s.Children, "")
 	case s.Depth < 0:
-		return fmt.Errorf("sim: spawn depth must not be negative, have %d", s.Depth)
+		return fieldError("Spawn.Depth", "spawn depth", "must not be negative", s.Depth, "")
 	case !s.Cost.Model.valid():
 		return fmt.Errorf("sim: unknown spawn cost model %v", s.Cost.Model)
 	case s.Cost.Mean < 0:
-		return fmt.Errorf("sim: spawn cost mean must not be negative (0 means the jobs' cost), have %v", s.Cost.Mean)
+		return fieldError("Spawn.Cost.Mean", "spawn cost mean", "must not be negative (0 means the jobs' cost)", s.Cost.Mean, "")
 	}
 	return nil
+}
+
+// A FieldError is Validate's error for a number of a Workload out of its
+// bounds: which field, what it must be and what it has, apart, so that a
+// program can say it in its own terms (steal sim names the flag).
+type FieldError struct {
+	Field string // the field as Go writes it: "Workers", "Cost.Mean", "Spawn.Prob"
+	Want  string // the rule it breaks, such as "must be positive"
+	Have  string // its value, formatted with %v
+
+	what, note string // the field and a remark after the rule, in Error's words
+}
+
+func (e *FieldError) Error() string {
+	return "sim: " + e.what + " " + e.Want + e.note + ", have " + e.Have
+}
+
+func fieldError(field, what, want string, have any, note string) error {
+	return &FieldError{Field: field, Want: want, Have: fmt.Sprint(have), what: what, note: note}
 }
 
 // validDistribution reports whether d is one of cluster's distributions:

@@ -67,36 +67,15 @@ func (f *simFlags) applySampleDefaults(fs *flag.FlagSet) error {
 	return nil
 }
 
-// check returns what is wrong with the numeric flags, naming the flag,
-// the value and what is allowed, or nil when nothing is.
-func (f *simFlags) check() error {
-	var msg string
-	switch p := f.spawnProb; {
-	case f.workers < 1 || f.workers > sim.MaxWorkers:
-		msg = fmt.Sprintf("-workers must be in [1, %d], not %d", sim.MaxWorkers, f.workers)
-	case f.jobs < 0 || f.jobs > sim.MaxTasks:
-		msg = fmt.Sprintf("-jobs must be in [0, %d], not %d", sim.MaxTasks, f.jobs)
-	case f.mean <= 0:
-		msg = fmt.Sprintf("-mean must be positive, not %v", f.mean)
-	case f.latency < 0:
-		msg = fmt.Sprintf("-steal-latency must not be negative, not %v", f.latency)
-	case !(p >= 0 && p <= 1): // written so that NaN fails too
-		msg = fmt.Sprintf("-spawn-prob must be in [0, 1], not %v", p)
-	case f.spawnChildren < 0:
-		msg = fmt.Sprintf("-spawn-children must not be negative, not %d", f.spawnChildren)
-	case f.spawnDepth < 0:
-		msg = fmt.Sprintf("-spawn-depth must not be negative, not %d", f.spawnDepth)
-	default:
-		return nil
-	}
-	return errors.New(msg)
+// simFlagOf names the flag that sets each Workload field that
+// sim.Validate may find out of bounds, for its *FieldError.
+var simFlagOf = map[string]string{
+	"Workers": "-workers", "Jobs": "-jobs", "Cost.Mean": "-mean", "StealLatency": "-steal-latency",
+	"Spawn.Prob": "-spawn-prob", "Spawn.Children": "-spawn-children", "Spawn.Depth": "-spawn-depth",
 }
 
 // workload turns the flags into a validated workload and policy list.
 func (f *simFlags) workload() (sim.Workload, []sim.Policy, error) {
-	if err := f.check(); err != nil {
-		return sim.Workload{}, nil, err
-	}
 	dist, err := cluster.ParseDistribution(f.dist)
 	if err != nil {
 		return sim.Workload{}, nil, flagErr("-dist", err)
@@ -115,8 +94,14 @@ func (f *simFlags) workload() (sim.Workload, []sim.Policy, error) {
 		Spawn:        sim.Spawn{Prob: f.spawnProb, Children: f.spawnChildren, Depth: f.spawnDepth},
 		StealLatency: f.latency, Seed: f.seed,
 	}
-	if err := wl.Validate(); err != nil { // check covers it: a last guard
-		return sim.Workload{}, nil, errors.New(strings.TrimPrefix(err.Error(), "sim: "))
+	if err := wl.Validate(); err != nil {
+		var fe *sim.FieldError
+		if errors.As(err, &fe) && simFlagOf[fe.Field] != "" {
+			err = fmt.Errorf("%s %s, not %s", simFlagOf[fe.Field], fe.Want, fe.Have)
+		} else {
+			err = errors.New(strings.TrimPrefix(err.Error(), "sim: "))
+		}
+		return sim.Workload{}, nil, err
 	}
 	return wl, policies, nil
 }
