@@ -64,10 +64,7 @@ func (w *worker) lend(t *task, l *latch, ctx context.Context) bool {
 // it leaves w off the idle list: a spare stands in for w meanwhile, and
 // new work is for the spare and the other workers to run.
 func (w *worker) blockOn(l *latch) {
-	var opened <-chan struct{} // nil while w holds the sleeper slot
-	if l.sleeper.Load() != w && !l.sleeper.CompareAndSwap(nil, w) {
-		opened = l.doneChan()
-	}
+	opened := w.takeSleeperSlot(l)
 	if !l.open() {
 		w.traceMark(evPark)
 		select {

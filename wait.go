@@ -125,10 +125,7 @@ func (w *worker) helpOnce() *task {
 // countDown closes for every waiter.
 func (w *worker) sleepOn(l *latch) {
 	p := w.pool
-	var opened <-chan struct{} // nil while w holds the slot
-	if l.sleeper.Load() != w && !l.sleeper.CompareAndSwap(nil, w) {
-		opened = l.doneChan()
-	}
+	opened := w.takeSleeperSlot(l)
 	if l.open() {
 		w.unsleep(l)
 		return
@@ -156,6 +153,16 @@ func (w *worker) sleepOn(l *latch) {
 		w.spinning = true // the waker counted us in nspinning
 		w.unsleep(l)
 	}
+}
+
+// takeSleeperSlot makes w l's sleeper, the one worker countDown wakes
+// through joinWake, and returns nil; if another worker holds the slot, it
+// returns the channel countDown closes for every waiter instead.
+func (w *worker) takeSleeperSlot(l *latch) <-chan struct{} {
+	if l.sleeper.Load() == w || l.sleeper.CompareAndSwap(nil, w) {
+		return nil
+	}
+	return l.doneChan()
 }
 
 // leaveIdle takes w, woken by its latch, off the idle list.
