@@ -40,11 +40,11 @@ type worker struct {
 
 	// The jobs in flight, in the order taken. A completed job leaves a
 	// hole (a Job with no ID) until holes are half the slice, when it is
-	// compacted; at maps each id to its position. So Complete is O(1)
-	// amortised however many jobs are in flight, and in any order.
+	// compacted; at maps each id in flight to its position, so it also
+	// counts them. So Complete is O(1) amortised however many jobs are in
+	// flight, and in any order.
 	inFlight []Job
 	at       map[string]int
-	holes    int
 }
 
 // take puts j in flight at w.
@@ -65,7 +65,7 @@ func (w *worker) retire(id string) bool {
 	}
 	delete(w.at, id)
 	w.inFlight[k] = Job{}
-	if w.holes++; 2*w.holes >= len(w.inFlight) {
+	if holes := len(w.inFlight) - len(w.at); 2*holes >= len(w.inFlight) {
 		kept := w.inFlight[:0]
 		for _, j := range w.inFlight {
 			if j.ID != "" {
@@ -74,13 +74,13 @@ func (w *worker) retire(id string) bool {
 			}
 		}
 		clear(w.inFlight[len(kept):])
-		w.inFlight, w.holes = kept, 0
+		w.inFlight = kept
 	}
 	return true
 }
 
 // flying returns the number of jobs in flight at w.
-func (w *worker) flying() int { return len(w.inFlight) - w.holes }
+func (w *worker) flying() int { return len(w.at) }
 
 // eachFlying calls f for each job in flight at w, in the order taken.
 func (w *worker) eachFlying(f func(Job)) {
