@@ -2,7 +2,6 @@ package steal
 
 import (
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -51,16 +50,6 @@ func waitNil(t testing.TB, ch <-chan error, d time.Duration, what string) {
 	case <-time.After(d):
 		t.Fatalf("%s: not done after %v", what, d)
 	}
-}
-
-// processCPU is the CPU time (user + system) this process has used.
-func processCPU(t testing.TB) time.Duration {
-	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // countdown closes done when n calls to dec have happened.

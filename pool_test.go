@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/worksteal/steal/internal/cputime"
 )
 
 // gatedPool returns a one-worker pool with a backlog cap whose worker is
@@ -155,9 +157,9 @@ func TestBacklogBlockedSubmitDoesNotSpin(t *testing.T) {
 	returned := make(chan error, 1)
 	go func() { returned <- p.Go(func() {}) }()
 	time.Sleep(20 * time.Millisecond)
-	before := processCPU(t)
+	before := cputime.Process(t)
 	time.Sleep(300 * time.Millisecond)
-	used := processCPU(t) - before
+	used := cputime.Process(t) - before
 	release()
 	if err := <-returned; err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/worksteal/steal/internal/cputime"
 )
 
 // TestRunnextPairFairness: two tasks that keep re-spawning each other (each
@@ -261,9 +263,9 @@ func TestIdleUsesNoCPU(t *testing.T) {
 	var used, wall time.Duration
 	for try := 0; try < 3; try++ {
 		runtime.GC()
-		before, start := processCPU(t), time.Now()
+		before, start := cputime.Process(t), time.Now()
 		time.Sleep(time.Second)
-		used, wall = processCPU(t)-before, time.Since(start)
+		used, wall = cputime.Process(t)-before, time.Since(start)
 		t.Logf("CPU used over %v idle: %v", wall.Round(time.Millisecond), used)
 		if used <= 50*time.Millisecond {
 			break

@@ -2,20 +2,11 @@ package cluster
 
 import (
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// processCPU is the CPU time (user + system) this process has used.
-func processCPU(t *testing.T) time.Duration {
-	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/worksteal/steal/internal/cputime"
+)
 
 // A worker may hold many jobs in flight; completing each costs O(1)
 // amortised, in any order, rather than a copy of the jobs taken after it.
@@ -37,13 +28,13 @@ func TestCompleteIsConstantTimeWithManyInFlight(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	start, cpu := time.Now(), processCPU(t)
+	start, cpu := time.Now(), cputime.Process(t)
 	for k := range n {
 		if err := c.Complete("a", jobs[k].ID); err != nil {
 			t.Fatal(err)
 		}
 	}
-	took := processCPU(t) - cpu
+	took := cputime.Process(t) - cpu
 	t.Logf("completing %d jobs took %v of CPU", n, took)
 	if took > 2*time.Second {
 		t.Errorf("completing %d jobs took %v of CPU (%v on the clock)", n, took, time.Since(start))

@@ -3,20 +3,8 @@ package node
 import (
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
-
-// processCPU is the CPU time (user + system) this process has used.
-func processCPU(t testing.TB) time.Duration {
-	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // ask sends body to n from "c" to "n" and returns the reply's body.
 func ask(t testing.TB, n *Node, body string) string {

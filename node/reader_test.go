@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/worksteal/steal/internal/cputime"
 )
 
 // values reads everything and returns the values and the skip reasons.
@@ -161,9 +163,9 @@ func TestReaderSkipsOverLongMultiLineValuesWhole(t *testing.T) {
 // two cores).
 func TestReaderFramesInLinearTime(t *testing.T) {
 	msg := `{"src": "c", "dest": "n", "body": {"type": "check_cluster_state",` + strings.Repeat("\n", 65000) + `"msg_id": 1}}`
-	start, cpu := time.Now(), processCPU(t)
+	start, cpu := time.Now(), cputime.Process(t)
 	vals, skips := values(t, msg+"\n", MaxMessageBytes)
-	if took := processCPU(t) - cpu; took > time.Second {
+	if took := cputime.Process(t) - cpu; took > time.Second {
 		t.Errorf("framing took %v of CPU (%v on the clock)", took, time.Since(start))
 	}
 	if len(vals) != 1 || len(vals[0]) != len(msg) || skips != nil {
