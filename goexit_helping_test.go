@@ -23,7 +23,7 @@ type stolenPart struct {
 // first is the forking task's own half: it waits for the thief to be
 // inside the part, then spawns the task that its wait will run (a task
 // spawned inside the pool, which a waiting task runs on its own goroutine;
-// a submitted one would go to a spare: see lend.go).
+// a submitted one would go to a spare: see sched_lend.go).
 func (s *stolenPart) first(w *Worker) {
 	if !waitUntil(5*time.Second, s.in.Load) {
 		s.t.Error("no thief took the part within 5 s")

@@ -87,7 +87,7 @@ type Group struct {
 	// shutdown, which reaches a Pool.Group's context a moment later.
 	skipCause atomic.Pointer[error]
 
-	lim atomic.Pointer[groupLimit] // nil until SetLimit (limit.go)
+	lim atomic.Pointer[groupLimit] // nil until SetLimit (group_limit.go)
 
 	// kids are the records of the first children of a NewGroup's first
 	// round, so that a small group is one allocation instead of one per
@@ -115,7 +115,7 @@ type groupShared struct {
 	// cancel cancels a Pool.Group's round context.
 	cancel context.CancelCauseFunc
 	// traceTask is the round's execution-tracer task, nil unless the
-	// tracer was on when the round began (observe.go).
+	// tracer was on when the round began (tracing.go).
 	traceTask *trace.Task
 }
 

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Tests of the task contexts made when first asked for (taskctx.go): whoever
+// Tests of the task contexts made when first asked for (sched_ctx.go): whoever
 // asks, and whenever, a task's context must be the one Worker.Context
 // documents, and every worker's ownTasks stack must stay in order.
 

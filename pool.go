@@ -39,7 +39,7 @@ type Pool struct {
 	// Set by New, or once when the pool closes: read everywhere.
 	workers []*worker
 	// victims is every worker a thief may take from: the pool's workers
-	// and the spares running for Block. Copied on write (spares.go).
+	// and the spares running for Block. Copied on write (sched_spares.go).
 	victims   atomic.Pointer[[]*worker]
 	nworkers  atomic.Int64 // len(victims)
 	metrics   poolMetrics
@@ -56,7 +56,7 @@ type Pool struct {
 	shared        bool          // Default's pool: Close and Shutdown refuse (ErrDefaultPool)
 	countStarts   bool          // workers count task starts (for the stall detector)
 	profileLabels bool          // WithProfileLabels
-	ctxEpoch      atomic.Uint64 // bumped when a group context is cancelled (groupctx.go)
+	ctxEpoch      atomic.Uint64 // bumped when a group context is cancelled (group_ctx.go)
 	trace         *schedTrace
 	stalls        *stallDetector
 	start         time.Time // for timeline timestamps
@@ -73,14 +73,14 @@ type Pool struct {
 	room        chan struct{} // closed and replaced when picked-up tasks make room
 	_           padLine
 
-	// The wakeup protocol (idle.go): every submission reads nidle and
+	// The wakeup protocol (sched_idle.go): every submission reads nidle and
 	// nspinning; workers write them as they look for work and park.
 	nspinning atomic.Int64 // workers looking for work to steal
 	nidle     atomic.Int64 // workers on the idle list
 	idleMu    sync.Mutex
 	idle      []*worker
 	blocked   atomic.Int64 // spares running for Block; the pool is not done while > 0
-	sleepers  atomic.Int64 // workers asleep inside a task (wait.go); likewise
+	sleepers  atomic.Int64 // workers asleep inside a task (sched_wait.go); likewise
 	_         padLine
 
 	// Written by workers now and then: timed queue waits, panics, spares.

@@ -18,7 +18,7 @@ import (
 //     Injector and of Vyukov's segment queues). A plain Submit costs the
 //     pool 16 bytes until a worker picks it up and builds the task's record.
 //   - the spill: tasks moved out of a full ring, already records, in a
-//     list of fixed-size chunks (spill.go).
+//     list of fixed-size chunks (sched_spill.go).
 //
 // Consumers (workers taking one task or a batch) hold mu, so only producers
 // race with each other. Workers read the length without the lock to skip

@@ -51,7 +51,7 @@ type worker struct {
 	freeJoins     []*joinTask
 	freeGo        []*task  // records of finished Go functions (reusable)
 	freeForks     []any    // *forkTask[T, R] of any T, R
-	slab          []Worker // fresh records for submissions (inject_take.go)
+	slab          []Worker // fresh records for submissions (sched_inject_take.go)
 
 	// running counts task starts, for the stall detector to tell whether
 	// the worker is still on one task; kept only while it runs (an atomic
@@ -62,7 +62,7 @@ type worker struct {
 	// making progress.
 	probe atomic.Uint32
 	// blocking is set while the worker's task is inside Worker.Block, or
-	// waits after lending a task (lend.go), with a spare working for it: a
+	// waits after lending a task (sched_lend.go), with a spare working for it: a
 	// long wait there is not a stall.
 	blocking atomic.Bool
 	// wake receives a token when the worker is taken off the idle list.
@@ -73,7 +73,7 @@ type worker struct {
 	// pool's own workers.
 	quit chan struct{}
 	// owns holds the cancellations of the tasks with a context of their
-	// own running here, for the pool's context to end them (ownctx.go).
+	// own running here, for the pool's context to end them (sched_ownctx.go).
 	owns ownTasks
 
 	stats    workerStats

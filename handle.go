@@ -49,7 +49,7 @@ type Worker struct {
 	// ctx is then a *waitStamp until a worker picks the task up).
 	sub uint8
 	// lazy: whether Context makes the task a context of its own, or has
-	// (taskctx.go).
+	// (sched_ctx.go).
 	lazy uint8
 	// handed: the record was handed to user code as a handle, though its
 	// task is a Go function (Pool.Run called from inside it), so it is

@@ -70,7 +70,7 @@ func (w *worker) helpUntil(l *latch, ctx context.Context) {
 			// looking for work and leave parked workers asleep.
 			w.stopSpinning()
 			if t.sub != subNone && w.lend(t, l, ctx) {
-				break // a submitted task: a spare runs it; l is open or ctx done (lend.go)
+				break // a submitted task: a spare runs it; l is open or ctx done (sched_lend.go)
 			}
 			w.execute(t)
 			empty = 0
@@ -116,7 +116,7 @@ func (w *worker) helpOnce() *task {
 }
 
 // sleepOn parks w until l opens or new work may be available. It follows
-// the parking protocol of idle.go: join the idle list, stop spinning, look
+// the parking protocol of sched_idle.go: join the idle list, stop spinning, look
 // at every queue once more, then block.
 //
 // countDown wakes the one worker in l's sleeper slot. Several tasks may
