@@ -78,3 +78,152 @@ func (t *task) callGo() {
 
 // task is the scheduler's name for a Worker: the unit in every queue.
 type task = Worker
+
+// core returns the worker running w's task, and panics if w is not the
+// handle of the task that worker is running now.
+func (w *Worker) core() *worker {
+	c := w.c
+	if c == nil || c.cur.load() != w {
+		w.misuse()
+	}
+	return c
+}
+
+// coreInline is core for the inline path of Join and Fork2, which reads
+// only the length of the worker's deque and then calls the caller's own
+// functions: it catches a handle whose task returned, and leaves the check
+// that the handle is current (checkCurrent) to the path that pushes.
+func (w *Worker) coreInline() *worker {
+	c := w.c
+	if c == nil {
+		w.misuse()
+	}
+	return c
+}
+
+// checkCurrent panics unless w is the handle of the task c runs now.
+func (w *Worker) checkCurrent(c *worker) {
+	if c.cur.load() != w {
+		w.misuse()
+	}
+}
+
+func (w *Worker) misuse() {
+	if w.c == nil {
+		panic("steal: Worker used outside its task: the task that received it has returned, " +
+			"or it was passed to another goroutine")
+	}
+	panic("steal: Worker used outside its task: from another goroutine, or while its task " +
+		"waits in Join, Wait or Block's spare; each task must use the handle it received")
+}
+
+// ID returns the index of the worker running the task, from 0 to
+// Workers()-1 for the pool's workers; spares (Block's, and those that run
+// a submitted task a waiting task came upon: see the package doc's
+// "Waiting on the pool from inside it") have IDs from Workers() up, so
+// any submitted task may see one.
+func (w *Worker) ID() int { return w.core().id }
+
+// Pool returns the pool the task runs on.
+func (w *Worker) Pool() *Pool { return w.core().pool }
+
+// Context returns the task's context. It is the context of the place that
+// created the task, whoever runs it:
+//
+//   - Submit, TrySubmit, PoolSpawn: the context passed (the pool's for nil,
+//     context.Background() or context.TODO()), also cancelled when the
+//     pool's is (see Shutdown), and cancelled when the task returns;
+//   - Go, Pool.Run: the pool's context;
+//   - Join, Fork2, For: the forking task's;
+//   - Spawn, Spawn of a Future: the spawning task's, but for the
+//     cancellation when that task returns: a spawned task may start after
+//     its spawner has returned, and then it still runs. It is cancelled
+//     when it returns itself if its spawner was submitted with a context
+//     of its own;
+//   - a Group child: the group's, cancelled on the group's first error.
+//
+// The pool's context is cancelled when Shutdown gives up waiting and after
+// Close or Shutdown has finished. Long tasks should watch it.
+//
+// A submitted task makes its context on its first call of Context, or
+// when it first forks (Join, Fork2, For, NewGroup), so that its parts see
+// it too: tasks that never ask and never fork cost nothing for it. It
+// costs two small allocations and a registration with the worker, and for
+// a task submitted with a context of its own one with that context
+// (context.WithCancelCause). A context made after both the submitter's
+// context and the pool's have ended reports the submitter's cause.
+func (w *Worker) Context() context.Context {
+	w.core()
+	w.makeContext()
+	return w.ctx
+}
+
+// Spawn queues fn to run on the pool, on this worker's runnext slot, so it
+// is the next task this worker runs unless another worker steals it. fn
+// sees this task's context (less the cancellation when this task returns:
+// see Context). Only the task that received w may call it.
+// Spawn never blocks, not even when WithMaxQueued is set, and works on a
+// closed pool: a pool drains everything its running tasks spawn before it
+// stops. If the context is done by the time fn would start, fn is skipped
+// and counted in Stats.Skipped.
+//
+// Cost: one atomic swap, a 48-byte record from the worker's slab (one
+// allocation per 10 spawns), and a wake-up check that is two atomic loads
+// when no worker is idle; fn's closure is the caller's.
+func (w *Worker) Spawn(fn func(w *Worker)) {
+	if fn == nil {
+		nilFunc("Worker.Spawn")
+	}
+	c := w.core()
+	t := c.newRecord()
+	t.fn = fn
+	t.ctx, t.own = w.spawnCtx()
+	c.spawn(t)
+}
+
+// maxSpares caps the spare workers running for Worker.Block at once, across
+// the pool. Past the cap, Block runs fn without a spare: the worker is then
+// simply blocked, as it would be without Block.
+const maxSpares = 256
+
+// Block runs fn, which may block (I/O, a lock, cgo), without taking a worker
+// away from the pool: while fn runs, a spare worker, with queues of its own,
+// steals and runs tasks in this worker's place, so the pool keeps Workers()
+// workers running. This is the user-space twin of the runtime handing off a
+// P when a goroutine enters a system call.
+//
+// Block returns as soon as fn returns: it never waits for the spare. The
+// spare finishes the task it is running and whatever that task queued on
+// it, then retires, so for a moment the pool may run one task more than it
+// has workers. Block thus adds no wait that the program without it would
+// not have.
+//
+// It must be called by the task that received w. fn may use w (its tasks
+// stay on this worker, stealable by the spare and everyone else). A Block
+// inside fn (or inside any task this worker runs while fn waits in Join or
+// Wait) starts no second spare: the one running already stands in for
+// this worker. At most maxSpares (256) spares run at once, those running
+// tasks that waiting tasks handed over included; beyond that fn runs with
+// no spare. A panic or Goexit in fn goes on unchanged after the
+// spare is released.
+func (w *Worker) Block(fn func()) {
+	if fn == nil {
+		nilFunc("Worker.Block")
+	}
+	c := w.core()
+	if c.blocking.Load() { // a spare already stands in for this worker
+		fn()
+		return
+	}
+	s := c.pool.spares.start(c.pool, nil)
+	if s == nil {
+		fn()
+		return
+	}
+	c.blocking.Store(true)
+	defer func() {
+		c.blocking.Store(false)
+		close(s.quit) // the spare retires once its own queues are empty
+	}()
+	fn()
+}

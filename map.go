@@ -3,7 +3,6 @@ package steal
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync/atomic"
 )
 
@@ -90,33 +89,6 @@ func PoolMapErr[T, R any](ctx context.Context, p *Pool, in []T, f func(w *Worker
 		return nil, err
 	}
 	return out, merr
-}
-
-// MapError is how MapErr, MapSeqErr and their Pool variants report the
-// first call of f that failed.
-type MapError struct {
-	Index   int   // the element's index in the slice, or position in the sequence
-	Err     error // what f returned
-	Skipped int   // calls not made because of it, or because the context ended
-}
-
-func (e *MapError) Error() string {
-	if e.Skipped == 0 {
-		return fmt.Sprintf("steal: element %d: %v", e.Index, e.Err)
-	}
-	noun := "calls"
-	if e.Skipped == 1 {
-		noun = "call"
-	}
-	return fmt.Sprintf("steal: element %d: %v (%d %s not made)", e.Index, e.Err, e.Skipped, noun)
-}
-
-// Unwrap returns Err, and ErrSkipped if any call was not made.
-func (e *MapError) Unwrap() []error {
-	if e.Skipped > 0 {
-		return []error{e.Err, ErrSkipped}
-	}
-	return []error{e.Err}
 }
 
 // mapBody maps in to out, a piece of the whole starting at index base.

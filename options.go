@@ -1,3 +1,5 @@
+// Every option New takes.
+
 package steal
 
 import (
@@ -106,4 +108,101 @@ func (c *config) fromEnv() {
 	if c.traceOut == nil {
 		c.traceOut = os.Stderr
 	}
+}
+
+// WithQueueWaitSampling sets how many submitted tasks (Submit, SubmitBatch,
+// TrySubmit, Go, Run, a Pool.Group's Go) there are to one whose queue wait
+// is timed for Stats.QueueWait: about one in n, chosen by a hash of the
+// task's place in the inject queue (Fibonacci hashing), which spreads the
+// timed tasks evenly over any pattern of submissions and needs no counter
+// or random draw of its own. 1 times every task; n <= 0 times none. The
+// default is 64.
+//
+// Cost: a multiplication per submitted task; a timed task adds two clock
+// readings and one small allocation, about 130 ns, the first reading and
+// the allocation before the task takes its place in the inject queue. See
+// docs/metrics.md for measurements.
+func WithQueueWaitSampling(n int) Option {
+	return func(c *config) { c.waitEvery = max(n, 0); c.waitEverySet = true }
+}
+
+// WithProfileLabels makes every task run with the runtime/pprof labels of
+// its context, as a goroutine runs with those of the goroutine that started
+// it: labels set with pprof.WithLabels on a context given to Submit or
+// Pool.Group, plus steal.task=<name> for a task named with Named. CPU and
+// goroutine profiles then attribute a task's samples to its labels instead
+// of to the bare worker goroutine (go tool pprof -tagfocus steal.task=resize).
+// When a task ends, its worker goes back to the labels it had before: none
+// between tasks, the waiting task's while it helps in Join or Wait.
+//
+// Cost when on: one context lookup and two label switches per task, no
+// allocation. Off (the default), nothing.
+func WithProfileLabels() Option {
+	return func(c *config) { c.profileLabels = true }
+}
+
+// WithStallDetector reports, through report, every worker stuck in one task
+// for longer than threshold while tasks wait to run anywhere in the pool:
+// in the inject queue, or in any worker's runnext, ring or fork-join deque.
+// Stuck means the worker started no task and took no step in that time,
+// where a step is a call of Join, Fork2 or Worker.Spawn, or one sub-range
+// of For or ForRange. A stall usually means a task that blocks (I/O, a
+// lock, a channel, time.Sleep) without Worker.Block, or that loops without
+// any of those calls.
+//
+// The detector stays quiet for a long task when nothing waits, for
+// fork-join code that keeps splitting or running nested tasks, however
+// long its root task runs, for a task waiting in Join, Group.Wait or
+// Future.Wait (it runs other tasks, sleeps on the idle list, or waits
+// while a spare runs a submitted task it came upon), for a parked worker,
+// and for a task blocked in Worker.Block while its spare works or parks.
+//
+// report is called once per stall, from the detector's goroutine, and
+// again for the same worker only after it has made progress; the detector
+// waits for report to return, and report must not panic. report may call
+// Close or Shutdown: they wait for the workers as usual, but not for report
+// to return. nil means a log/slog warning. A threshold of zero or less means no detector.
+//
+// The detector is the pool's sysmon: one goroutine that wakes every
+// threshold/2, compares each worker's counts of started tasks and parks
+// with its previous look, and sets a flag on each worker that the worker
+// clears at its next step. A stall is therefore reported between threshold
+// and about twice threshold after the worker's last step. Tasks pay no
+// timer and no clock read: a step costs one load of the worker's own flag,
+// and a store once per look. Without this option there is no detector
+// goroutine and nothing sets the flag. While enabled it wakes 2/threshold
+// times a second even when the pool is idle.
+//
+// A worker whose thread the operating system leaves unrun for threshold
+// (more busy threads than cores) takes no step either, and is reported
+// like a stuck one: choose a threshold well above the scheduling delays the
+// machine is expected to have.
+func WithStallDetector(threshold time.Duration, report func(Stall)) Option {
+	return func(c *config) {
+		c.stallAfter = threshold
+		c.stallReport = report
+	}
+}
+
+// WithTimeline records, per worker of the pool, the start and end of every
+// task it runs from the scheduler loop or while helping, every steal
+// (victim, thief, how many tasks) and every park and wake-up, keeping the
+// first perWorker events of
+// each worker (later ones are counted as dropped). After Close, WriteTrace
+// writes them as Chrome trace events that Perfetto (ui.perfetto.dev) and
+// chrome://tracing open.
+//
+// Cost when on: two clock reads and two appends per task, and 24 bytes per
+// event; a context lookup per task for its name (see Named), and a map
+// lookup for a named one. On the 2-core machine of the package doc's
+// # Cost, 100,000 tiny spawned tasks (BenchmarkObserve, five runs) took
+// 192-221 ns a task with the timeline on against 132-147 ns off (medians
+// 210 and 142, one outlier of 295 off), so about 70 ns a task, buffer
+// growth included.
+// Joins that run inline, without a thief, are not recorded, and neither
+// are the tasks of the spare workers that stand in for a worker in
+// Worker.Block (they come and go; Stats counts their tasks). Off, it costs
+// one check per task, shared with the execution tracer's.
+func WithTimeline(perWorker int) Option {
+	return func(c *config) { c.timeline = max(perWorker, 0) }
 }

@@ -2,67 +2,10 @@ package steal
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
-
-// PanicError is a panic recovered from a task: the value passed to panic
-// and the stack of the goroutine that panicked. A task that called
-// runtime.Goexit is reported as a PanicError too, with Value ErrGoexit and
-// the stack where it called it.
-type PanicError struct {
-	Value  any
-	Stack  []byte // as debug.Stack prints it: Error leaves it out, %+v prints it
-	Worker int    // the worker that ran the task
-}
-
-// Error returns one line, "steal: task panicked on worker N: value" (or
-// "steal: task called runtime.Goexit on worker N"), without
-// the stack: a program that logs many panics should not log many stacks.
-// The stack is in the Stack field, and %+v prints it after that line.
-func (e *PanicError) Error() string {
-	if e.Value == ErrGoexit {
-		return fmt.Sprintf("steal: task called runtime.Goexit on worker %d", e.Worker)
-	}
-	return fmt.Sprintf("steal: task panicked on worker %d: %v", e.Worker, e.Value)
-}
-
-// Format prints Error(), a blank line and the stack for %+v; Error() quoted
-// for %q; Error() for any other verb. An error that wraps a PanicError, such
-// as the one errors.Join builds, prints only Error() lines even with %+v.
-func (e *PanicError) Format(f fmt.State, verb rune) {
-	switch {
-	case verb == 'v' && f.Flag('+'):
-		io.WriteString(f, e.Error()+"\n\n")
-		f.Write(e.Stack)
-	case verb == 'q':
-		fmt.Fprintf(f, "%q", e.Error())
-	default:
-		io.WriteString(f, e.Error())
-	}
-}
-
-// Unwrap returns the panic value if it is an error, so errors.Is and
-// errors.As see through a PanicError.
-func (e *PanicError) Unwrap() error {
-	err, _ := e.Value.(error)
-	return err
-}
-
-// DroppedPanicsError is joined to the panics that Close and Shutdown return
-// when more tasks panicked than the pool keeps (see WithPanicLimit): Count
-// more panics were recovered and counted, but not kept.
-type DroppedPanicsError struct {
-	Count uint64 // panics recovered but not kept
-	Limit int    // panics the pool keeps
-}
-
-func (e *DroppedPanicsError) Error() string {
-	return fmt.Sprintf("steal: %d more task panics were not kept (limit %d)", e.Count, e.Limit)
-}
 
 // defaultPanicLimit is how many panics a pool keeps for Close without
 // WithPanicLimit: enough to see what went wrong, little enough that a task

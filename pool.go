@@ -2,7 +2,6 @@ package steal
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -11,14 +10,6 @@ import (
 	"time"
 	"unsafe"
 )
-
-// ErrClosed is returned when a task is submitted to a pool that is closing or
-// closed.
-var ErrClosed = errors.New("steal: pool is closed")
-
-// ErrBacklogFull is returned by TrySubmit when WithMaxQueued tasks are already
-// waiting for a worker to pick them up.
-var ErrBacklogFull = errors.New("steal: backlog full")
 
 // Pool is a work-stealing task pool. Create one with New; it is safe for
 // concurrent use by any number of goroutines. A pool's workers run until
@@ -221,59 +212,6 @@ func (p *Pool) submitEntryWait(ctx context.Context, e entry) error {
 	}
 }
 
-// waitRoom waits for room to queue e, as Submit does (see awaitRoom), and
-// queues it: past the cap, uncounted, if the caller is one of our workers.
-// It returns ErrBacklogFull when room was made and the caller should try
-// again.
-func (p *Pool) waitRoom(ctx context.Context, e entry) error {
-	forced, err := p.awaitRoom(ctx, func() (bool, error) {
-		err := p.submitEntry(e, false)
-		return err != ErrBacklogFull, err
-	})
-	if forced {
-		return p.submitEntry(e, true)
-	}
-	return err
-}
-
-// awaitRoom is the wait of Submit and SubmitBatch at a full backlog. It
-// takes the current room channel, then calls retry, which tries the
-// submission once more and reports whether that settled it, and how; if
-// so, awaitRoom returns that error. Otherwise it waits for a worker to
-// pick queued tasks up (ErrBacklogFull: try again), for ctx to end
-// (ctx.Err()) or for Close or Shutdown to begin (ErrClosed).
-//
-// Taking the channel before the retry means a pick-up in between closes a
-// channel we hold: no wakeup is lost. Closing is the same: Shutdown sets
-// closed and then closes the room channel under roomMu, so either we took
-// the channel after that, and the retry sees closed (and refuses with
-// ErrClosed, full backlog or not), or before, and the channel we hold is
-// closed. Only then, about to block, does it ask whether the caller is one
-// of our workers (which reads the stack): it then returns forced, without
-// waiting, for the caller to queue past the cap, since only our own
-// workers make room.
-func (p *Pool) awaitRoom(ctx context.Context, retry func() (settled bool, err error)) (forced bool, err error) {
-	p.roomWaiters.Add(1)
-	defer p.roomWaiters.Add(-1)
-	p.roomMu.Lock()
-	room := p.room
-	p.roomMu.Unlock()
-	if settled, err := retry(); settled {
-		return false, err
-	}
-	if p.callerWorker() != nil {
-		return true, nil
-	}
-	select {
-	case <-room: // room was made, or closing began
-		return false, ErrBacklogFull // try again
-	case <-ctx.Done():
-		return false, ctx.Err()
-	case <-p.ctx.Done():
-		return false, ErrClosed
-	}
-}
-
 // TrySubmit is Submit without waiting: it returns ErrBacklogFull instead of
 // blocking when WithMaxQueued tasks are already waiting for a worker to pick
 // them up. Like Submit, it returns ErrClosed once Close or Shutdown has
@@ -307,16 +245,6 @@ func (p *Pool) submitEntry(e entry, force bool) error {
 		counted = true
 	}
 	return p.queueEntry(e, counted)
-}
-
-// takeQueued counts one more task in the WithMaxQueued backlog and reports
-// whether that stayed within the cap; if not, it counts nothing.
-func (p *Pool) takeQueued() bool {
-	if p.queued.Add(1) > p.maxQueued {
-		p.undoRefused()
-		return false
-	}
-	return true
 }
 
 // queueEntry queues e on the inject queue and wakes a worker; counted says
@@ -357,39 +285,6 @@ func (p *Pool) Go(fn func()) error {
 	}
 	return p.submitEntryWait(context.Background(), entry{fn: *(*unsafe.Pointer)(unsafe.Pointer(&fn)), x: goMark})
 }
-
-// undoRefused takes back the count of a submit refused at the cap. Our
-// brief over-count may have failed a waiter's retry, so it is undone like a
-// pick-up: if that leaves room, the waiters are woken.
-func (p *Pool) undoRefused() { p.releaseQueued(1) }
-
-// releaseQueued takes n external tasks out of the backlog (picked up by a
-// worker, or refused after they were counted) and, if that leaves room,
-// wakes the Submits blocked on a full backlog to retry. Workers release a
-// whole batch at once, so a Submit kept at the cap is woken once per batch,
-// not once per task. A waiter that fails its retry waits again on a fresh
-// channel, so a refused submit's own release cannot make it spin: the
-// waiter only wakes when the count drops below the cap.
-func (p *Pool) releaseQueued(n int64) {
-	if p.queued.Add(-n) >= p.maxQueued || p.roomWaiters.Load() == 0 {
-		return
-	}
-	p.wakeRoomWaiters()
-}
-
-// wakeRoomWaiters wakes every Submit waiting for backlog room to try again:
-// it closes the room channel they hold and gives later ones a fresh one.
-func (p *Pool) wakeRoomWaiters() {
-	p.roomMu.Lock()
-	close(p.room)
-	p.room = make(chan struct{})
-	p.roomMu.Unlock()
-}
-
-// ErrInsideTask is returned by Close and Shutdown when they are called from
-// a task of the same pool: they wait for every task to finish, the calling
-// one included, so they would wait forever. The pool is left running.
-var ErrInsideTask = errors.New("steal: Close or Shutdown called from a task of the same pool; it would wait for itself")
 
 // Close stops intake, runs every task already queued and everything those
 // tasks spawn, and returns once all worker goroutines have exited. It

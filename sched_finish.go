@@ -2,42 +2,9 @@ package steal
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 )
-
-// ErrGoexit is what a task that called runtime.Goexit (as t.FailNow and
-// t.SkipNow do) is reported with: the Value of its *PanicError. Goexit ends
-// the goroutine running the task, and every task that goroutine was running
-// beneath it (a task that waits in Join or Group.Wait runs other tasks on
-// its own goroutine); each of them is reported as failed this way. The pool
-// replaces the goroutine, so it keeps all its workers.
-var ErrGoexit = errors.New("steal: task called runtime.Goexit")
-
-// ErrSkipped is matched (errors.Is) by every *SkippedError.
-var ErrSkipped = errors.New("steal: task skipped")
-
-// SkippedError reports tasks that were never run because their context was
-// done before they started: Group.Wait, Future.Wait and Pool.Run return it.
-// It wraps ErrSkipped and the context's cause, so errors.Is(err,
-// context.Canceled) or errors.Is(err, context.DeadlineExceeded) tell why.
-type SkippedError struct {
-	Count int   // tasks not run
-	Cause error // context.Cause of the context that ended
-}
-
-func (e *SkippedError) Error() string {
-	noun := "tasks"
-	if e.Count == 1 {
-		noun = "task"
-	}
-	return fmt.Sprintf("steal: %d %s not run: %v", e.Count, noun, e.Cause)
-}
-
-// Unwrap returns ErrSkipped and the cause.
-func (e *SkippedError) Unwrap() []error { return []error{ErrSkipped, e.Cause} }
 
 // finish is deferred by run. It restores the worker's current task, turns a
 // panic or a Goexit into a *PanicError, hands it to whoever waits for the

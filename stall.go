@@ -25,49 +25,6 @@ type Stall struct {
 	OwnQueued int
 }
 
-// WithStallDetector reports, through report, every worker stuck in one task
-// for longer than threshold while tasks wait to run anywhere in the pool:
-// in the inject queue, or in any worker's runnext, ring or fork-join deque.
-// Stuck means the worker started no task and took no step in that time,
-// where a step is a call of Join, Fork2 or Worker.Spawn, or one sub-range
-// of For or ForRange. A stall usually means a task that blocks (I/O, a
-// lock, a channel, time.Sleep) without Worker.Block, or that loops without
-// any of those calls.
-//
-// The detector stays quiet for a long task when nothing waits, for
-// fork-join code that keeps splitting or running nested tasks, however
-// long its root task runs, for a task waiting in Join, Group.Wait or
-// Future.Wait (it runs other tasks, sleeps on the idle list, or waits
-// while a spare runs a submitted task it came upon), for a parked worker,
-// and for a task blocked in Worker.Block while its spare works or parks.
-//
-// report is called once per stall, from the detector's goroutine, and
-// again for the same worker only after it has made progress; the detector
-// waits for report to return, and report must not panic. report may call
-// Close or Shutdown: they wait for the workers as usual, but not for report
-// to return. nil means a log/slog warning. A threshold of zero or less means no detector.
-//
-// The detector is the pool's sysmon: one goroutine that wakes every
-// threshold/2, compares each worker's counts of started tasks and parks
-// with its previous look, and sets a flag on each worker that the worker
-// clears at its next step. A stall is therefore reported between threshold
-// and about twice threshold after the worker's last step. Tasks pay no
-// timer and no clock read: a step costs one load of the worker's own flag,
-// and a store once per look. Without this option there is no detector
-// goroutine and nothing sets the flag. While enabled it wakes 2/threshold
-// times a second even when the pool is idle.
-//
-// A worker whose thread the operating system leaves unrun for threshold
-// (more busy threads than cores) takes no step either, and is reported
-// like a stuck one: choose a threshold well above the scheduling delays the
-// machine is expected to have.
-func WithStallDetector(threshold time.Duration, report func(Stall)) Option {
-	return func(c *config) {
-		c.stallAfter = threshold
-		c.stallReport = report
-	}
-}
-
 func defaultStallReport(s Stall) {
 	slog.Warn("steal: worker stuck in one task while tasks wait",
 		"worker", s.Worker, "running", s.Running, "queued", s.Queued,

@@ -3,34 +3,10 @@ package steal
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 )
-
-// WithTimeline records, per worker of the pool, the start and end of every
-// task it runs from the scheduler loop or while helping, every steal
-// (victim, thief, how many tasks) and every park and wake-up, keeping the
-// first perWorker events of
-// each worker (later ones are counted as dropped). After Close, WriteTrace
-// writes them as Chrome trace events that Perfetto (ui.perfetto.dev) and
-// chrome://tracing open.
-//
-// Cost when on: two clock reads and two appends per task, and 24 bytes per
-// event; a context lookup per task for its name (see Named), and a map
-// lookup for a named one. On the 2-core machine of the package doc's
-// # Cost, 100,000 tiny spawned tasks (BenchmarkObserve, five runs) took
-// 192-221 ns a task with the timeline on against 132-147 ns off (medians
-// 210 and 142, one outlier of 295 off), so about 70 ns a task, buffer
-// growth included.
-// Joins that run inline, without a thief, are not recorded, and neither
-// are the tasks of the spare workers that stand in for a worker in
-// Worker.Block (they come and go; Stats counts their tasks). Off, it costs
-// one check per task, shared with the execution tracer's.
-func WithTimeline(perWorker int) Option {
-	return func(c *config) { c.timeline = max(perWorker, 0) }
-}
 
 type eventKind uint8
 
@@ -93,9 +69,6 @@ func (tl *timeline) add(kind eventKind, a, b int32) {
 	}
 	tl.events = append(tl.events, event{at: int64(time.Since(tl.start)), kind: kind, a: a, b: b})
 }
-
-// ErrNotClosed is returned by WriteTrace on a pool that is still running.
-var ErrNotClosed = errors.New("steal: pool is still running")
 
 // traceEvent is one Chrome trace event ("Trace Event Format").
 type traceEvent struct {

@@ -7,21 +7,6 @@ import (
 	"strconv"
 )
 
-// WithProfileLabels makes every task run with the runtime/pprof labels of
-// its context, as a goroutine runs with those of the goroutine that started
-// it: labels set with pprof.WithLabels on a context given to Submit or
-// Pool.Group, plus steal.task=<name> for a task named with Named. CPU and
-// goroutine profiles then attribute a task's samples to its labels instead
-// of to the bare worker goroutine (go tool pprof -tagfocus steal.task=resize).
-// When a task ends, its worker goes back to the labels it had before: none
-// between tasks, the waiting task's while it helps in Join or Wait.
-//
-// Cost when on: one context lookup and two label switches per task, no
-// allocation. Off (the default), nothing.
-func WithProfileLabels() Option {
-	return func(c *config) { c.profileLabels = true }
-}
-
 // Region types and log category under which the execution tracer shows
 // tasks (go tool trace, "User-defined regions" and the goroutine view).
 const (
