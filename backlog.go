@@ -45,7 +45,7 @@ func (p *Pool) awaitRoom(ctx context.Context, retry func() (settled bool, err er
 	if settled, err := retry(); settled {
 		return false, err
 	}
-	if p.callerWorker() != nil {
+	if p.callerCore() != nil {
 		return true, nil
 	}
 	select {

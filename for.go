@@ -85,7 +85,7 @@ type offered struct {
 // It returns the first panic among them, and drops each half from o
 // before finishing it, so that if one run here calls Goexit, unwind can
 // finish the rest.
-func (o *offered) join(c *worker, w *Worker) (first *PanicError) {
+func (o *offered) join(c *core, w *Worker) (first *PanicError) {
 	for o.n > 0 {
 		o.n--
 		if pe := c.joinBackRecover(w, o.parts[o.n]); first == nil {
@@ -102,7 +102,7 @@ func (o *offered) join(c *worker, w *Worker) (first *PanicError) {
 // of them ended. A half that calls Goexit too ends this call, and the
 // unwind it defers goes on with the rest. Their panics are dropped: the
 // Goexit wins.
-func (o *offered) unwind(c *worker, w *Worker) {
+func (o *offered) unwind(c *core, w *Worker) {
 	if o.n == 0 {
 		return
 	}
@@ -140,8 +140,8 @@ func chunkEnd(lo, hi, chunk int) int {
 
 // offerSplit reports whether a thief could take a split now: there is more
 // than one worker and w's deque has nothing left for thieves to take.
-func (w *worker) offerSplit() bool {
-	return len(w.pool.workers) > 1 && w.jobs.Len() == 0
+func (c *core) offerSplit() bool {
+	return len(c.pool.workers) > 1 && c.jobs.Len() == 0
 }
 
 // joinBack finishes a task c pushed for the task whose handle is w: if no
@@ -149,7 +149,7 @@ func (w *worker) offerSplit() bool {
 // latch traffic, so a panic in it propagates unchanged, and reports inline;
 // else it returns the thief's panic (or Goexit), if any. Only a task that
 // ran inline may be recycled.
-func (c *worker) joinBack(w *Worker, j *joinTask) (pe *PanicError, inline bool) {
+func (c *core) joinBack(w *Worker, j *joinTask) (pe *PanicError, inline bool) {
 	if c.takeBack(j) {
 		c.stats.ran.inc()
 		j.fn(w)
@@ -162,19 +162,19 @@ func (c *worker) joinBack(w *Worker, j *joinTask) (pe *PanicError, inline bool) 
 // takeBack pops j back off w's deque and reports true if no thief took it,
 // for the caller to run; otherwise it helps until the thief has finished j
 // and reports false.
-func (w *worker) takeBack(j *joinTask) bool {
-	if t := w.jobs.Pop(); t == &j.task {
+func (c *core) takeBack(j *joinTask) bool {
+	if t := c.jobs.Pop(); t == &j.task {
 		return true
 	} else if t != nil {
-		w.jobs.Push(t) // not ours: a task left behind (cannot happen with balanced use)
+		c.jobs.Push(t) // not ours: a task left behind (cannot happen with balanced use)
 	}
-	w.waitThrough(&j.latch)
+	c.waitThrough(&j.latch)
 	return false
 }
 
 // joinBackRecover is joinBack that also catches a panic of a task run
 // here, so ForRange can finish every half before it re-raises.
-func (c *worker) joinBackRecover(w *Worker, j *joinTask) (pe *PanicError) {
+func (c *core) joinBackRecover(w *Worker, j *joinTask) (pe *PanicError) {
 	defer func() {
 		if r := recover(); r != nil {
 			pe = newPanicError(r, c.id)

@@ -40,7 +40,7 @@ func Fork2[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (rx, ry R) {
 }
 
 // fork2Offer is Fork2 that offers f(w, y) to thieves.
-func fork2Offer[T, R any](w *Worker, c *worker, f func(*Worker, T) R, x, y T) (R, R) {
+func fork2Offer[T, R any](w *Worker, c *core, f func(*Worker, T) R, x, y T) (R, R) {
 	w.checkCurrent(c)
 	ft := getForkTask[T, R](c)
 	ft.f, ft.arg = f, y
@@ -77,7 +77,7 @@ type forkTask[T, R any] struct {
 func (ft *forkTask[T, R]) run(w *Worker) { ft.res = ft.f(w, ft.arg) }
 
 // getForkTask takes a record of this type off w's free list, or makes one.
-func getForkTask[T, R any](w *worker) *forkTask[T, R] {
+func getForkTask[T, R any](w *core) *forkTask[T, R] {
 	if n := len(w.freeForks); n > 0 {
 		if ft, ok := w.freeForks[n-1].(*forkTask[T, R]); ok {
 			w.freeForks = w.freeForks[:n-1]
@@ -92,8 +92,8 @@ func getForkTask[T, R any](w *worker) *forkTask[T, R] {
 }
 
 // putForkTask recycles a record that never left w.
-func (w *worker) putForkTask(ft any) {
-	if len(w.freeForks) < maxFreeJoins {
-		w.freeForks = append(w.freeForks, ft)
+func (c *core) putForkTask(ft any) {
+	if len(c.freeForks) < maxFreeJoins {
+		c.freeForks = append(c.freeForks, ft)
 	}
 }

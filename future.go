@@ -161,7 +161,7 @@ func (f *Future[T]) WaitContext(ctx context.Context) (T, error) {
 	}
 	l := &f.j.latch
 	if !l.open() {
-		if c := f.p.callerWorker(); c != nil {
+		if c := f.p.callerCore(); c != nil {
 			c.waitForCtx(l, ctx)
 		} else {
 			select {

@@ -260,7 +260,7 @@ func (g *Group) notQueued(ctx context.Context, err error) {
 
 // addChild counts a new child in the current round and returns its task.
 // c is the owner's worker for a NewGroup, nil for a Pool.Group.
-func (g *Group) addChild(c *worker, fn func(*Worker) error) *task {
+func (g *Group) addChild(c *core, fn func(*Worker) error) *task {
 	if g.ended {
 		g.newRound()
 	}
@@ -271,7 +271,7 @@ func (g *Group) addChild(c *worker, fn func(*Worker) error) *task {
 // newChild returns a record for a child running fn: one of the group's
 // own while the first round lasts, else, with the owner's worker c, one
 // from c's slab (one allocation per 10 records), or a new one.
-func (g *Group) newChild(c *worker, fn func(*Worker) error) *task {
+func (g *Group) newChild(c *core, fn func(*Worker) error) *task {
 	t := g.ownKid()
 	switch {
 	case t != nil:
@@ -311,7 +311,7 @@ func (g *Group) made() {
 
 // ownerCore returns the worker of the task that made g, and panics if
 // another task or goroutine is calling.
-func (g *Group) ownerCore() *worker {
+func (g *Group) ownerCore() *core {
 	c := g.owner.c
 	if c == nil || c.cur.load() != g.owner {
 		panic("steal: Group from NewGroup used outside the task that made it " +
@@ -356,7 +356,7 @@ func (g *Group) Wait() error {
 // no child outlives the task that made the group, as Join does for its
 // second half. A child that calls Goexit as well ends this call, and the
 // unwindWait it defers goes on.
-func (g *Group) unwindWait(c *worker, waited *bool) {
+func (g *Group) unwindWait(c *core, waited *bool) {
 	if *waited {
 		return
 	}
@@ -375,7 +375,7 @@ func (g *Group) awaitShared() {
 	if g.latch.open() {
 		return
 	}
-	c := g.p.callerWorker()
+	c := g.p.callerCore()
 	if c == nil {
 		g.latch.block()
 		return

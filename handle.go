@@ -27,7 +27,7 @@ import (
 // record that has been a handle is never used for a second task, so a
 // kept handle is always refused.
 type Worker struct {
-	c  *worker // the worker running this task; nil unless it runs
+	c  *core // the worker running this task; nil unless it runs
 	fn func(*Worker)
 	// ctx is what the task sees as Context: the context of the place that
 	// created it, whoever runs it.
@@ -81,7 +81,7 @@ type task = Worker
 
 // core returns the worker running w's task, and panics if w is not the
 // handle of the task that worker is running now.
-func (w *Worker) core() *worker {
+func (w *Worker) core() *core {
 	c := w.c
 	if c == nil || c.cur.load() != w {
 		w.misuse()
@@ -93,7 +93,7 @@ func (w *Worker) core() *worker {
 // only the length of the worker's deque and then calls the caller's own
 // functions: it catches a handle whose task returned, and leaves the check
 // that the handle is current (checkCurrent) to the path that pushes.
-func (w *Worker) coreInline() *worker {
+func (w *Worker) coreInline() *core {
 	c := w.c
 	if c == nil {
 		w.misuse()
@@ -102,7 +102,7 @@ func (w *Worker) coreInline() *worker {
 }
 
 // checkCurrent panics unless w is the handle of the task c runs now.
-func (w *Worker) checkCurrent(c *worker) {
+func (w *Worker) checkCurrent(c *core) {
 	if c.cur.load() != w {
 		w.misuse()
 	}

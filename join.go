@@ -69,7 +69,7 @@ func Join(w *Worker, a, b func(w *Worker)) {
 // worker, fib(30) on two workers from 6.6-7.0 to 5.2-5.3 ms
 // (BenchmarkJoin/steal-fork2) and Join with closures on one worker from
 // 68 to 60 ms (BenchmarkJoin/steal-1worker).
-func joinOffer(w *Worker, c *worker, a, b func(w *Worker)) {
+func joinOffer(w *Worker, c *core, a, b func(w *Worker)) {
 	w.checkCurrent(c)
 	j := c.getJoinTask(b, w)
 	c.jobs.Push(&j.task)
@@ -93,7 +93,7 @@ const offerBelow = 4
 
 // unwindJoin is deferred by Join. It does nothing unless a panicked, and
 // then still gets b run (here or by its thief) before the panic goes on.
-func (c *worker) unwindJoin(w *Worker, j *joinTask, aDone *bool) {
+func (c *core) unwindJoin(w *Worker, j *joinTask, aDone *bool) {
 	if !*aDone && c.takeBack(j) {
 		callRecover(w, j.fn) // a's panic wins; b's, if any, is dropped
 	}
@@ -108,11 +108,11 @@ type joinTask struct {
 
 // getJoinTask returns a reset joinTask for fn, a part of the task whose
 // handle is from, from w's free list.
-func (w *worker) getJoinTask(fn func(*Worker), from *Worker) *joinTask {
+func (c *core) getJoinTask(fn func(*Worker), from *Worker) *joinTask {
 	var j *joinTask
-	if n := len(w.freeJoins); n > 0 {
-		j = w.freeJoins[n-1]
-		w.freeJoins = w.freeJoins[:n-1]
+	if n := len(c.freeJoins); n > 0 {
+		j = c.freeJoins[n-1]
+		c.freeJoins = c.freeJoins[:n-1]
 	} else {
 		j = &joinTask{}
 		j.done = &j.latch
@@ -132,10 +132,10 @@ func (j *joinTask) forkedFrom(w *Worker) {
 
 // putJoinTask recycles j. Only a task that never left w may be recycled: a
 // thief that ran one may still be touching its latch.
-func (w *worker) putJoinTask(j *joinTask) {
+func (c *core) putJoinTask(j *joinTask) {
 	j.fn, j.ctx, j.latch.err, j.latch.up = nil, nil, nil, nil
-	if len(w.freeJoins) < maxFreeJoins {
-		w.freeJoins = append(w.freeJoins, j)
+	if len(c.freeJoins) < maxFreeJoins {
+		c.freeJoins = append(c.freeJoins, j)
 	}
 }
 

@@ -41,7 +41,7 @@ func Join2[T any](w *Worker, f func(*Worker, T), x, y T) {
 }
 
 // join2Offer is Join2 that offers f(w, y) to thieves.
-func join2Offer[T any](w *Worker, c *worker, f func(*Worker, T), x, y T) {
+func join2Offer[T any](w *Worker, c *core, f func(*Worker, T), x, y T) {
 	w.checkCurrent(c)
 	jt := getJoin2Task[T](c)
 	jt.f, jt.arg = f, y
@@ -75,7 +75,7 @@ func (jt *join2Task[T]) run(w *Worker) { jt.f(w, jt.arg) }
 
 // getJoin2Task takes a record of this type off w's free list (shared with
 // Fork2's), or makes one.
-func getJoin2Task[T any](w *worker) *join2Task[T] {
+func getJoin2Task[T any](w *core) *join2Task[T] {
 	if n := len(w.freeForks); n > 0 {
 		if jt, ok := w.freeForks[n-1].(*join2Task[T]); ok {
 			w.freeForks = w.freeForks[:n-1]

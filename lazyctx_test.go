@@ -324,7 +324,7 @@ func TestOwnStacksUnderNestingAndShutdown(t *testing.T) {
 // registered cancellation once its tasks are done.
 func checkOwnStacksEmpty(t *testing.T, p *Pool) {
 	t.Helper()
-	all := append([]*worker(nil), p.workers...)
+	all := append([]*core(nil), p.workers...)
 	p.spares.mu.Lock()
 	all = append(all, p.spares.all...)
 	p.spares.mu.Unlock()

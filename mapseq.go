@@ -86,7 +86,7 @@ func PoolMapSeqErr[T, R any](ctx context.Context, p *Pool, seq iter.Seq[T], f fu
 // seqRun is one MapSeq.
 type seqRun[T, R any] struct {
 	w    *Worker
-	c    *worker
+	c    *core
 	body mapBody[T, R]
 	buf  []T // the run being gathered
 	// out holds the results in order; the places of runs offered to

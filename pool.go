@@ -28,10 +28,10 @@ type Pool struct {
 	// (BenchmarkSubmitProducers, 2 cores).
 
 	// Set by New, or once when the pool closes: read everywhere.
-	workers []*worker
+	workers []*core
 	// victims is every worker a thief may take from: the pool's workers
 	// and the spares running for Block. Copied on write (sched_spares.go).
-	victims   atomic.Pointer[[]*worker]
+	victims   atomic.Pointer[[]*core]
 	nworkers  atomic.Int64 // len(victims)
 	metrics   poolMetrics
 	maxQueued int64
@@ -69,7 +69,7 @@ type Pool struct {
 	nspinning atomic.Int64 // workers looking for work to steal
 	nidle     atomic.Int64 // workers on the idle list
 	idleMu    sync.Mutex
-	idle      []*worker
+	idle      []*core
 	blocked   atomic.Int64 // spares running for Block; the pool is not done while > 0
 	sleepers  atomic.Int64 // workers asleep inside a task (sched_wait.go); likewise
 	_         padLine
@@ -110,9 +110,9 @@ func New(opts ...Option) *Pool {
 	p.panics.init(&cfg)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.ctxEpoch.Store(1)
-	p.workers = make([]*worker, cfg.workers)
+	p.workers = make([]*core, cfg.workers)
 	for i := range p.workers {
-		p.workers[i] = newWorker(p, i)
+		p.workers[i] = newCore(p, i)
 	}
 	victims := slices.Clone(p.workers)
 	p.victims.Store(&victims)
@@ -315,7 +315,7 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 	if p.shared {
 		return ErrDefaultPool
 	}
-	if p.callerWorker() != nil {
+	if p.callerCore() != nil {
 		return ErrInsideTask
 	}
 	p.inject.close() // first: a Submit that got in is counted in inject.len

@@ -104,14 +104,14 @@ func (p *Pool) sinceStart() int64 { return int64(time.Since(p.start)) }
 // skip: it leaves Stats.Backlog, and a timed one records its wait and gets
 // its own context back. (WithMaxQueued's count was released when the task
 // left the inject queue; see pickedUp.)
-func (c *worker) takeSubmitted(t *task) {
+func (c *core) takeSubmitted(t *task) {
 	c.stats.taken.inc() // seen at once: Backlog must not lag behind a long task
 	if t.sub == subSampled {
 		c.takeSampled(t)
 	}
 }
 
-func (c *worker) takeSampled(t *task) {
+func (c *core) takeSampled(t *task) {
 	ws := t.ctx.(*waitStamp)
 	t.ctx, t.sub = ws.Context, subQueued
 	c.pool.waits.record(time.Duration(c.pool.sinceStart() - ws.at))

@@ -38,7 +38,7 @@ func (p *Pool) runCtx(ctx context.Context, fn func(w *Worker)) error {
 	if !own {
 		ctx = context.Background()
 	}
-	c := p.callerWorker()
+	c := p.callerCore()
 	if cur := callerTask(c); cur != nil {
 		if own && ctx.Err() != nil {
 			return &SkippedError{Count: 1, Cause: context.Cause(ctx)}
@@ -107,7 +107,7 @@ func (p *Pool) ForRange(lo, hi int, body func(w *Worker, lo, hi int)) error {
 }
 
 // callerTask returns the task c's goroutine is running now, or nil.
-func callerTask(c *worker) *Worker {
+func callerTask(c *core) *Worker {
 	if c == nil {
 		return nil
 	}

@@ -13,10 +13,11 @@ import (
 // letting runnext inherit the time slice; we count instead.
 const maxRunnextStreak = 16
 
-// worker is one worker: the queues a goroutine owns and runs tasks from.
-// The goroutine running it is its owner; only the owner touches the fields
-// marked owner-only.
-type worker struct {
+// core is one worker of the pool, as the scheduler sees it: the queues a
+// goroutine owns and runs tasks from (the runtime's P; Tokio's Core). The
+// public Worker is a task's handle, not this. The goroutine running a core
+// is its owner; only the owner touches the fields marked owner-only.
+type core struct {
 	// What thieves write comes first, on lines of its own: runnext and the
 	// ring's head, which they CAS (the ring keeps its owner's tail on
 	// another line), then the counters they bump. Next to pool or cur,
@@ -81,8 +82,8 @@ type worker struct {
 	watch    workerWatch // for the timeline, the execution tracer, profile labels
 }
 
-func newWorker(p *Pool, id int) *worker {
-	return &worker{
+func newCore(p *Pool, id int) *core {
+	return &core{
 		pool: p, id: id, rnd: rand32() | 1,
 		jobs:     deque.New[Worker](),
 		wake:     make(chan struct{}, 1),
@@ -91,7 +92,7 @@ func newWorker(p *Pool, id int) *worker {
 	}
 }
 
-func (c *worker) spawn(t *task) {
+func (c *core) spawn(t *task) {
 	c.stepped()
 	c.stats.spawned.inc()
 	if old := c.runnext.Swap(t); old != nil {
@@ -102,7 +103,7 @@ func (c *worker) spawn(t *task) {
 
 // putRing queues t at the tail of the ring, moving half of a full ring to
 // the inject queue.
-func (c *worker) putRing(t *task) {
+func (c *core) putRing(t *task) {
 	if spill := c.ring.Put(t); spill != nil {
 		c.stats.overflows.inc()
 		c.pool.inject.pushSpill(spill)
@@ -116,7 +117,7 @@ func (c *worker) putRing(t *task) {
 // running it; nothing can stop that. The task is reported as failed
 // (finish), and loop's deferred call starts a new goroutine for the same
 // worker, so the pool keeps its workers.
-func (c *worker) loop() {
+func (c *core) loop() {
 	c.owner.Store(goid())
 	c.dropInheritedLabels()
 	exited := false
@@ -152,7 +153,7 @@ func (c *worker) loop() {
 // tree, thousands of levels deep on unbalanced trees, and the collector
 // scans every frame of every worker's stack in each cycle. One frame fewer
 // per level is a sixth less of that scanning for a group per node.
-func (c *worker) execute(t *task) {
+func (c *core) execute(t *task) {
 	p := c.pool
 	if p.countStarts {
 		c.running.Store(c.running.Load() + 1) // owner is the only writer
@@ -198,7 +199,7 @@ func (c *worker) execute(t *task) {
 
 // endedCtx returns the context that ended before t could start: t's own,
 // or else the pool's (halted: t's context hears of that a moment later).
-func (c *worker) endedCtx(t *task) context.Context {
+func (c *core) endedCtx(t *task) context.Context {
 	if t.ctx.Err() != nil {
 		return t.ctx
 	}
@@ -214,7 +215,7 @@ func (c *worker) endedCtx(t *task) context.Context {
 // with the submitter's context, whose lock every worker running its tasks
 // shares: Submit with a cancellable context took about 5x the time of
 // Submit with context.Background() (BenchmarkSubmitProducers/p1/steal-ctx).
-func (c *worker) startOwn(t *task) bool {
+func (c *core) startOwn(t *task) bool {
 	if t.ctx.Err() != nil {
 		c.skip(t, t.ctx)
 		return false

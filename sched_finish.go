@@ -9,7 +9,7 @@ import (
 // finish is deferred by run. It restores the worker's current task, turns a
 // panic or a Goexit into a *PanicError, hands it to whoever waits for the
 // task (or to the pool's panic sink), and counts the task done.
-func (c *worker) finish(t *task, prev *task, returned *bool) {
+func (c *core) finish(t *task, prev *task, returned *bool) {
 	c.cur.store(prev)
 	l := t.done
 	var tc *taskCtx // a context Context made, to cancel once the task is done
@@ -73,7 +73,7 @@ func (t *task) reusable() bool {
 const maxFreeGo = 128
 
 // skip accounts for a task whose context was done before it started.
-func (c *worker) skip(t *task, ctx context.Context) {
+func (c *core) skip(t *task, ctx context.Context) {
 	c.stats.skipped.inc()
 	l := t.done
 	t.forget()
@@ -118,9 +118,9 @@ func goid() int64 {
 	return id
 }
 
-// callerWorker returns the worker of p that the calling goroutine runs, or
+// callerCore returns the worker of p that the calling goroutine runs, or
 // nil if the caller is not one of p's worker goroutines.
-func (p *Pool) callerWorker() *worker {
+func (p *Pool) callerCore() *core {
 	id := goid()
 	for _, c := range *p.victims.Load() {
 		if c.owner.Load() == id {

@@ -33,17 +33,17 @@ func (p *Pool) wakep() {
 // park puts w to sleep until new work or the end of the pool. It returns
 // false when the pool is done and w should exit, or when w is a spare
 // (Block) whose Block has returned.
-func (w *worker) park() bool {
-	p := w.pool
+func (c *core) park() bool {
+	p := c.pool
 	p.idleMu.Lock()
 	if p.inject.len() > 0 { // work arrived since we looked
 		p.idleMu.Unlock()
 		return true
 	}
-	p.pushIdle(w)
+	p.pushIdle(c)
 	if p.doneIfQuiescent() {
 		p.idleMu.Unlock()
-		w.dropSpinning()
+		c.dropSpinning()
 		return false
 	}
 	p.idleMu.Unlock()
@@ -53,44 +53,44 @@ func (w *worker) park() bool {
 	// that was not allowed to spin may have let the last spinner's wakep
 	// find nobody on the idle list. A park is rare next to a task, so the
 	// scan of W queues is cheap.
-	w.dropSpinning()
-	if p.workVisible() && p.removeIdle(w) {
-		w.spinning = true
+	c.dropSpinning()
+	if p.workVisible() && p.removeIdle(c) {
+		c.spinning = true
 		p.nspinning.Add(1)
 		return true
 	}
-	w.stats.parks.inc()
-	w.stats.flush()
-	w.traceMark(evPark)
-	defer w.traceMark(evUnpark)
+	c.stats.parks.inc()
+	c.stats.flush()
+	c.traceMark(evPark)
+	defer c.traceMark(evUnpark)
 	select {
-	case <-w.wake:
-		w.spinning = true // the waker counted us in nspinning
+	case <-c.wake:
+		c.spinning = true // the waker counted us in nspinning
 		return true
-	case <-w.quit: // a spare whose Block returned: retire (nil for the pool's workers)
-		if !p.removeIdle(w) {
-			<-w.wake // a producer counted us spinning: pass the wakeup on
+	case <-c.quit: // a spare whose Block returned: retire (nil for the pool's workers)
+		if !p.removeIdle(c) {
+			<-c.wake // a producer counted us spinning: pass the wakeup on
 			p.nspinning.Add(-1)
 			p.wakep()
 		}
 		return false
 	case <-p.done:
 		select {
-		case <-w.wake: // woken and ended at once: the waker counted us
-			w.spinning = true
+		case <-c.wake: // woken and ended at once: the waker counted us
+			c.spinning = true
 		default:
 		}
-		w.dropSpinning()
+		c.dropSpinning()
 		return false
 	}
 }
 
 // dropSpinning takes w out of nspinning without waking anyone: w is
 // about to sleep (and will look at every queue first) or to exit.
-func (w *worker) dropSpinning() {
-	if w.spinning {
-		w.spinning = false
-		w.pool.nspinning.Add(-1)
+func (c *core) dropSpinning() {
+	if c.spinning {
+		c.spinning = false
+		c.pool.nspinning.Add(-1)
 	}
 }
 
@@ -108,13 +108,13 @@ func (p *Pool) workVisible() bool {
 }
 
 // pushIdle adds w to the idle list. Caller holds idleMu.
-func (p *Pool) pushIdle(w *worker) {
+func (p *Pool) pushIdle(w *core) {
 	p.idle = append(p.idle, w)
 	p.nidle.Add(1)
 }
 
 // popIdle takes the most recently parked worker, or nil. Caller holds idleMu.
-func (p *Pool) popIdle() *worker {
+func (p *Pool) popIdle() *core {
 	n := len(p.idle)
 	if n == 0 {
 		return nil
@@ -128,7 +128,7 @@ func (p *Pool) popIdle() *worker {
 
 // removeIdle takes w off the idle list if it is still there. If a waker took
 // it first, it returns false and w must wait for the token already on its way.
-func (p *Pool) removeIdle(w *worker) bool {
+func (p *Pool) removeIdle(w *core) bool {
 	p.idleMu.Lock()
 	defer p.idleMu.Unlock()
 	for i, v := range p.idle {
@@ -163,8 +163,8 @@ func (p *Pool) doneIfQuiescent() bool {
 }
 
 // traceMark records a park or wake-up on w's timeline, if it has one.
-func (w *worker) traceMark(kind eventKind) {
-	if w.timeline != nil {
-		w.timeline.add(kind, 0, 0)
+func (c *core) traceMark(kind eventKind) {
+	if c.timeline != nil {
+		c.timeline.add(kind, 0, 0)
 	}
 }

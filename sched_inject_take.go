@@ -10,7 +10,7 @@ import (
 func (q *injectQueue) getOne() *task { return q.getOneFor(nil) }
 
 // getOneFor takes one task for c (nil: for any worker), or nil.
-func (q *injectQueue) getOneFor(c *worker) *task {
+func (q *injectQueue) getOneFor(c *core) *task {
 	if q.len() == 0 {
 		return nil
 	}
@@ -37,7 +37,7 @@ func (q *injectQueue) getOneFor(c *worker) *task {
 // (see takeLocked), getBatch yields the processor, without the lock, and
 // tries again: the producer was most likely preempted between its claim
 // and its store, and is waiting for a processor to finish.
-func (q *injectQueue) getBatch(c *worker, workers int) *task {
+func (q *injectQueue) getBatch(c *core, workers int) *task {
 	if q.len() == 0 {
 		return nil
 	}
@@ -113,7 +113,7 @@ func (q *injectQueue) takeLocked2(spill []*task, ents []entry, n int) (ns, ne in
 // record returns the task record for a taken submission, made now for all
 // but those whose submitter made one: the pool holds only the 16-byte entry
 // while the task waits. c, if not nil, is the worker taking it.
-func (p *Pool) record(c *worker, e entry) *task {
+func (p *Pool) record(c *core, e entry) *task {
 	if e.x == recordMark {
 		return (*task)(e.fn)
 	}
@@ -167,7 +167,7 @@ const recordSlab = 10
 
 // newRecord returns a fresh record from c's slab, for a submission c takes,
 // a Spawn or a group child. Only c's own goroutine may call it.
-func (c *worker) newRecord() *task {
+func (c *core) newRecord() *task {
 	if len(c.slab) == 0 {
 		c.slab = make([]task, recordSlab)
 	}

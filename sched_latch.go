@@ -13,7 +13,7 @@ import (
 type latch struct {
 	pending atomic.Int64
 	// sleeper is the worker asleep on this latch, if any.
-	sleeper atomic.Pointer[worker]
+	sleeper atomic.Pointer[core]
 	// outside is set before a goroutine outside the pool blocks; only then
 	// does countDown take its lock, so fork-join inside the pool pays no
 	// lock, and a latch nobody outside waits for carries one pointer for
@@ -82,7 +82,7 @@ func (l *latch) await(p *Pool) {
 	if l.open() {
 		return
 	}
-	if c := p.callerWorker(); c != nil {
+	if c := p.callerCore(); c != nil {
 		c.waitFor(l)
 		return
 	}

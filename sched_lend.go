@@ -30,31 +30,31 @@ import "context"
 // help loop. It reports false, having done nothing, when t is what l waits
 // for or when no spare may start (the maxSpares cap); the caller then runs
 // t itself.
-func (w *worker) lend(t *task, l *latch, ctx context.Context) bool {
+func (c *core) lend(t *task, l *latch, ctx context.Context) bool {
 	if t.done == l {
 		return false
 	}
-	s := w.pool.spares.start(w.pool, t)
+	s := c.pool.spares.start(c.pool, t)
 	if s == nil {
 		return false
 	}
 	// Meanwhile w is blocked as in Worker.Block, with a spare standing in
 	// for it: the stall detector must not take it for stuck.
-	wasBlocking := w.blocking.Load()
-	w.blocking.Store(true)
+	wasBlocking := c.blocking.Load()
+	c.blocking.Store(true)
 	defer func() {
-		w.blocking.Store(wasBlocking)
+		c.blocking.Store(wasBlocking)
 		close(s.quit) // the spare retires once its own queues are empty
 	}()
 	// w's ring and runnext may hold tasks (a batch it took, half a ring it
 	// stole, a task it spawned) that it would have run itself and that only
 	// thieves can run now: a worker that parked while w was taking them
 	// may not have seen them, so make sure somebody looks.
-	if w.ring.Len() > 0 || w.runnext.Load() != nil {
-		w.pool.wakep()
+	if c.ring.Len() > 0 || c.runnext.Load() != nil {
+		c.pool.wakep()
 	}
 	for !l.open() && (ctx == nil || ctx.Err() == nil) {
-		w.blockOn(l)
+		c.blockOn(l)
 	}
 	return true
 }
@@ -63,15 +63,15 @@ func (w *worker) lend(t *task, l *latch, ctx context.Context) bool {
 // look again (waitForCtx sends one when its context ends). Unlike sleepOn
 // it leaves w off the idle list: a spare stands in for w meanwhile, and
 // new work is for the spare and the other workers to run.
-func (w *worker) blockOn(l *latch) {
-	opened := w.takeSleeperSlot(l)
+func (c *core) blockOn(l *latch) {
+	opened := c.takeSleeperSlot(l)
 	if !l.open() {
-		w.traceMark(evPark)
+		c.traceMark(evPark)
 		select {
-		case <-w.joinWake:
+		case <-c.joinWake:
 		case <-opened:
 		}
-		w.traceMark(evUnpark)
+		c.traceMark(evUnpark)
 	}
-	w.unsleep(l)
+	c.unsleep(l)
 }

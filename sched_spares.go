@@ -12,25 +12,25 @@ import (
 // empty. Spares are recycled, so their counters add up in Stats.
 type spareSet struct {
 	mu      sync.Mutex
-	free    []*worker // retired spares, ready for reuse
-	all     []*worker // every spare ever made, for Stats
+	free    []*core // retired spares, ready for reuse
+	all     []*core // every spare ever made, for Stats
 	running int
 }
 
 // start starts a spare, or returns nil at the maxSpares cap. first, if not
 // nil, is the first task the spare runs (see lend).
-func (s *spareSet) start(p *Pool, first *task) *worker {
+func (s *spareSet) start(p *Pool, first *task) *core {
 	s.mu.Lock()
 	if s.running >= maxSpares {
 		s.mu.Unlock()
 		return nil
 	}
 	s.running++
-	var c *worker
+	var c *core
 	if n := len(s.free); n > 0 {
 		c, s.free = s.free[n-1], s.free[:n-1]
 	} else {
-		c = newWorker(p, len(p.workers)+len(s.all))
+		c = newCore(p, len(p.workers)+len(s.all))
 		s.all = append(s.all, c)
 	}
 	c.quit = make(chan struct{})
@@ -49,10 +49,10 @@ func (s *spareSet) start(p *Pool, first *task) *worker {
 // retireSpare is called by a spare's goroutine as it exits: it leaves the
 // victims, goes back to the free list, and, as a parking worker would,
 // ends the pool if that was the last thing keeping it from being done.
-func (p *Pool) retireSpare(c *worker) {
+func (p *Pool) retireSpare(c *core) {
 	s := &p.spares
 	s.mu.Lock()
-	victims := slices.DeleteFunc(slices.Clone(*p.victims.Load()), func(v *worker) bool { return v == c })
+	victims := slices.DeleteFunc(slices.Clone(*p.victims.Load()), func(v *core) bool { return v == c })
 	p.victims.Store(&victims)
 	p.nworkers.Store(int64(len(victims)))
 	c.owner.Store(0)
@@ -66,7 +66,7 @@ func (p *Pool) retireSpare(c *worker) {
 }
 
 // retiring reports whether c is a spare whose Block has returned.
-func (c *worker) retiring() bool {
+func (c *core) retiring() bool {
 	if c.quit == nil {
 		return false
 	}

@@ -14,26 +14,26 @@ const stealRunnextAfter = 3 * time.Microsecond
 // stealWork makes up to stealTries passes over the other workers in a random
 // order and takes half of the first non-empty ring it finds. On the last pass
 // it may take a victim's runnext. It returns nil if it found nothing.
-func (w *worker) stealWork() *task { return w.stealPasses(stealTries) }
+func (c *core) stealWork() *task { return c.stealPasses(stealTries) }
 
 // stealPasses is stealWork with the number of passes given: a waiting
 // worker makes one per round (helpUntil), a spinning one stealTries.
-func (w *worker) stealPasses(passes int) *task {
-	workers := *w.pool.victims.Load()
+func (c *core) stealPasses(passes int) *task {
+	workers := *c.pool.victims.Load()
 	n := uint32(len(workers))
 	if n < 2 {
 		return nil
 	}
 	for pass := 0; pass < passes; pass++ {
 		last := pass == passes-1
-		start, stride := w.stealOrder(n)
+		start, stride := c.stealOrder(n)
 		for i, pos := uint32(0), start; i < n; i, pos = i+1, (pos+stride)%n {
 			v := workers[pos]
-			if v == w {
+			if v == c {
 				continue
 			}
-			w.stats.stealAttempts.inc()
-			if t := w.stealFrom(v, last); t != nil {
+			c.stats.stealAttempts.inc()
+			if t := c.stealFrom(v, last); t != nil {
 				return t
 			}
 		}
@@ -43,30 +43,30 @@ func (w *worker) stealPasses(passes int) *task {
 
 // stealFrom takes the oldest fork-join task of v, else half of v's ring into
 // w's, else on the last pass v's runnext.
-func (w *worker) stealFrom(v *worker, withRunnext bool) *task {
+func (c *core) stealFrom(v *core, withRunnext bool) *task {
 	if t := v.jobs.Steal(); t != nil {
-		w.traceSteal(v, 1)
-		w.stats.steals.inc()
-		w.stats.stolenIn.add(1)
+		c.traceSteal(v, 1)
+		c.stats.steals.inc()
+		c.stats.stolenIn.add(1)
 		v.stolenOut.addAtomic(1)
 		return t
 	}
-	before := w.ring.Len()
-	if t := v.ring.StealHalf(&w.ring); t != nil {
-		got := uint64(w.ring.Len()-before) + 1
-		w.traceSteal(v, got)
-		w.stats.steals.inc()
-		w.stats.stolenIn.add(got)
+	before := c.ring.Len()
+	if t := v.ring.StealHalf(&c.ring); t != nil {
+		got := uint64(c.ring.Len()-before) + 1
+		c.traceSteal(v, got)
+		c.stats.steals.inc()
+		c.stats.stolenIn.add(got)
 		v.stolenOut.addAtomic(got)
 		return t
 	}
 	if !withRunnext || v.runnext.Load() == nil {
 		return nil
 	}
-	if t := w.stealRunnext(v); t != nil {
-		w.traceSteal(v, 1)
-		w.stats.steals.inc()
-		w.stats.stolenIn.add(1)
+	if t := c.stealRunnext(v); t != nil {
+		c.traceSteal(v, 1)
+		c.stats.steals.inc()
+		c.stats.stolenIn.add(1)
 		v.stolenOut.addAtomic(1)
 		return t
 	}
@@ -77,7 +77,7 @@ func (w *worker) stealFrom(v *worker, withRunnext bool) *task {
 // stealRunnextAfter: a worker between tasks takes its runnext within that
 // time, so one that has not is busy with a long or blocked task (the
 // runtime's usleep(3) in runqgrab). The CAS fails if v took it meanwhile.
-func (w *worker) stealRunnext(v *worker) *task {
+func (c *core) stealRunnext(v *core) *task {
 	t := v.runnext.Load()
 	if t == nil {
 		return nil
@@ -97,8 +97,8 @@ func (w *worker) stealRunnext(v *worker) *task {
 // stealOrder returns a random start and a stride coprime to n, so that one
 // pass visits every worker exactly once in an order that differs between
 // thieves (the runtime's randomOrder).
-func (w *worker) stealOrder(n uint32) (start, stride uint32) {
-	r := w.random()
+func (c *core) stealOrder(n uint32) (start, stride uint32) {
+	r := c.random()
 	start = r % n
 	stride = 1 + (r>>16)%(n-1)
 	for gcd(stride, n) != 1 {
@@ -118,18 +118,18 @@ func gcd(a, b uint32) uint32 {
 }
 
 // random is a xorshift32 step on w's private state.
-func (w *worker) random() uint32 {
-	x := w.rnd
+func (c *core) random() uint32 {
+	x := c.rnd
 	x ^= x << 13
 	x ^= x >> 17
 	x ^= x << 5
-	w.rnd = x
+	c.rnd = x
 	return x
 }
 
 // traceSteal records a steal on w's timeline, if it has one.
-func (w *worker) traceSteal(v *worker, tasks uint64) {
-	if w.timeline != nil {
-		w.timeline.add(evSteal, int32(v.id), int32(tasks))
+func (c *core) traceSteal(v *core, tasks uint64) {
+	if c.timeline != nil {
+		c.timeline.add(evSteal, int32(v.id), int32(tasks))
 	}
 }

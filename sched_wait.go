@@ -33,7 +33,7 @@ const (
 // new work anywhere wakes it as it would wake a parked worker. This is what
 // makes any nesting of waits complete, even with one worker: a waiting
 // worker never holds runnable work hostage.
-func (w *worker) waitFor(l *latch) { w.helpUntil(l, nil) }
+func (c *core) waitFor(l *latch) { c.helpUntil(l, nil) }
 
 // waitThrough is waitFor for a part of the waiting task that a thief
 // took (the second half of Join, Fork2 or Join2, a sub-range of For, a run
@@ -44,35 +44,35 @@ func (w *worker) waitFor(l *latch) { w.helpUntil(l, nil) }
 // waiting for l (helping again) before the Goexit goes on. One more
 // Goexit in a task run then ends that call, and the waitThrough it
 // defers goes on.
-func (w *worker) waitThrough(l *latch) {
+func (c *core) waitThrough(l *latch) {
 	waited := false
 	defer func() {
 		if !waited {
-			w.waitThrough(l)
+			c.waitThrough(l)
 		}
 	}()
-	w.waitFor(l)
+	c.waitFor(l)
 	waited = true
 }
 
 // helpUntil is waitFor's loop; with a non-nil ctx it also stops once ctx
 // is done (see waitForCtx), leaving l's sleeper slot as it found it.
-func (w *worker) helpUntil(l *latch, ctx context.Context) {
+func (c *core) helpUntil(l *latch, ctx context.Context) {
 	// While it waits the task runs no code of its own: its handle is not
 	// current, so a goroutine it leaked that uses the handle is caught.
-	cur := w.cur.load()
-	w.cur.store(nil)
+	cur := c.cur.load()
+	c.cur.store(nil)
 	empty := 0
 	for !l.open() && (ctx == nil || ctx.Err() == nil) {
-		if t := w.helpOnce(); t != nil {
+		if t := c.helpOnce(); t != nil {
 			// A worker woken as a spinner must not run a task while still
 			// counted in nspinning: every wakep would think someone is
 			// looking for work and leave parked workers asleep.
-			w.stopSpinning()
-			if t.sub != subNone && w.lend(t, l, ctx) {
+			c.stopSpinning()
+			if t.sub != subNone && c.lend(t, l, ctx) {
 				break // a submitted task: a spare runs it; l is open or ctx done (sched_lend.go)
 			}
-			w.execute(t)
+			c.execute(t)
 			empty = 0
 			continue
 		}
@@ -80,14 +80,14 @@ func (w *worker) helpUntil(l *latch, ctx context.Context) {
 			pause(l, empty)
 			continue
 		}
-		w.sleepOn(l)
+		c.sleepOn(l)
 		empty = 0
 	}
 	if ctx != nil {
-		l.sleeper.CompareAndSwap(w, nil)
+		l.sleeper.CompareAndSwap(c, nil)
 	}
-	w.stopSpinning()
-	w.cur.store(cur)
+	c.stopSpinning()
+	c.cur.store(cur)
 }
 
 // pause waits a moment between two empty rounds of helpUntil: it watches
@@ -102,17 +102,17 @@ func pause(l *latch, round int) {
 }
 
 // helpOnce finds one task for a waiting worker, or nil.
-func (w *worker) helpOnce() *task {
-	if t := w.jobs.Pop(); t != nil {
+func (c *core) helpOnce() *task {
+	if t := c.jobs.Pop(); t != nil {
 		return t
 	}
-	if t := w.findLocal(); t != nil {
+	if t := c.findLocal(); t != nil {
 		return t
 	}
-	if t := w.pool.inject.getOne(); t != nil {
+	if t := c.pool.inject.getOne(); t != nil {
 		return t
 	}
-	return w.stealPasses(1)
+	return c.stealPasses(1)
 }
 
 // sleepOn parks w until l opens or new work may be available. It follows
@@ -123,11 +123,11 @@ func (w *worker) helpOnce() *task {
 // wait for one latch (a Future, a Pool.Group), so a worker that finds the
 // slot taken by another waits on the latch's channel instead, which
 // countDown closes for every waiter.
-func (w *worker) sleepOn(l *latch) {
-	p := w.pool
-	opened := w.takeSleeperSlot(l)
+func (c *core) sleepOn(l *latch) {
+	p := c.pool
+	opened := c.takeSleeperSlot(l)
 	if l.open() {
-		w.unsleep(l)
+		c.unsleep(l)
 		return
 	}
 	// A sleeper is on the idle list but inside a task: count it, so that
@@ -135,53 +135,53 @@ func (w *worker) sleepOn(l *latch) {
 	p.sleepers.Add(1)
 	defer p.sleepers.Add(-1)
 	p.idleMu.Lock()
-	p.pushIdle(w)
+	p.pushIdle(c)
 	p.idleMu.Unlock()
-	w.dropSpinning()
-	if p.workVisible() && p.removeIdle(w) {
-		w.unsleep(l)
+	c.dropSpinning()
+	if p.workVisible() && p.removeIdle(c) {
+		c.unsleep(l)
 		return
 	}
-	w.traceMark(evPark)
-	defer w.traceMark(evUnpark)
+	c.traceMark(evPark)
+	defer c.traceMark(evUnpark)
 	select {
-	case <-w.joinWake:
-		w.leaveIdle()
+	case <-c.joinWake:
+		c.leaveIdle()
 	case <-opened:
-		w.leaveIdle()
-	case <-w.wake:
-		w.spinning = true // the waker counted us in nspinning
-		w.unsleep(l)
+		c.leaveIdle()
+	case <-c.wake:
+		c.spinning = true // the waker counted us in nspinning
+		c.unsleep(l)
 	}
 }
 
 // takeSleeperSlot makes w l's sleeper, the one worker countDown wakes
 // through joinWake, and returns nil; if another worker holds the slot, it
 // returns the channel countDown closes for every waiter instead.
-func (w *worker) takeSleeperSlot(l *latch) <-chan struct{} {
-	if l.sleeper.Load() == w || l.sleeper.CompareAndSwap(nil, w) {
+func (c *core) takeSleeperSlot(l *latch) <-chan struct{} {
+	if l.sleeper.Load() == c || l.sleeper.CompareAndSwap(nil, c) {
 		return nil
 	}
 	return l.doneChan()
 }
 
 // leaveIdle takes w, woken by its latch, off the idle list.
-func (w *worker) leaveIdle() {
-	p := w.pool
-	if !p.removeIdle(w) {
+func (c *core) leaveIdle() {
+	p := c.pool
+	if !p.removeIdle(c) {
 		// A producer took us off the idle list and counted us as
 		// spinning; its token is on the way. Pass the wakeup on.
-		<-w.wake
+		<-c.wake
 		p.nspinning.Add(-1)
 		p.wakep()
 	}
 }
 
 // unsleep withdraws w as l's sleeper and drops a wake token l may have sent.
-func (w *worker) unsleep(l *latch) {
-	l.sleeper.CompareAndSwap(w, nil)
+func (c *core) unsleep(l *latch) {
+	l.sleeper.CompareAndSwap(c, nil)
 	select {
-	case <-w.joinWake:
+	case <-c.joinWake:
 	default:
 	}
 }

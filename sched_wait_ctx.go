@@ -34,18 +34,18 @@ func (l *latch) doneChan() <-chan struct{} {
 // whether l opened. It runs waitFor's loop (helpUntil: help, yield, then
 // sleep on the idle list), and wakes the sleeper when ctx ends through the
 // same token a latch sends when it opens.
-func (w *worker) waitForCtx(l *latch, ctx context.Context) bool {
+func (c *core) waitForCtx(l *latch, ctx context.Context) bool {
 	if ctx.Done() == nil {
-		w.waitFor(l)
+		c.waitFor(l)
 		return true
 	}
 	stop := context.AfterFunc(ctx, func() {
 		select {
-		case w.joinWake <- struct{}{}:
+		case c.joinWake <- struct{}{}:
 		default: // a token is already there
 		}
 	})
 	defer stop()
-	w.helpUntil(l, ctx)
+	c.helpUntil(l, ctx)
 	return l.open()
 }

@@ -34,9 +34,9 @@ func defaultStallReport(s Stall) {
 // stepped tells the stall detector that w's task is making progress. It
 // runs on every fork-join step, so it only loads w's own flag, which is set
 // at most once per look of a detector and never without one.
-func (w *worker) stepped() {
-	if w.probe.Load() != 0 {
-		w.probe.Store(0)
+func (c *core) stepped() {
+	if c.probe.Load() != 0 {
+		c.probe.Store(0)
 	}
 }
 
@@ -128,7 +128,7 @@ func (d *stallDetector) look() {
 // progressed reports whether worker i is parked or asleep in a wait, or
 // since the last look has started a task, parked, or taken a step; and
 // sets its probe for the next look.
-func (d *stallDetector) progressed(i int, w *worker) bool {
+func (d *stallDetector) progressed(i int, w *core) bool {
 	st := &d.watch[i]
 	started, parks := w.running.Load(), w.stats.parks.load()
 	stepped := w.probe.Swap(1) == 0 // the worker cleared it since we set it

@@ -128,15 +128,15 @@ func (p *Pool) Stats() Stats {
 	return s
 }
 
-func (w *worker) snapshot() WorkerStats {
-	c := &w.stats
+func (c *core) snapshot() WorkerStats {
+	s := &c.stats
 	return WorkerStats{
-		Ran: c.ran.load(), Spawned: c.spawned.load(), StolenIn: c.stolenIn.load(),
-		StolenOut: w.stolenOut.load(), StealAttempts: c.stealAttempts.load(), Steals: c.steals.load(),
-		GlobalGrabs: c.globalGrabs.load(), Overflows: c.overflows.load(),
-		Parks: c.parks.load(), Wakeups: w.wakeups.load(), Panics: c.panics.load(), Skipped: c.skipped.load(),
-		Completed: c.completed.load(),
-		RingLen:   w.ring.Len(), Runnext: w.runnext.Load() != nil,
+		Ran: s.ran.load(), Spawned: s.spawned.load(), StolenIn: s.stolenIn.load(),
+		StolenOut: c.stolenOut.load(), StealAttempts: s.stealAttempts.load(), Steals: s.steals.load(),
+		GlobalGrabs: s.globalGrabs.load(), Overflows: s.overflows.load(),
+		Parks: s.parks.load(), Wakeups: c.wakeups.load(), Panics: s.panics.load(), Skipped: s.skipped.load(),
+		Completed: s.completed.load(),
+		RingLen:   c.ring.Len(), Runnext: c.runnext.Load() != nil,
 	}
 }
 

@@ -38,7 +38,7 @@ type workerWatch struct {
 // the worker's goroutine inherited from the goroutine that started it (the
 // caller of New, or a task that called Block), so that between tasks the
 // worker carries none, as documented.
-func (c *worker) dropInheritedLabels() {
+func (c *core) dropInheritedLabels() {
 	if c.pool.profileLabels {
 		pprof.SetGoroutineLabels(context.Background())
 	}
@@ -55,7 +55,7 @@ type watch struct {
 // beginWatch reports the start of task t to the timeline, the execution
 // tracer and the profiler, as far as each is on. The caller has checked
 // that one of them may be: c.watch.on or trace.IsEnabled().
-func (c *worker) beginWatch(t *task) watch {
+func (c *core) beginWatch(t *task) watch {
 	var w watch
 	tracing := trace.IsEnabled()
 	name := ""
@@ -83,7 +83,7 @@ func (c *worker) beginWatch(t *task) watch {
 
 // endWatch reports the end of the task beginWatch reported, in reverse
 // order, on the same goroutine (a trace region must end where it began).
-func (c *worker) endWatch(w watch) {
+func (c *core) endWatch(w watch) {
 	if w.relabel {
 		c.watch.labels = w.labels
 		if w.labels == nil {
@@ -102,7 +102,7 @@ func (c *worker) endWatch(w watch) {
 
 // traceWorker logs the worker's id to the execution tracer when due, so
 // that a trace maps the goroutine running the worker to its id.
-func (c *worker) traceWorker() {
+func (c *core) traceWorker() {
 	ww := &c.watch
 	parks := c.stats.parks.local
 	if ww.traceTasks%traceWorkerEvery == 0 || ww.traceParks != parks {

@@ -336,7 +336,7 @@ func TestProfileLabelsNotInherited(t *testing.T) {
 	}
 	parked := 0
 	for _, rec := range strings.Split(buf.String(), "\n\n") {
-		if !strings.Contains(rec, "steal.(*worker).park") {
+		if !strings.Contains(rec, "steal.(*core).park") {
 			continue
 		}
 		parked++
