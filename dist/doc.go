@@ -29,7 +29,7 @@
 //	         expire after the lease (WithLease, default 3 s). The revision at
 //	         registration is the worker's incarnation.
 //
-// The deque follows cluster.Deque: the owner pushes and pops at the front
+// The deque follows coord.Deque: the owner pushes and pops at the front
 // (a spawned job runs next, while its data is warm), thieves take from the
 // back, submitted and taken-over jobs enter at the back. A worker runs at
 // most WithSlots jobs at once on a steal.Pool; the rest wait in the deque,

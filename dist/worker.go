@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/worksteal/steal"
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 // Worker is one member of a cluster: it owns a deque of jobs, runs them on
@@ -25,7 +25,7 @@ type Worker struct {
 	fallback Handler // for types with no handler of their own; nil: none
 
 	mu       sync.Mutex
-	dq       cluster.Deque[*entry] // owner at the front, thieves at the back
+	dq       coord.Deque[*entry] // owner at the front, thieves at the back
 	known    map[string]uint64     // id -> revision of each job held (queued, running or moving); 0: no record yet
 	locals   map[string]*entry     // jobs held that have no record yet (spawned here, see local.go)
 	flights  *sync.Cond            // on mu: signalled when a batch about local jobs settles

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 // TestConservationUnderRandomMessages sends long random sequences of every
@@ -79,7 +79,7 @@ func delta(reply string) int {
 	return 0
 }
 
-func snapshotOf(n *Node, worker string) *cluster.Snapshot {
+func snapshotOf(n *Node, worker string) *coord.Snapshot {
 	for _, s := range n.cluster.Snapshot() {
 		if s.Name == worker {
 			return &s

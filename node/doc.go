@@ -26,7 +26,7 @@
 //
 // The examples are one session with a new node, in order, bodies only: the
 // node first holds the example cluster of the work-stealing cluster exercise
-// (w1: job0 job1 job2, w2: job3 job4 job5, w3 idle; see cluster.NewExample),
+// (w1: job0 job1 job2, w2: job3 job4 job5, w3 idle; see coord.NewExample),
 // and init replaces it.
 //
 // init replaces the whole cluster, jobs in flight included:

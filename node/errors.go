@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 // Error codes of the Maelstrom error body. 10 and 12 are Maelstrom's own;
-// codes from 1000 up are this node's domain errors, one per cluster.Kind.
+// codes from 1000 up are this node's domain errors, one per coord.Kind.
 const (
 	CodeNotSupported    = 10   // unknown message type
 	CodeMalformed       = 12   // missing or mistyped field, bad value
@@ -19,15 +19,15 @@ const (
 	CodeDuplicateJob    = 1004 // push_job with an id that is already live
 )
 
-// codes maps each domain error kind to its wire code. cluster.Invalid is a
+// codes maps each domain error kind to its wire code. coord.Invalid is a
 // request no state could accept, hence malformed.
-var codes = map[cluster.Kind]int{
-	cluster.UnknownWorker:   CodeUnknownWorker,
-	cluster.DuplicateWorker: CodeDuplicateWorker,
-	cluster.NothingToSteal:  CodeNothingToSteal,
-	cluster.UnknownJob:      CodeUnknownJob,
-	cluster.DuplicateJob:    CodeDuplicateJob,
-	cluster.Invalid:         CodeMalformed,
+var codes = map[coord.Kind]int{
+	coord.UnknownWorker:   CodeUnknownWorker,
+	coord.DuplicateWorker: CodeDuplicateWorker,
+	coord.NothingToSteal:  CodeNothingToSteal,
+	coord.UnknownJob:      CodeUnknownJob,
+	coord.DuplicateJob:    CodeDuplicateJob,
+	coord.Invalid:         CodeMalformed,
 }
 
 // wireError is a request that fails with an error reply.
@@ -48,7 +48,7 @@ func toWire(err error) *wireError {
 	if errors.As(err, &w) {
 		return w
 	}
-	var c *cluster.Error
+	var c *coord.Error
 	if errors.As(err, &c) {
 		if code, ok := codes[c.Kind]; ok {
 			return &wireError{code, c.Error()}

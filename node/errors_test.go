@@ -4,19 +4,19 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 func TestToWireMapsEveryKind(t *testing.T) {
-	for kind, want := range map[cluster.Kind]int{
-		cluster.UnknownWorker:   1000,
-		cluster.DuplicateWorker: 1001,
-		cluster.NothingToSteal:  1002,
-		cluster.UnknownJob:      1003,
-		cluster.DuplicateJob:    1004,
-		cluster.Invalid:         12,
+	for kind, want := range map[coord.Kind]int{
+		coord.UnknownWorker:   1000,
+		coord.DuplicateWorker: 1001,
+		coord.NothingToSteal:  1002,
+		coord.UnknownJob:      1003,
+		coord.DuplicateJob:    1004,
+		coord.Invalid:         12,
 	} {
-		got := toWire(&cluster.Error{Kind: kind, Detail: "x"})
+		got := toWire(&coord.Error{Kind: kind, Detail: "x"})
 		if got.code != want || got.text != kind.String()+": x" {
 			t.Errorf("%v: %+v, want code %d", kind, got, want)
 		}

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 	"github.com/worksteal/steal/sim"
 )
 
@@ -21,7 +21,7 @@ var defaultWorkers = []string{"w1", "w2", "w3"}
 // Every field but type and msg_id is optional; the values shown are the
 // defaults, except jobs_to_distribute, which defaults to 0. Jobs are named
 // job0, job1, ... and placed by the distribution (first, blocks,
-// round_robin or skewed; see cluster.Distribution), each costing a draw
+// round_robin or skewed; see coord.Distribution), each costing a draw
 // from the cost model (fixed, uniform, exponential or pareto) keyed by
 // (seed, job number). The reply is {"type": "init_ok", "in_reply_to": 1}.
 func (n *Node) init(req *request) error {
@@ -36,17 +36,17 @@ func (n *Node) init(req *request) error {
 }
 
 // parseInit builds the new cluster without touching the node.
-func (n *Node) parseInit(req *request) (*cluster.Cluster, sim.Cost, time.Duration, error) {
-	opts := cluster.Options{Seed: deref(req.Seed)}
-	dist := cluster.First
+func (n *Node) parseInit(req *request) (*coord.Cluster, sim.Cost, time.Duration, error) {
+	opts := coord.Options{Seed: deref(req.Seed)}
+	dist := coord.First
 	var err error
 	if req.Distribution != nil {
-		if dist, err = cluster.ParseDistribution(*req.Distribution); err != nil {
+		if dist, err = coord.ParseDistribution(*req.Distribution); err != nil {
 			return nil, sim.Cost{}, 0, err
 		}
 	}
 	if req.Victim != nil {
-		if opts.Victims, err = cluster.ParseVictimPolicy(*req.Victim); err != nil {
+		if opts.Victims, err = coord.ParseVictimPolicy(*req.Victim); err != nil {
 			return nil, sim.Cost{}, 0, err
 		}
 	}
@@ -69,14 +69,14 @@ func (n *Node) parseInit(req *request) (*cluster.Cluster, sim.Cost, time.Duratio
 	if len(workers) > MaxWorkers {
 		return nil, sim.Cost{}, 0, malformed("workers lists %d workers, over the limit of %d (MaxWorkers)", len(workers), MaxWorkers)
 	}
-	c, err := cluster.New(workers, opts)
+	c, err := coord.New(workers, opts)
 	if err != nil {
 		return nil, sim.Cost{}, 0, err
 	}
 	wl := sim.Workload{Cost: cost, Seed: opts.Seed}
-	all := make([]cluster.Job, jobs)
+	all := make([]coord.Job, jobs)
 	for k := range all {
-		all[k] = cluster.Job{ID: "job" + strconv.Itoa(k), Cost: wl.JobCost(k)}
+		all[k] = coord.Job{ID: "job" + strconv.Itoa(k), Cost: wl.JobCost(k)}
 	}
 	return c, cost, latency, c.Distribute(all, dist)
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 	"github.com/worksteal/steal/sim"
 )
 
@@ -37,7 +37,7 @@ func TestInitSettings(t *testing.T) {
 	ask(t, n, `{"type": "init", "msg_id": 1, "workers": ["x", "y"], "jobs_to_distribute": 3, "victim": "random",
 		"seed": 42, "cost": {"model": "exponential", "mean_ms": 4}, "steal_latency_ms": 0.25}`)
 	want := sim.Cost{Model: sim.Exponential, Mean: 4 * time.Millisecond}
-	if n.cost != want || n.latency != 250*time.Microsecond || n.seed != 42 || n.cluster.Victims() != cluster.Random {
+	if n.cost != want || n.latency != 250*time.Microsecond || n.seed != 42 || n.cluster.Victims() != coord.Random {
 		t.Fatalf("cost %v latency %v seed %d victims %v", n.cost, n.latency, n.seed, n.cluster.Victims())
 	}
 	q := n.cluster.Snapshot()[0].Queue

@@ -6,7 +6,7 @@ import (
 	"hash/fnv"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 // These three messages let real worker processes use the node as their
@@ -45,20 +45,20 @@ func (n *Node) pushJob(req *request) error {
 
 // parseJob reads push_job's job; the payload is stored compact so that it
 // can be echoed inside a one-line reply.
-func (n *Node) parseJob(req *request) (cluster.Job, error) {
+func (n *Node) parseJob(req *request) (coord.Job, error) {
 	id, err := required(req.JobID, "job_id")
 	if err != nil {
-		return cluster.Job{}, err
+		return coord.Job{}, err
 	}
 	cost, err := millis(req.CostMS, "cost_ms", n.jobCost(id))
 	if err != nil {
-		return cluster.Job{}, err
+		return coord.Job{}, err
 	}
-	job := cluster.Job{ID: id, Cost: cost}
+	job := coord.Job{ID: id, Cost: cost}
 	if len(req.Payload) > 0 && string(req.Payload) != "null" {
 		var b bytes.Buffer
 		if err := json.Compact(&b, req.Payload); err != nil {
-			return cluster.Job{}, malformed("payload: %v", err)
+			return coord.Job{}, malformed("payload: %v", err)
 		}
 		job.Payload = b.String()
 	}
@@ -132,7 +132,7 @@ func (n *Node) jobCost(id string) time.Duration {
 
 // costOf is a job's cost, drawn for jobs created without one (the example
 // cluster's).
-func (n *Node) costOf(j cluster.Job) time.Duration {
+func (n *Node) costOf(j coord.Job) time.Duration {
 	if j.Cost > 0 {
 		return j.Cost
 	}

@@ -3,7 +3,7 @@ package node
 import (
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 // Limits on what one request may ask of the node, so that no message of
@@ -73,7 +73,7 @@ func (n *Node) checkSimulatedJobs(policies int) error {
 
 // checkReplyBytes refuses a run_simulation whose reply could exceed
 // MaxReplyBytes, before it runs.
-func (n *Node) checkReplyBytes(snap []cluster.Snapshot, policies int) error {
+func (n *Node) checkReplyBytes(snap []coord.Snapshot, policies int) error {
 	if size := len(n.enc.buf) + replyBound(snap, policies); size > MaxReplyBytes {
 		return malformed("run_simulation's reply for %d workers under %d policies could take %d bytes, over the limit of %d (MaxReplyBytes); ask for fewer policies",
 			len(snap), policies, size, MaxReplyBytes)
@@ -83,7 +83,7 @@ func (n *Node) checkReplyBytes(snap []cluster.Snapshot, policies int) error {
 
 // replyBound is an upper bound on the bytes of a run_simulation reply for
 // these workers and policies, beyond the envelope written before it.
-func replyBound(snap []cluster.Snapshot, policies int) int {
+func replyBound(snap []coord.Snapshot, policies int) int {
 	names := 0
 	var quoted []byte
 	for _, s := range snap {

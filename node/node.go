@@ -8,7 +8,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 	"github.com/worksteal/steal/sim"
 )
 
@@ -19,22 +19,22 @@ var DefaultCost = sim.Cost{Model: sim.Fixed, Mean: 10 * time.Millisecond}
 // for concurrent use: Serve feeds it one message at a time, which is what
 // keeps replies in request order and the cluster deterministic.
 type Node struct {
-	cluster *cluster.Cluster
+	cluster *coord.Cluster
 	cost    sim.Cost      // cost model for jobs without an explicit cost
 	latency time.Duration // steal latency for run_simulation
 	seed    uint64
 	enc     encoder // reused for every reply
 }
 
-// New returns a node holding the example cluster of the work-stealing cluster exercise (cluster.NewExample)
+// New returns a node holding the example cluster of the work-stealing cluster exercise (coord.NewExample)
 // with DefaultCost, as before any init.
 func New() *Node {
-	return &Node{cluster: cluster.NewExample(), cost: DefaultCost}
+	return &Node{cluster: coord.NewExample(), cost: DefaultCost}
 }
 
 // Cluster returns the node's current cluster, for inspection; init
 // replaces it.
-func (n *Node) Cluster() *cluster.Cluster { return n.cluster }
+func (n *Node) Cluster() *coord.Cluster { return n.cluster }
 
 // Handle answers one message, a JSON envelope. It returns the reply line,
 // newline included, valid until the next call. A message that is not JSON

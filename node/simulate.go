@@ -3,7 +3,7 @@ package node
 import (
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 	"github.com/worksteal/steal/sim"
 )
 
@@ -55,7 +55,7 @@ func (n *Node) runSimulation(req *request) error {
 // MaxSimulatedEvents in all, writes each result as it comes, and returns
 // the queues the first run left. Only those are kept: a result holds a copy
 // of every job left.
-func (n *Node) simulate(snap []cluster.Snapshot, policies []sim.Policy, horizon time.Duration) ([][]sim.Task, error) {
+func (n *Node) simulate(snap []coord.Snapshot, policies []sim.Policy, horizon time.Duration) ([][]sim.Task, error) {
 	queues := n.tasks(snap)
 	var first [][]sim.Task
 	budget := MaxSimulatedEvents
@@ -104,7 +104,7 @@ func (n *Node) parseSimulation(req *request) (time.Duration, []sim.Policy, error
 // tasks turns the queued jobs into simulator tasks. A task's key locates
 // its job in the snapshot, worker in the high 32 bits and position in the
 // low, so that no second copy of the jobs is needed to map tasks back.
-func (n *Node) tasks(snap []cluster.Snapshot) [][]sim.Task {
+func (n *Node) tasks(snap []coord.Snapshot) [][]sim.Task {
 	queues := make([][]sim.Task, len(snap))
 	for w, s := range snap {
 		queues[w] = make([]sim.Task, len(s.Queue))
@@ -116,10 +116,10 @@ func (n *Node) tasks(snap []cluster.Snapshot) [][]sim.Task {
 }
 
 // requeue maps the simulator's remaining tasks back to jobs.
-func requeue(remaining [][]sim.Task, snap []cluster.Snapshot) [][]cluster.Job {
-	out := make([][]cluster.Job, len(remaining))
+func requeue(remaining [][]sim.Task, snap []coord.Snapshot) [][]coord.Job {
+	out := make([][]coord.Job, len(remaining))
 	for w, q := range remaining {
-		out[w] = make([]cluster.Job, len(q))
+		out[w] = make([]coord.Job, len(q))
 		for k, t := range q {
 			j := snap[t.Key>>32].Queue[uint32(t.Key)]
 			j.Cost = t.Cost
@@ -129,7 +129,7 @@ func requeue(remaining [][]sim.Task, snap []cluster.Snapshot) [][]cluster.Job {
 	return out
 }
 
-func (n *Node) writeResult(r sim.Result, snap []cluster.Snapshot) {
+func (n *Node) writeResult(r sim.Result, snap []coord.Snapshot) {
 	e := &n.enc
 	e.elem()
 	e.str("policy", r.Policy.String())

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 // With a service time the central server hands out one job per service:
@@ -43,9 +43,9 @@ func TestCentralServiceQueues(t *testing.T) {
 
 // The service time belongs to the central queue: steal policies ignore it.
 func TestCentralServiceOnlyCentral(t *testing.T) {
-	wl := Workload{Workers: 8, Jobs: 500, Distribution: cluster.First, Seed: 3,
+	wl := Workload{Workers: 8, Jobs: 500, Distribution: coord.First, Seed: 3,
 		Cost: Cost{Model: Exponential, Mean: time.Millisecond}, StealLatency: 50 * time.Microsecond}
-	for _, p := range []Policy{{Mode: NoSteal}, {Mode: StealOne}, {Mode: StealHalf, Victims: cluster.BestOfTwo}} {
+	for _, p := range []Policy{{Mode: NoSteal}, {Mode: StealOne}, {Mode: StealHalf, Victims: coord.BestOfTwo}} {
 		a := wl.Run(p)
 		wl2 := wl
 		wl2.CentralService = time.Millisecond

@@ -5,7 +5,7 @@
 //
 // # Model
 //
-// Each worker owns a deque (cluster.Deque). A worker with a job runs it for
+// Each worker owns a deque (coord.Deque). A worker with a job runs it for
 // the job's cost; when it finishes, it takes the front of its own deque.
 // When its deque is empty it acts by Policy: it stays idle (NoSteal), takes
 // the head of one shared FIFO queue (Central), or steals one job (StealOne)

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 // Options are the knobs of one simulation besides the jobs and the policy.
@@ -64,7 +64,7 @@ func mustBeValid(queues [][]Task, p Policy, o Options) {
 	case NoSteal, Central:
 	case StealOne, StealHalf:
 		switch p.Victims {
-		case cluster.MostLoaded, cluster.Random, cluster.BestOfTwo:
+		case coord.MostLoaded, coord.Random, coord.BestOfTwo:
 		default:
 			panic(fmt.Sprintf("sim: Simulate: unknown victim policy %v", p.Victims))
 		}
@@ -93,8 +93,8 @@ type engine struct {
 	opts    Options
 	latency int64
 	tasks   []Task
-	deques  []cluster.Deque[int32]
-	central cluster.Deque[int32]
+	deques  []coord.Deque[int32]
+	central coord.Deque[int32]
 	victims *victims
 	pending events
 	running []int32 // task index per worker, -1 when not running
@@ -118,7 +118,7 @@ func newEngine(queues [][]Task, p Policy, o Options) *engine {
 	w := len(queues)
 	e := &engine{
 		policy: p, opts: o, latency: int64(o.StealLatency),
-		deques:  make([]cluster.Deque[int32], w),
+		deques:  make([]coord.Deque[int32], w),
 		victims: newVictims(w, p.Victims),
 		running: make([]int32, w), started: make([]int64, w), target: make([]int32, w),
 		rng: rand.New(rand.NewPCG(o.Seed, o.Seed^0x853c49e6748fea9b)),

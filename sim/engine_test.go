@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 const ms = time.Millisecond
@@ -117,7 +117,7 @@ func TestSpawnedWorkIsRunAndCounted(t *testing.T) {
 }
 
 func TestSimulateEveryPolicyConservesJobs(t *testing.T) {
-	wl := Workload{Workers: 7, Jobs: 5000, Distribution: cluster.Skewed,
+	wl := Workload{Workers: 7, Jobs: 5000, Distribution: coord.Skewed,
 		Cost: Cost{Model: Exponential, Mean: ms}, StealLatency: 50 * time.Microsecond, Seed: 3}
 	for _, r := range wl.Compare(AllPolicies()) {
 		if r.Jobs() != 5000 || !r.Finished {

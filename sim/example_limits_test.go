@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 	"github.com/worksteal/steal/sim"
 )
 
@@ -26,7 +26,7 @@ func ExampleResult_LowerBoundNanos() {
 // MaxEvents bounds the work of a run: here a thousand jobs need a thousand
 // events, and a budget of 100 stops the run after the hundredth.
 func ExampleOptions_maxEvents() {
-	wl := sim.Workload{Workers: 10, Jobs: 1000, Distribution: cluster.Blocks,
+	wl := sim.Workload{Workers: 10, Jobs: 1000, Distribution: coord.Blocks,
 		Cost: sim.Cost{Model: sim.Fixed, Mean: time.Millisecond}}
 	p := sim.Policy{Mode: sim.StealOne}
 	r := sim.Simulate(wl.Queues(), p, sim.Options{MaxEvents: 100})

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 	"github.com/worksteal/steal/sim"
 )
 
@@ -14,10 +14,10 @@ import (
 // meets the lower bound, 25ms.
 func ExampleWorkload_Run() {
 	wl := sim.Workload{
-		Workers: 4, Jobs: 100, Distribution: cluster.Skewed,
+		Workers: 4, Jobs: 100, Distribution: coord.Skewed,
 		Cost: sim.Cost{Model: sim.Fixed, Mean: time.Millisecond},
 	}
-	r := wl.Run(sim.Policy{Mode: sim.StealOne, Victims: cluster.MostLoaded})
+	r := wl.Run(sim.Policy{Mode: sim.StealOne, Victims: coord.MostLoaded})
 	fmt.Println(r.Makespan, r.LowerBound(), r.Finished, r.Completed, r.Steals)
 	// Output:
 	// 25ms 25ms true [25 25 25 25] 25
@@ -27,7 +27,7 @@ func ExampleWorkload_Run() {
 // deque at once pays it less often than stealing one job.
 func ExampleWorkload_Compare() {
 	wl := sim.Workload{
-		Workers: 4, Jobs: 400, Distribution: cluster.First, Seed: 1,
+		Workers: 4, Jobs: 400, Distribution: coord.First, Seed: 1,
 		Cost:         sim.Cost{Model: sim.Exponential, Mean: time.Millisecond},
 		StealLatency: 500 * time.Microsecond,
 	}
@@ -95,7 +95,7 @@ func ExampleResult_Utilisation() {
 func ExampleOptions_centralService() {
 	for _, w := range []int{10, 20, 40, 80} {
 		wl := sim.Workload{
-			Workers: w, Jobs: 100 * w, Distribution: cluster.RoundRobin,
+			Workers: w, Jobs: 100 * w, Distribution: coord.RoundRobin,
 			Cost:           sim.Cost{Model: sim.Fixed, Mean: time.Millisecond},
 			CentralService: 50 * time.Microsecond,
 		}

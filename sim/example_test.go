@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 	"github.com/worksteal/steal/sim"
 )
 
 // Compare policies on 4,000 jobs that all start on the first of 8 workers.
 func Example() {
 	wl := sim.Workload{
-		Workers: 8, Jobs: 4000, Distribution: cluster.First,
+		Workers: 8, Jobs: 4000, Distribution: coord.First,
 		Cost: sim.Cost{Model: sim.Fixed, Mean: time.Millisecond},
 	}
 	policies, _ := sim.ParsePolicies("none,central,one/most_loaded,half/random")

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 // Mode is what an idle worker does when its own deque is empty.
@@ -27,7 +27,7 @@ const (
 // the victim is chosen.
 type Policy struct {
 	Mode    Mode
-	Victims cluster.VictimPolicy
+	Victims coord.VictimPolicy
 }
 
 // String names the policy: "none", "central", or "one/<victims>" and
@@ -67,7 +67,7 @@ func ParsePolicy(name string) (Policy, error) {
 		if !slash {
 			return p, nil
 		}
-		v, err := cluster.ParseVictimPolicy(victims)
+		v, err := coord.ParseVictimPolicy(victims)
 		if err != nil {
 			return Policy{}, fmt.Errorf("sim: policy %q: %w", name, err)
 		}
@@ -98,7 +98,7 @@ func ParsePolicies(list string) ([]Policy, error) {
 func AllPolicies() []Policy {
 	out := []Policy{{Mode: NoSteal}, {Mode: Central}}
 	for _, m := range []Mode{StealOne, StealHalf} {
-		for _, v := range []cluster.VictimPolicy{cluster.Random, cluster.MostLoaded, cluster.BestOfTwo} {
+		for _, v := range []coord.VictimPolicy{coord.Random, coord.MostLoaded, coord.BestOfTwo} {
 			out = append(out, Policy{Mode: m, Victims: v})
 		}
 	}

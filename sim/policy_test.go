@@ -3,7 +3,7 @@ package sim
 import (
 	"testing"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 func TestPolicyNamesRoundTrip(t *testing.T) {
@@ -20,7 +20,7 @@ func TestPolicyNamesRoundTrip(t *testing.T) {
 }
 
 func TestParsePolicyShortcutsAndErrors(t *testing.T) {
-	if p, _ := ParsePolicy("half"); p != (Policy{Mode: StealHalf, Victims: cluster.MostLoaded}) {
+	if p, _ := ParsePolicy("half"); p != (Policy{Mode: StealHalf, Victims: coord.MostLoaded}) {
 		t.Errorf("half = %v", p)
 	}
 	for _, bad := range []string{"", "steal", "none/random", "one/nearest", "none/", "central/", "one/", "half/"} {

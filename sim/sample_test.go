@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 // Six 10 ms jobs on the first of three workers, sampled every 10 ms: with
@@ -42,7 +42,7 @@ func TestSamplesOfSixJobsOnThreeWorkers(t *testing.T) {
 
 // sampledWorkload runs long enough under every policy to need decimation.
 func sampledWorkload(spawn float64, latency time.Duration) Workload {
-	return Workload{Workers: 6, Jobs: 3000, Distribution: cluster.Skewed,
+	return Workload{Workers: 6, Jobs: 3000, Distribution: coord.Skewed,
 		Cost: Cost{Model: Exponential, Mean: ms}, StealLatency: latency, Seed: 7,
 		Spawn:  Spawn{Prob: spawn, Children: 2, Depth: 2},
 		Sample: Sampling{Every: 10 * time.Microsecond, Max: 300}}

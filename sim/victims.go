@@ -3,7 +3,7 @@ package sim
 import (
 	"math/rand/v2"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 // victims keeps, as deque lengths change, what the victim policies need to
@@ -12,19 +12,19 @@ import (
 // tree over the lengths (for most loaded, maintained only under that
 // policy since it costs O(log W) per change).
 type victims struct {
-	policy  cluster.VictimPolicy
+	policy  coord.VictimPolicy
 	lens    []int   // deque length per worker
 	members []int32 // workers with lens > 0, in no particular order
 	slot    []int32 // position in members, -1 when absent
 	tree    []int32 // tree[1] is the longest worker; leaves from len(tree)/2
 }
 
-func newVictims(workers int, policy cluster.VictimPolicy) *victims {
+func newVictims(workers int, policy coord.VictimPolicy) *victims {
 	v := &victims{policy: policy, lens: make([]int, workers), slot: make([]int32, workers)}
 	for i := range v.slot {
 		v.slot[i] = -1
 	}
-	if policy == cluster.MostLoaded {
+	if policy == coord.MostLoaded {
 		leaves := 1
 		for leaves < workers {
 			leaves *= 2
@@ -60,7 +60,7 @@ func (v *victims) set(w int32, n int) {
 }
 
 // replay recomputes the winners on the path from w's leaf to the root;
-// ties go to the lower worker index, like cluster.MostLoaded.
+// ties go to the lower worker index, like coord.MostLoaded.
 func (v *victims) replay(w int32) {
 	for i := (len(v.tree)/2 + int(w)) / 2; i > 0; i /= 2 {
 		a, b := v.tree[2*i], v.tree[2*i+1]
@@ -78,9 +78,9 @@ func (v *victims) choose(r *rand.Rand) int32 {
 		return -1
 	}
 	switch v.policy {
-	case cluster.MostLoaded:
+	case coord.MostLoaded:
 		return v.tree[1]
-	case cluster.BestOfTwo:
+	case coord.BestOfTwo:
 		if n == 1 {
 			return v.members[0]
 		}

@@ -4,13 +4,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 func TestVictimsMostLoadedTracksTheMaximum(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	const w = 37 // not a power of two: exercises the padding
-	v := newVictims(w, cluster.MostLoaded)
+	v := newVictims(w, coord.MostLoaded)
 	if v.choose(r) != -1 {
 		t.Fatal("empty cluster offered a victim")
 	}
@@ -30,7 +30,7 @@ func TestVictimsMostLoadedTracksTheMaximum(t *testing.T) {
 
 func TestVictimsRandomOnlyOffersBusyWorkers(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, p := range []cluster.VictimPolicy{cluster.Random, cluster.BestOfTwo} {
+	for _, p := range []coord.VictimPolicy{coord.Random, coord.BestOfTwo} {
 		v := newVictims(10, p)
 		v.set(3, 2)
 		v.set(7, 1)
@@ -44,10 +44,10 @@ func TestVictimsRandomOnlyOffersBusyWorkers(t *testing.T) {
 			}
 			seen[w] = true
 		}
-		if p == cluster.Random && len(seen) != 2 {
+		if p == coord.Random && len(seen) != 2 {
 			t.Fatalf("random never chose one of the busy workers: %v", seen)
 		}
-		if p == cluster.BestOfTwo && !seen[3] {
+		if p == coord.BestOfTwo && !seen[3] {
 			t.Fatal("best of two never chose the longer deque")
 		}
 	}

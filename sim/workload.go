@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 // Workload describes a synthetic job mix: how many jobs, where they start,
@@ -13,7 +13,7 @@ import (
 type Workload struct {
 	Workers      int
 	Jobs         int
-	Distribution cluster.Distribution
+	Distribution coord.Distribution
 	Cost         Cost
 	Spawn        Spawn
 	StealLatency time.Duration
@@ -83,8 +83,8 @@ func fieldError(field, what, want string, have any, note string) error {
 
 // validDistribution reports whether d is one of cluster's distributions:
 // only those have a name that parses back.
-func validDistribution(d cluster.Distribution) bool {
-	_, err := cluster.ParseDistribution(d.String())
+func validDistribution(d coord.Distribution) bool {
+	_, err := coord.ParseDistribution(d.String())
 	return err == nil
 }
 

@@ -4,11 +4,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 func TestWorkloadQueuesFollowTheDistribution(t *testing.T) {
-	wl := Workload{Workers: 3, Jobs: 7, Distribution: cluster.Blocks, Cost: Cost{Model: Uniform, Mean: ms}, Seed: 4}
+	wl := Workload{Workers: 3, Jobs: 7, Distribution: coord.Blocks, Cost: Cost{Model: Uniform, Mean: ms}, Seed: 4}
 	q := wl.Queues()
 	if len(q[0]) != 2 || len(q[1]) != 2 || len(q[2]) != 3 || q[2][0].Key != 4 {
 		t.Fatalf("blocks layout wrong: %v", q)
@@ -43,7 +43,7 @@ func TestWorkloadValidate(t *testing.T) {
 // Stealing must beat not stealing on an unbalanced start, and the
 // coordinated victim choices must get close to the bound.
 func TestWorkloadCompareRanksPolicies(t *testing.T) {
-	wl := Workload{Workers: 32, Jobs: 20000, Distribution: cluster.First,
+	wl := Workload{Workers: 32, Jobs: 20000, Distribution: coord.First,
 		Cost: Cost{Model: Exponential, Mean: ms}, Seed: 1}
 	rs := wl.Compare(AllPolicies())
 	none := rs[0]
@@ -58,7 +58,7 @@ func TestWorkloadCompareRanksPolicies(t *testing.T) {
 }
 
 func TestWorkloadJobCostMatchesQueues(t *testing.T) {
-	wl := Workload{Workers: 2, Jobs: 10, Distribution: cluster.RoundRobin, Cost: Cost{Model: Exponential, Mean: ms}, Seed: 8}
+	wl := Workload{Workers: 2, Jobs: 10, Distribution: coord.RoundRobin, Cost: Cost{Model: Exponential, Mean: ms}, Seed: 8}
 	q := wl.Queues()
 	if q[1][2].Key != 5 || q[1][2].Cost != wl.JobCost(5) {
 		t.Fatalf("job 5 = %+v, JobCost %v", q[1][2], wl.JobCost(5))

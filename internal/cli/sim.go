@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 	"github.com/worksteal/steal/sim"
 )
 
@@ -76,7 +76,7 @@ var simFlagOf = map[string]string{
 
 // workload turns the flags into a validated workload and policy list.
 func (f *simFlags) workload() (sim.Workload, []sim.Policy, error) {
-	dist, err := cluster.ParseDistribution(f.dist)
+	dist, err := coord.ParseDistribution(f.dist)
 	if err != nil {
 		return sim.Workload{}, nil, flagErr("-dist", err)
 	}

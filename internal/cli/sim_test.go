@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 	"github.com/worksteal/steal/sim"
 )
 
@@ -158,7 +158,7 @@ func TestSimSamplesErrors(t *testing.T) {
 
 func TestChartSamplingIsBounded(t *testing.T) {
 	for _, workers := range []int{1, 8, 64, 10_000} {
-		wl := sim.Workload{Workers: workers, Jobs: 5000, Distribution: cluster.First,
+		wl := sim.Workload{Workers: workers, Jobs: 5000, Distribution: coord.First,
 			Cost: sim.Cost{Model: sim.Exponential, Mean: time.Millisecond}, Seed: 1}
 		wl.Sample = chartSampling(wl)
 		if wl.Sample.Every <= 0 || wl.Sample.Max > 1000 || wl.Sample.Max*workers > max(4<<20, 2*workers) {

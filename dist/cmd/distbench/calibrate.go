@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 	"github.com/worksteal/steal/sim"
 )
 
@@ -106,15 +106,15 @@ func simulate(cfg config, cal calibration) []simPoint {
 		latency, server time.Duration
 	}
 	pols := []pol{
-		{"steal", sim.Policy{Mode: sim.StealHalf, Victims: cluster.BestOfTwo}, d(cal.StealLatencyUS), 0},
-		{"steal-one", sim.Policy{Mode: sim.StealOne, Victims: cluster.BestOfTwo}, d(cal.StealOneLatencyUS), 0},
+		{"steal", sim.Policy{Mode: sim.StealHalf, Victims: coord.BestOfTwo}, d(cal.StealLatencyUS), 0},
+		{"steal-one", sim.Policy{Mode: sim.StealOne, Victims: coord.BestOfTwo}, d(cal.StealOneLatencyUS), 0},
 		{"central-f1", sim.Policy{Mode: sim.Central}, d(cal.CentralLatencyUS), d(cal.CentralServiceUS)},
 		{fmt.Sprintf("central-f%d", cfg.FetchK), sim.Policy{Mode: sim.Central}, d(cal.CentralLatencyUS), d(cal.CentralKServiceUS)},
 	}
 	var out []simPoint
 	for _, w := range cfg.SimWorkers {
 		for _, p := range pols {
-			wl := sim.Workload{Workers: w, Jobs: simJobsPerW * w, Distribution: cluster.First, Seed: 1,
+			wl := sim.Workload{Workers: w, Jobs: simJobsPerW * w, Distribution: coord.First, Seed: 1,
 				Cost:         sim.Cost{Model: sim.Fixed, Mean: time.Duration(cal.JobMS * float64(time.Millisecond))},
 				StealLatency: p.latency, CentralService: p.server}
 			r := wl.Run(p.p)

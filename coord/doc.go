@@ -1,4 +1,4 @@
-// Package cluster is the coordinator of a work-stealing cluster, written as a
+// Package coord is the coordinator of a work-stealing cluster, written as a
 // deterministic, single-threaded state machine.
 //
 // # Model
@@ -35,4 +35,4 @@
 // Steal's take and Inject are O(1) amortised; choosing a victim is O(k) in
 // the number of candidates; Complete is O(1) amortised, however many jobs
 // are in flight; Snapshot and Check are O(jobs).
-package cluster
+package coord

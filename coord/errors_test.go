@@ -1,4 +1,4 @@
-package cluster
+package coord
 
 import (
 	"errors"

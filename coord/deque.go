@@ -1,4 +1,4 @@
-package cluster
+package coord
 
 // Deque is a double-ended queue on a growable ring buffer. The cluster uses
 // its front for the owner (push and pop) and its back for thieves, which is

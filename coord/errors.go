@@ -1,4 +1,4 @@
-package cluster
+package coord
 
 // Kind classifies a domain error. The node package maps each kind to a wire
 // error code, so a kind's meaning must never change once published.

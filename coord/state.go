@@ -1,4 +1,4 @@
-package cluster
+package coord
 
 // WorkerState is what a worker looks like from outside: its deque length
 // and how many of its jobs are in flight.

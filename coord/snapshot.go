@@ -1,4 +1,4 @@
-package cluster
+package coord
 
 // Snapshot is a copy of one worker's jobs: its deque front to back and its
 // jobs in flight, oldest first.

@@ -1,4 +1,4 @@
-package cluster
+package coord
 
 // Theft describes one successful steal.
 type Theft struct {

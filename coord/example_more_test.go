@@ -1,26 +1,26 @@
-package cluster_test
+package coord_test
 
 import (
 	"errors"
 	"fmt"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 func ExampleNew() {
-	c, err := cluster.New([]string{"a", "b", "c"}, cluster.Options{Victims: cluster.BestOfTwo, Seed: 42})
+	c, err := coord.New([]string{"a", "b", "c"}, coord.Options{Victims: coord.BestOfTwo, Seed: 42})
 	fmt.Println(c.Len(), c.Victims(), err)
 
 	// Names must be distinct; the error names the offender.
-	_, err = cluster.New([]string{"a", "b", "a"}, cluster.Options{})
-	fmt.Println(err, errors.Is(err, cluster.ErrDuplicateWorker))
+	_, err = coord.New([]string{"a", "b", "a"}, coord.Options{})
+	fmt.Println(err, errors.Is(err, coord.ErrDuplicateWorker))
 	// Output:
 	// 3 best_of_two <nil>
 	// duplicate worker: a true
 }
 
 func ExampleNewExample() {
-	c := cluster.NewExample()
+	c := coord.NewExample()
 	for _, w := range c.Workers() {
 		fmt.Println(w.Name, w.QueueSize, w.Idle())
 	}
@@ -33,7 +33,7 @@ func ExampleNewExample() {
 // Under the default MostLoaded policy the longest deque is robbed, ties going
 // to the candidate listed first, so the order of candidates matters.
 func ExampleCluster_Steal() {
-	c := cluster.NewExample() // w1: job0 job1 job2, w2: job3 job4 job5
+	c := coord.NewExample() // w1: job0 job1 job2, w2: job3 job4 job5
 	t, _ := c.Steal("w3", []string{"w2", "w1"})
 	fmt.Println(t.Victim, t.Job.ID, t.VictimQueueSize, t.ThiefQueueSize)
 
@@ -45,14 +45,14 @@ func ExampleCluster_Steal() {
 	// w1 job2 2 2
 }
 
-// A failed steal returns a *cluster.Error and changes nothing. Match its kind
+// A failed steal returns a *coord.Error and changes nothing. Match its kind
 // with errors.Is against a sentinel, or get at the details with errors.As.
 func ExampleCluster_Steal_nothingToSteal() {
-	c, _ := cluster.New([]string{"w1", "w2"}, cluster.Options{})
+	c, _ := coord.New([]string{"w1", "w2"}, coord.Options{})
 	_, err := c.Steal("w2", nil)
-	fmt.Println(errors.Is(err, cluster.ErrNothingToSteal))
+	fmt.Println(errors.Is(err, coord.ErrNothingToSteal))
 
-	var e *cluster.Error
+	var e *coord.Error
 	if errors.As(err, &e) {
 		fmt.Printf("kind=%q detail=%q\n", e.Kind, e.Detail)
 	}
@@ -63,10 +63,10 @@ func ExampleCluster_Steal_nothingToSteal() {
 
 // Push is the owner's end: the job pushed last runs first.
 func ExampleCluster_Push() {
-	c, _ := cluster.New([]string{"w1"}, cluster.Options{})
-	c.Push("w1", cluster.Job{ID: "a"})
-	c.Push("w1", cluster.Job{ID: "b"})
-	err := c.Push("w1", cluster.Job{ID: "a"}) // "a" is still live
+	c, _ := coord.New([]string{"w1"}, coord.Options{})
+	c.Push("w1", coord.Job{ID: "a"})
+	c.Push("w1", coord.Job{ID: "b"})
+	err := c.Push("w1", coord.Job{ID: "a"}) // "a" is still live
 	t, _ := c.Pop("w1")
 	fmt.Println(t.Job.ID, t.QueueSize)
 	fmt.Println(err)
@@ -76,8 +76,8 @@ func ExampleCluster_Push() {
 }
 
 func ExampleCluster_Complete() {
-	c, _ := cluster.New([]string{"w1", "w2"}, cluster.Options{})
-	c.Push("w1", cluster.Job{ID: "a"})
+	c, _ := coord.New([]string{"w1", "w2"}, coord.Options{})
+	c.Push("w1", coord.Job{ID: "a"})
 	t, _ := c.Pop("w1") // "a" is now in flight at w1
 	fmt.Println(c.Complete("w2", t.Job.ID))
 	fmt.Println(c.Complete("w1", t.Job.ID), c.Live())
@@ -87,7 +87,7 @@ func ExampleCluster_Complete() {
 }
 
 func ExampleCluster_Snapshot() {
-	c := cluster.NewExample()
+	c := coord.NewExample()
 	c.Pop("w3") // steals job2 from w1; it is in flight at w3
 	for _, s := range c.Snapshot() {
 		fmt.Print(s.Name, " queued:")
@@ -108,9 +108,9 @@ func ExampleCluster_Snapshot() {
 
 // A worker holding a job in flight is not idle, even with an empty deque.
 func ExampleCluster_AllIdle() {
-	c, _ := cluster.New([]string{"w1", "w2"}, cluster.Options{})
+	c, _ := coord.New([]string{"w1", "w2"}, coord.Options{})
 	fmt.Println(c.AllIdle())
-	c.Push("w1", cluster.Job{ID: "a"})
+	c.Push("w1", coord.Job{ID: "a"})
 	c.Pop("w1")
 	fmt.Println(c.AllIdle())
 	c.Complete("w1", "a")
@@ -122,12 +122,12 @@ func ExampleCluster_AllIdle() {
 }
 
 func ExampleCluster_Distribute() {
-	c, _ := cluster.New([]string{"w1", "w2", "w3"}, cluster.Options{})
-	jobs := make([]cluster.Job, 7)
+	c, _ := coord.New([]string{"w1", "w2", "w3"}, coord.Options{})
+	jobs := make([]coord.Job, 7)
 	for k := range jobs {
-		jobs[k] = cluster.Job{ID: fmt.Sprintf("job%d", k)}
+		jobs[k] = coord.Job{ID: fmt.Sprintf("job%d", k)}
 	}
-	c.Distribute(jobs, cluster.RoundRobin)
+	c.Distribute(jobs, coord.RoundRobin)
 	for _, s := range c.Snapshot() {
 		fmt.Print(s.Name)
 		for _, j := range s.Queue {
@@ -142,20 +142,20 @@ func ExampleCluster_Distribute() {
 }
 
 func ExampleParseDistribution() {
-	d, err := cluster.ParseDistribution("skewed")
+	d, err := coord.ParseDistribution("skewed")
 	fmt.Println(d, err)
-	_, err = cluster.ParseDistribution("even")
-	fmt.Println(errors.Is(err, cluster.ErrInvalid), err)
+	_, err = coord.ParseDistribution("even")
+	fmt.Println(errors.Is(err, coord.ErrInvalid), err)
 	// Output:
 	// skewed <nil>
 	// true invalid argument: distribution "even" (want first, blocks, round_robin or skewed)
 }
 
 func ExampleParseVictimPolicy() {
-	p, err := cluster.ParseVictimPolicy("best_of_two")
+	p, err := coord.ParseVictimPolicy("best_of_two")
 	fmt.Println(p, err)
-	_, err = cluster.ParseVictimPolicy("nearest")
-	fmt.Println(errors.Is(err, cluster.ErrInvalid), err)
+	_, err = coord.ParseVictimPolicy("nearest")
+	fmt.Println(errors.Is(err, coord.ErrInvalid), err)
 	// Output:
 	// best_of_two <nil>
 	// true invalid argument: victim policy "nearest" (want most_loaded, random or best_of_two)
@@ -163,7 +163,7 @@ func ExampleParseVictimPolicy() {
 
 // Grow sizes a deque once for a known number of pushes.
 func ExampleDeque_Grow() {
-	var d cluster.Deque[string]
+	var d coord.Deque[string]
 	d.Grow(3)
 	for _, job := range []string{"a", "b", "c"} {
 		d.PushBack(job)

@@ -1,15 +1,15 @@
-package cluster_test
+package coord_test
 
 import (
 	"fmt"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/coord"
 )
 
 // The work-stealing cluster exercise's scenario: the idle worker w3 steals from the back of the most
 // loaded busy worker, then the workers drain the cluster until it is idle.
 func Example() {
-	c := cluster.NewExample() // w1: job0 job1 job2, w2: job3 job4 job5, w3 idle
+	c := coord.NewExample() // w1: job0 job1 job2, w2: job3 job4 job5, w3 idle
 	theft, _ := c.Steal("w3", []string{"w1", "w2"})
 	fmt.Println(theft.Thief, "stole", theft.Job.ID, "from", theft.Victim, "leaving", theft.VictimQueueSize)
 
@@ -27,8 +27,8 @@ func Example() {
 }
 
 func ExampleCluster_Pop() {
-	c, _ := cluster.New([]string{"owner", "thief"}, cluster.Options{})
-	c.Inject("owner", cluster.Job{ID: "a"}, cluster.Job{ID: "b"})
+	c, _ := coord.New([]string{"owner", "thief"}, coord.Options{})
+	c.Inject("owner", coord.Job{ID: "a"}, coord.Job{ID: "b"})
 	own, _ := c.Pop("owner")
 	stolen, _ := c.Pop("thief")
 	fmt.Println(own.Job.ID, own.Stolen())
@@ -39,7 +39,7 @@ func ExampleCluster_Pop() {
 }
 
 func ExampleDistribution_Place() {
-	for _, d := range []cluster.Distribution{cluster.First, cluster.Blocks, cluster.RoundRobin, cluster.Skewed} {
+	for _, d := range []coord.Distribution{coord.First, coord.Blocks, coord.RoundRobin, coord.Skewed} {
 		perWorker := make([]int, 3)
 		d.Place(8, 3, func(job, worker int) { perWorker[worker]++ })
 		fmt.Println(d, perWorker)

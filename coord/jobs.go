@@ -1,4 +1,4 @@
-package cluster
+package coord
 
 // Push puts job on the front of the worker's deque: the owner's LIFO end, so
 // the worker runs it next. The id must be non-empty and not live.
