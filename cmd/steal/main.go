@@ -6,9 +6,9 @@
 //	steal sim    compare scheduling policies in simulation (see package sim)
 //
 // The commands that run a cluster over NATS (steal cluster, steal worker,
-// steal node --nats) are in the full program, dist/cmd/steal, so that this
+// steal node --nats) are in the full program, cluster/cmd/stealcluster, so that this
 // one needs nothing outside the standard library: from the repository
-// root, cd dist && go run ./cmd/steal cluster demo.
+// root, cd cluster && go run ./cmd/stealcluster cluster demo.
 package main
 
 import (

@@ -4,8 +4,9 @@
 // Two programs share it. cmd/steal, in the root module, runs the base
 // commands and needs nothing outside the standard library, so that
 // go run ./cmd/steal demo builds quickly from an empty module cache.
-// dist/cmd/steal, in the dist module, adds the commands that need NATS
-// (cluster, worker, node --nats) by passing them to Run.
+// cluster/cmd/stealcluster, in the cluster module, adds the commands that
+// need NATS (cluster, worker, node --nats) by passing them to Run, and sets
+// Program to its own name.
 package cli
 
 import (
@@ -19,7 +20,7 @@ import (
 
 // Command is one subcommand of the program.
 type Command struct {
-	Name    string // the word after "steal"
+	Name    string // the word after the program's name
 	Summary string // one line for the usage text
 	// Run runs the command with the arguments after its name and returns
 	// the exit status: 0 on success, 1 on failure, 2 on bad usage.
@@ -28,8 +29,12 @@ type Command struct {
 
 // FullProgram names the program that has the NATS commands, for the
 // errors the base program prints when asked for one.
-const FullProgram = "the full program in the dist module: cd dist && go run ./cmd/steal ..., " +
-	"or install it with cd dist && go install ./cmd/steal"
+const FullProgram = "the full program in the cluster module: cd cluster && go run ./cmd/stealcluster ..., " +
+	"or install it with go install github.com/worksteal/steal/cluster/cmd/stealcluster@latest"
+
+// Program is the program's name in usage and error messages: "steal" for
+// cmd/steal, which the full program replaces with its own.
+var Program = "steal"
 
 // Base returns the root program's commands: demo, node and sim, and
 // cluster and worker, which only say where the full program is.
@@ -60,7 +65,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...Comm
 	}
 	i := slices.IndexFunc(cmds, func(c Command) bool { return c.Name == args[0] })
 	if i < 0 {
-		fmt.Fprintf(stderr, "steal: unknown command %q\n\n%s", args[0], usage(cmds))
+		fmt.Fprintf(stderr, "%s: unknown command %q\n\n%s", Program, args[0], usage(cmds))
 		return 2
 	}
 	return cmds[i].Run(args[1:], stdin, stdout, stderr)
@@ -85,7 +90,7 @@ func merge(base, extra []Command) []Command {
 
 func usage(cmds []Command) string {
 	var b strings.Builder
-	b.WriteString("usage: steal <command> [flags]\n\ncommands:\n")
+	fmt.Fprintf(&b, "usage: %s <command> [flags]\n\ncommands:\n", Program)
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "  %-8s%s\n", c.Name, c.Summary)
 	}

@@ -25,9 +25,9 @@ func TestDispatch(t *testing.T) {
 		{[]string{"fly"}, 2, "", `unknown command "fly"`},
 		{[]string{"help"}, 0, "commands:", ""},
 		{[]string{"cluster", "demo"}, 2, "", "steal cluster: this build leaves out NATS"},
-		{[]string{"worker", "-nats", "nats://x"}, 2, "", "cd dist && go install ./cmd/steal"},
+		{[]string{"worker", "-nats", "nats://x"}, 2, "", "go install github.com/worksteal/steal/cluster/cmd/stealcluster@latest"},
 		{[]string{"node", "--nats", "nats://x"}, 2, "", "steal node --nats: this build leaves out NATS"},
-		{[]string{"node", "-nats=nats://x"}, 2, "", "cd dist && go run ./cmd/steal"},
+		{[]string{"node", "-nats=nats://x"}, 2, "", "cd cluster && go run ./cmd/stealcluster"},
 	} {
 		code, out, errs := runWith(tc.args, "")
 		if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errs, tc.err) {

@@ -9,7 +9,7 @@
 //
 //	go run ./cmd/steal sim -json -samples | (cd bench && go run ./cmd/charts sim) > sim.svg
 //
-//	(cd dist && go run ./cmd/distbench -chart /tmp/scaling.json)
+//	(cd dist && go run ./cmd/clusterbench -chart /tmp/scaling.json)
 //	(cd bench && go run ./cmd/charts scaling /tmp/scaling.json) > docs/cluster-scaling.svg
 //
 // Each subcommand reads the named file, or standard input, and writes the
@@ -33,7 +33,7 @@ commands:
                           a lane per worker, tasks as bars, steals as arrows
   sim                     draw steal sim -json -samples output: queue lengths per worker
                           under each policy, and every policy's utilisation
-  scaling                 draw dist/cmd/distbench -chart output: jobs/s against workers,
+  scaling                 draw cluster/cmd/clusterbench -chart output: jobs/s against workers,
                           measured and simulated, on log-log axes
 
 FILE defaults to standard input; the SVG goes to standard output.

@@ -17,7 +17,7 @@ import (
 	"github.com/worksteal/steal/bench/internal/svgplot"
 )
 
-// scalingDoc is what dist/cmd/distbench -chart writes: lines of a rate
+// scalingDoc is what cluster/cmd/clusterbench -chart writes: lines of a rate
 // against a count, some measured, some simulated, some a fixed level.
 type scalingDoc struct {
 	Title  string          `json:"title"`
@@ -52,7 +52,7 @@ func readScaling(data []byte) (*scalingDoc, error) {
 		return nil, fmt.Errorf("reading scaling chart: %w", err)
 	}
 	if len(doc.Series) == 0 {
-		return nil, errors.New("reading scaling chart: no series (want the output of distbench -chart)")
+		return nil, errors.New("reading scaling chart: no series (want the output of clusterbench -chart)")
 	}
 	for _, s := range doc.Series {
 		switch s.Style {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// sampleScaling is distbench -chart output in short.
+// sampleScaling is clusterbench -chart output in short.
 const sampleScaling = `{"title":"1 ms jobs","x_label":"workers","y_label":"jobs/s","series":[
 {"name":"steal measured","style":"measured","points":[[2,1000],[4,1900]]},
 {"name":"steal simulated","style":"simulated","points":[[2,2000],[1000,900000]]},

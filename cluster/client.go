@@ -1,0 +1,206 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Client submits jobs to a cluster and waits for their results.
+type Client struct {
+	cfg config
+	nc  *nats.Conn
+	st  *store
+}
+
+// NewClient opens (or creates) the cluster's buckets over nc.
+func NewClient(ctx context.Context, nc *nats.Conn, opts ...Option) (*Client, error) {
+	cfg, err := buildConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	st, err := openStore(ctx, nc, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{cfg: cfg, nc: nc, st: st}, nil
+}
+
+// SubmitOption refines one submission.
+type SubmitOption func(*submitOpts)
+
+type submitOpts struct {
+	to   string
+	cost int64
+}
+
+// To places the job on the named worker's deque instead of on a worker the
+// servers pick (any of them, at random).
+func To(worker string) SubmitOption { return func(o *submitOpts) { o.to = worker } }
+
+// Cost attaches a cost hint, handed to the handler as Job.Cost.
+func Cost(c int64) SubmitOption { return func(o *submitOpts) { o.cost = c } }
+
+// Submit queues a job. It returns nil once the job's record is stored: from
+// then on the job is never lost while the servers keep their data, and it
+// completes exactly once (its handler may run more than once after a
+// crash). Invalid input gives ErrInvalidID, ErrInvalidType,
+// ErrPayloadTooLarge or ErrInvalidName; an id already queued, running or
+// completed gives ErrDuplicateJob; no worker listening gives ErrNoWorkers.
+// None of these changes anything.
+//
+// A transient error (no answer within WithRequestTimeout, as while the
+// servers elect a new leader, or a connection that is reconnecting) is
+// retried as Spawn's writes are: with backoff from 50 ms to 1 s, until
+// ctx ends, when Submit returns the last error, or 30 s pass, when it
+// returns an error wrapping ErrUnavailable and the last error. Either way
+// the outcome is unknown, and submitting again with the same id is safe:
+// a submission is deduplicated by its id. For the same reason a retry
+// after an attempt whose answer was lost may be refused as a duplicate,
+// because that attempt stored the job or because another submission of
+// the id did; Submit cannot tell which, and returns an error wrapping
+// ErrMaybeStored.
+func (c *Client) Submit(ctx context.Context, id, typ string, payload []byte, opts ...SubmitOption) error {
+	var so submitOpts
+	for _, o := range opts {
+		o(&so)
+	}
+	r := &record{ID: id, Type: typ, Payload: payload, Cost: so.cost}
+	if err := r.check(c.cfg.maxPayload); err != nil {
+		return err
+	}
+	subj := c.cfg.subject("submit")
+	if so.to != "" {
+		if !validName(so.to) {
+			return ErrInvalidName
+		}
+		subj = c.cfg.subject("w." + so.to + ".submit")
+	}
+	data, _ := json.Marshal(r)
+	var lost error // the last attempt's error; retry calls again only after a transient one
+	return retry(ctx, func(attempt int) error {
+		err := c.submitOnce(ctx, subj, data)
+		if attempt > 0 && errors.Is(err, ErrDuplicateJob) {
+			return fmt.Errorf("%w: job %s: an attempt's answer was lost (%v) and the retry was refused as a duplicate", ErrMaybeStored, id, lost)
+		}
+		lost = err
+		return err
+	})
+}
+
+// ErrMaybeStored is returned, wrapped, by Submit when an attempt's answer
+// was lost and its retry was refused as a duplicate: the job with that id
+// is stored, by the lost attempt or by another submission of the id.
+var ErrMaybeStored = &Error{"maybe_stored", "job stored, by this submission or another of its id"}
+
+// submitOnce sends one submission and waits WithRequestTimeout for the
+// worker's answer. No responders is final here (ErrNoWorkers), not a
+// transient error: the subject names the workers, not the servers.
+func (c *Client) submitOnce(ctx context.Context, subj string, data []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout)
+	defer cancel()
+	m, err := c.nc.RequestWithContext(ctx, subj, data)
+	if errors.Is(err, nats.ErrNoResponders) {
+		return ErrNoWorkers
+	}
+	if err != nil {
+		return err
+	}
+	var rep submitReply
+	if err := json.Unmarshal(m.Data, &rep); err != nil {
+		return &Error{"server", "unreadable submit reply"}
+	}
+	if rep.Code == "" {
+		return nil
+	}
+	for _, e := range []*Error{ErrDuplicateJob, ErrClosed, ErrInvalidID, ErrInvalidType, ErrPayloadTooLarge} {
+		if e.Code == rep.Code {
+			return e
+		}
+	}
+	return &Error{rep.Code, rep.Text}
+}
+
+// Result is a job's recorded completion.
+type Result struct {
+	ID      string
+	Worker  string // the worker whose completion was recorded
+	Attempt int    // takeovers before this run
+	Hops    int    // steals before this run
+	Value   []byte // the handler's result, when Err is nil
+	Err     error  // a *JobError when the job failed
+}
+
+// Wait blocks until job id has a recorded completion and returns it. Its
+// error is about waiting (ctx ended, connection closed, or ErrUnavailable:
+// the servers failed to start the watch through the whole retry window, as
+// the worker's writes are retried); a failed job is a Result whose Err is a
+// *JobError.
+func (c *Client) Wait(ctx context.Context, id string) (*Result, error) {
+	if !validID(id) {
+		return nil, ErrInvalidID
+	}
+	var kw jetstream.KeyWatcher
+	err := retry(ctx, func(int) error {
+		var err error
+		kw, err = c.st.jobs.Watch(ctx, dKey(id))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer kw.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case e, ok := <-kw.Updates():
+			if !ok {
+				return nil, ErrClosed
+			}
+			if e == nil || e.Operation() != jetstream.KeyValuePut {
+				continue
+			}
+			var o outcome
+			if err := json.Unmarshal(e.Value(), &o); err != nil {
+				return nil, &Error{"malformed", "unreadable completion of " + id}
+			}
+			return o.result(), nil
+		}
+	}
+}
+
+func (o *outcome) result() *Result {
+	r := &Result{ID: o.ID, Worker: o.Worker, Attempt: o.Attempt, Hops: o.Hops, Value: o.Result}
+	if o.Code != "" {
+		r.Err = &JobError{ID: o.ID, Code: o.Code, Text: o.Text}
+	}
+	return r
+}
+
+// WaitIdle blocks until the cluster is idle (see Idle), checking every
+// 50 ms, or until ctx ends.
+func (c *Client) WaitIdle(ctx context.Context) error {
+	for {
+		idle, err := c.Idle(ctx)
+		if idle {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		_ = err // transient: a slow worker, a reconnect; check again
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}

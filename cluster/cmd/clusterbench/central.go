@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/steal/cluster"
+)
+
+// The central queue is what a user would build with JetStream alone: one
+// work-queue stream (a message is deleted once acknowledged) with memory
+// storage, and one durable pull consumer shared by every worker.
+const (
+	queueStream   = "CQ"
+	queueSubject  = "cq.jobs"
+	queueConsumer = "workers"
+	fetchWait     = time.Second // how long one Fetch waits for messages
+)
+
+// centralSystem: each worker loops Fetch(k), runs the jobs it got one by
+// one, publishes their children back to the stream (a synchronous publish,
+// so a child is stored before its parent is acknowledged) and acknowledges
+// each job. Acks are the client's plain Ack, which the server does not
+// confirm; completions are counted when Ack returns.
+type centralSystem struct {
+	dial   dialer
+	k      int
+	wl     workload
+	gate   <-chan struct{}
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	done   atomic.Int64
+	mu     sync.Mutex
+	conns  []*nats.Conn
+	fetch  []time.Duration // time to the first message of each Fetch that got one
+	onMsg  func(jetstream.Msg)
+	onDone func() // when set, called each time a job has run
+}
+
+func newCentralSystem(e *cluster.Embedded, k int, wl workload, gate <-chan struct{}, ackWait time.Duration) (*centralSystem, error) {
+	nc, err := e.Connect()
+	if err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	s := newCentralWorkers(inProcess(e), k, wl, gate)
+	s.nc, s.js = nc, js
+	if err := s.setup(ackWait); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// newCentralWorkers is the workers' side alone, without the stream or a
+// submitting connection: what a worker process runs. Its connections come
+// from dial.
+func newCentralWorkers(dial dialer, k int, wl workload, gate <-chan struct{}) *centralSystem {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &centralSystem{dial: dial, k: k, wl: wl, gate: gate, ctx: ctx, cancel: cancel}
+}
+
+func (s *centralSystem) setup(ackWait time.Duration) error {
+	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+	defer cancel()
+	_, err := s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: queueStream, Subjects: []string{queueSubject},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage,
+	})
+	if err != nil {
+		return err
+	}
+	_, err = s.js.CreateOrUpdateConsumer(ctx, queueStream, jetstream.ConsumerConfig{
+		Durable: queueConsumer, AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait,
+	})
+	return err
+}
+
+func (s *centralSystem) start(ctx context.Context, from, to int) error {
+	for range to - from {
+		nc, err := s.dial()
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.conns = append(s.conns, nc)
+		s.mu.Unlock()
+		js, err := jetstream.New(nc)
+		if err != nil {
+			return err
+		}
+		cons, err := js.Consumer(ctx, queueStream, queueConsumer)
+		if err != nil {
+			return err
+		}
+		s.wg.Go(func() { s.loop(js, cons) })
+	}
+	return nil
+}
+
+// loop is one worker: fetch up to k jobs, run each as it arrives.
+func (s *centralSystem) loop(js jetstream.JetStream, cons jetstream.Consumer) {
+	for s.ctx.Err() == nil {
+		ctx, cancel := context.WithTimeout(s.ctx, fetchWait)
+		t0 := time.Now()
+		batch, err := cons.Fetch(s.k, jetstream.FetchContext(ctx))
+		if err != nil {
+			cancel()
+			s.pause()
+			continue
+		}
+		first := true
+		for m := range batch.Messages() {
+			if first {
+				s.noteFetch(time.Since(t0))
+				first = false
+			}
+			s.run(js, m)
+		}
+		cancel()
+	}
+}
+
+// pause waits a little after a failed Fetch, unless the system closes.
+func (s *centralSystem) pause() {
+	select {
+	case <-s.ctx.Done():
+	case <-time.After(10 * time.Millisecond):
+	}
+}
+
+func (s *centralSystem) noteFetch(d time.Duration) {
+	s.mu.Lock()
+	s.fetch = append(s.fetch, d)
+	s.mu.Unlock()
+}
+
+// run runs one job: its work, its children published to the stream, then
+// its Ack.
+func (s *centralSystem) run(js jetstream.JetStream, m jetstream.Msg) {
+	select {
+	case <-s.gate:
+	case <-s.ctx.Done():
+		return
+	}
+	if s.onMsg != nil {
+		s.onMsg(m)
+	}
+	s.wl.work()
+	d := parseDepth(m.Data())
+	for range s.wl.children(d) {
+		if _, err := js.Publish(s.ctx, queueSubject, depthPayload(d+1)); err != nil {
+			return // not acknowledged: the job is delivered again
+		}
+	}
+	if m.Ack() == nil {
+		s.done.Add(1)
+	}
+	if s.onDone != nil {
+		s.onDone()
+	}
+}
+
+func (s *centralSystem) submit(ctx context.Context, _ string, payload []byte, _ bool) error {
+	_, err := s.js.Publish(ctx, queueSubject, payload)
+	return err
+}
+
+func (s *centralSystem) completed() int64 { return s.done.Load() }
+func (s *centralSystem) stolen() int64    { return 0 }
+
+// fetchTimes returns the recorded Fetch latencies.
+func (s *centralSystem) fetchTimes() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.fetch...)
+}
+
+func (s *centralSystem) close() {
+	s.cancel()
+	s.wg.Wait()
+	s.mu.Lock()
+	for _, nc := range s.conns {
+		nc.Close()
+	}
+	s.mu.Unlock()
+	if s.nc != nil {
+		s.nc.Close()
+	}
+}

@@ -1,0 +1,205 @@
+// Command clusterbench measures the cluster package's distributed work stealing
+// against the central queue a user would otherwise build with JetStream,
+// on loopback with one embedded NATS server, and calibrates the sim
+// package's simulator from the figures.
+//
+// Designs, each with W workers of one slot (W jobs at once):
+//
+//	steal       cluster workers, steal half (cluster.StealHalf)
+//	steal-one   cluster workers, steal one job (cluster.StealOne)
+//	no-steal    cluster workers with cluster.WithStealMode(cluster.StealOff)
+//	central-f1  one JetStream work-queue stream, one durable pull consumer
+//	            shared by all workers; Fetch(1), run, Ack
+//	central-fK  the same with Fetch(K) (K = 16; 4 with -quick)
+//
+// Every trial starts a fresh embedded server (memory storage) and its own
+// workers in this process; the recovery trials start a worker process
+// (this program again) and kill it with SIGKILL. For each workload and W,
+// each run runs every design once, in turn, so that noise on a shared
+// machine hits all of them; tables show medians.
+//
+// With -procs, each trial of the sweep runs again straight after, with
+// every worker in a process of its own (this program again, on its own
+// TCP connection), killed with SIGKILL when the trial ends; the tables
+// then show both, and how much faster the processes were. The clock and
+// the completions counted are the same (see procs.go).
+//
+// Usage:
+//
+//	go run ./cmd/clusterbench [-quick] [-procs] [-runs N] [-only W1,W2] [-json FILE] [-md FILE] [-chart FILE]
+//
+// -md FILE writes the markdown tables; when FILE already holds the lines
+// "<!-- clusterbench:begin -->" and "<!-- clusterbench:end -->", only the text
+// between them is replaced. -chart FILE writes the input of
+// `charts scaling` (bench/cmd/charts). With no output flag the tables go
+// to standard output. Progress goes to standard error. -only runs just the
+// sweep of the named workloads (for example tree-noop,tree-1ms) and prints
+// one line per design and W.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+func main() {
+	if os.Getenv(roleEnv) != "" {
+		os.Exit(childMain()) // a worker process of the recovery benchmark
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run runs the benchmark and returns the exit status: 2 for bad flags,
+// 1 when a trial fails.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("clusterbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quick := fs.Bool("quick", false, "a smoke run of every part, in seconds")
+	runs := fs.Int("runs", 0, "runs per design (default 5, 1 with -quick)")
+	jsonOut := fs.String("json", "", "write the results as JSON to this file")
+	mdOut := fs.String("md", "", "write the markdown tables to this file")
+	chartOut := fs.String("chart", "", "write the scaling chart's input to this file")
+	only := fs.String("only", "", "comma-separated workload names: run only their sweep, one line per cell")
+	procs := fs.Bool("procs", false, "run every sweep trial also with one process per worker, interleaved")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 || *runs < 0 {
+		fmt.Fprintln(stderr, "clusterbench: unexpected arguments; see go doc ./cmd/clusterbench")
+		return 2
+	}
+	cfg := fullConfig()
+	if *quick {
+		cfg = quickConfig()
+	}
+	if *runs > 0 {
+		cfg.Runs, cfg.RecoveryRuns = *runs, *runs
+	}
+	cfg.Procs = *procs
+	if *only != "" {
+		return sweepOnly(cfg, strings.Split(*only, ","), stdout, stderr)
+	}
+	r, err := measure(cfg, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "clusterbench:", err)
+		return 1
+	}
+	r.Command = strings.Join(append([]string{"go run ./cmd/clusterbench"}, args...), " ")
+	if err := write(r, *jsonOut, *mdOut, *chartOut, stdout); err != nil {
+		fmt.Fprintln(stderr, "clusterbench:", err)
+		return 1
+	}
+	return 0
+}
+
+// sweepOnly runs the sweep of the named workloads and prints each cell:
+// median time, jobs/s and server messages per job.
+func sweepOnly(cfg config, names []string, stdout, stderr io.Writer) int {
+	var wls []workload
+	for _, wl := range cfg.Workloads {
+		for _, n := range names {
+			if wl.Name == n {
+				wls = append(wls, wl)
+			}
+		}
+	}
+	if len(wls) != len(names) {
+		fmt.Fprintln(stderr, "clusterbench: -only names a workload the config does not have")
+		return 2
+	}
+	cfg.Workloads = wls
+	cells, err := sweep(cfg, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "clusterbench:", err)
+		return 1
+	}
+	for _, c := range cells {
+		fmt.Fprintf(stdout, "%-10s W=%-2d %-11s %8.1f ms %9.0f jobs/s %6.1f msgs/job\n",
+			c.Workload, c.W, c.Design, c.MedianMS, c.JobsPerS, c.MsgsPerJob)
+	}
+	return 0
+}
+
+// measure runs every part of cfg.
+func measure(cfg config, log io.Writer) (*report, error) {
+	r := &report{Date: time.Now().UTC().Format("2006-01-02"), Machine: machine(), Go: runtime.Version(), Config: cfg}
+	var err error
+	if r.Cells, err = sweep(cfg, log); err != nil {
+		return nil, err
+	}
+	if r.Latency, err = latencies(cfg, log); err != nil {
+		return nil, err
+	}
+	if r.Probe, err = probeSteals(cfg.Probe, cfg.Runs, log); err != nil {
+		return nil, err
+	}
+	if r.Recovery, err = recoveries(cfg, log); err != nil {
+		return nil, err
+	}
+	if r.Calibration, err = calibrate(cfg, r.Cells, r.Latency); err != nil {
+		return nil, err
+	}
+	r.Sim = simulate(cfg, r.Calibration)
+	return r, nil
+}
+
+func write(r *report, jsonOut, mdOut, chartOut string, stdout io.Writer) error {
+	var md bytes.Buffer
+	markdown(&md, r)
+	if jsonOut == "" && mdOut == "" && chartOut == "" {
+		_, err := stdout.Write(md.Bytes())
+		return err
+	}
+	if jsonOut != "" {
+		if err := writeJSON(jsonOut, r); err != nil {
+			return err
+		}
+	}
+	if chartOut != "" {
+		if err := writeJSON(chartOut, chart(r)); err != nil {
+			return err
+		}
+	}
+	if mdOut != "" {
+		return writeMarkdown(mdOut, md.Bytes())
+	}
+	return nil
+}
+
+func writeJSON(name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name, append(b, '\n'), 0o644)
+}
+
+const (
+	beginMark = "<!-- clusterbench:begin -->\n"
+	endMark   = "<!-- clusterbench:end -->"
+)
+
+// writeMarkdown writes md to name, between the markers if name has them.
+func writeMarkdown(name string, md []byte) error {
+	old, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.WriteFile(name, md, 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	i, j := bytes.Index(old, []byte(beginMark)), bytes.Index(old, []byte(endMark))
+	if i < 0 || j < i {
+		return os.WriteFile(name, md, 0o644)
+	}
+	out := append(append(append([]byte{}, old[:i+len(beginMark)]...), md...), old[j:]...)
+	return os.WriteFile(name, out, 0o644)
+}

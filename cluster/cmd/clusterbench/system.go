@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/worksteal/steal/cluster"
+)
+
+// A system is one design under test, running on one embedded server for
+// one trial. Every worker runs one job at a time, so W workers run at most
+// W jobs at once in every design.
+type system interface {
+	// start starts workers from..to-1.
+	start(ctx context.Context, from, to int) error
+	// submit queues one job; first puts it on the first worker where the
+	// design has worker queues.
+	submit(ctx context.Context, id string, payload []byte, first bool) error
+	// completed counts the recorded completions so far.
+	completed() int64
+	// stolen counts jobs moved by steals so far (0 for a central queue).
+	stolen() int64
+	close()
+}
+
+// A dialer opens a connection to the trial's server: in-process, or over
+// loopback TCP from a worker process.
+type dialer func(opts ...nats.Option) (*nats.Conn, error)
+
+func inProcess(e *cluster.Embedded) dialer { return e.Connect }
+
+func overTCP(url string) dialer {
+	return func(opts ...nats.Option) (*nats.Conn, error) { return nats.Connect(url, opts...) }
+}
+
+// A design names a system and how to build one: make builds the whole
+// system on the trial's server (its workers in this process); workers
+// builds the workers' side alone, which is what a worker process runs.
+type design struct {
+	Name    string
+	Mode    string // modeInProcess or modeProcesses
+	make    func(e *cluster.Embedded, wl workload, gate <-chan struct{}) (system, error)
+	workers func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system
+}
+
+// Where a design's workers run: goroutines of this process, each on its
+// own in-process connection, or one child process each (-procs).
+const (
+	modeInProcess = "in-process"
+	modeProcesses = "processes"
+)
+
+// the cluster package's default lease, and JetStream's default AckWait.
+const (
+	distLease   = 3 * time.Second
+	centralWait = 30 * time.Second
+)
+
+// designs lists the designs compared, in the order tables show them, with
+// their workers in this process.
+func designs(fetchK int) []design {
+	return []design{
+		distDesign("steal", cluster.StealHalf),
+		distDesign("steal-one", cluster.StealOne),
+		distDesign("no-steal", cluster.StealOff),
+		centralDesign(1),
+		centralDesign(fetchK),
+	}
+}
+
+func distDesign(name string, m cluster.StealMode) design {
+	return design{Name: name, Mode: modeInProcess,
+		make: func(e *cluster.Embedded, wl workload, gate <-chan struct{}) (system, error) {
+			return newDistSystem(e, m, wl, gate, distLease)
+		},
+		workers: func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system {
+			s := newDistWorkers(dial, m, wl, gate, distLease)
+			s.onDone = onDone
+			return s
+		}}
+}
+
+func centralDesign(k int) design {
+	return design{Name: fmt.Sprintf("central-f%d", k), Mode: modeInProcess,
+		make: func(e *cluster.Embedded, wl workload, gate <-chan struct{}) (system, error) {
+			return newCentralSystem(e, k, wl, gate, centralWait)
+		},
+		workers: func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system {
+			s := newCentralWorkers(dial, k, wl, gate)
+			s.onDone = onDone
+			return s
+		}}
+}

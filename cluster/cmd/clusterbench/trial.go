@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/worksteal/steal/cluster"
+)
+
+// trialResult is what one trial of one design measured.
+type trialResult struct {
+	Elapsed   time.Duration
+	Stolen    int64           // jobs moved by steals
+	PreStolen int64           // skew: jobs stolen before the clock started
+	Steals    []time.Duration // observed steals that moved jobs
+	Empty     int             // observed steals answered with nothing
+	Fetches   []time.Duration // central: time to each Fetch's first job
+	Msgs      int64           // messages into and out of the server while the clock ran
+}
+
+var errTimeout = errors.New("the run did not finish in time")
+
+// trialTimeout bounds one trial, whatever happens.
+const trialTimeout = 2 * time.Minute
+
+// runTrial runs wl on w workers of design d, on a fresh embedded server.
+// Jobs wait at a gate until the clock starts, so that a skewed start is
+// all on the first worker and a tree's root does not run before the
+// thieves exist.
+func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), trialTimeout)
+	defer cancel()
+	e, err := cluster.StartEmbedded()
+	if err != nil {
+		return res, err
+	}
+	defer e.Shutdown()
+	gate := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(gate) }) }
+	sys, err := d.make(e, wl, gate)
+	if err != nil {
+		return res, err
+	}
+	defer sys.close()
+	defer open() // before close: handlers may wait at the gate
+	var obs *stealObserver
+	if observe {
+		if obs, err = observeSteals(e); err != nil {
+			return res, err
+		}
+	}
+	m0 := serverMsgs(e)
+	t0, err := load(ctx, sys, wl, w, open, &res)
+	if err == nil {
+		err = waitDone(ctx, sys, int64(wl.total()))
+	}
+	res.Elapsed = time.Since(t0)
+	res.Msgs = serverMsgs(e) - m0
+	res.Stolen = sys.stolen()
+	if obs != nil {
+		res.Steals, res.Empty, _ = obs.stop()
+	}
+	if c, ok := sys.(*centralSystem); ok {
+		res.Fetches = c.fetchTimes()
+	}
+	if err != nil {
+		return res, fmt.Errorf("%s %s W=%d: %w", d.Name, wl.Name, w, err)
+	}
+	return res, nil
+}
+
+// serverMsgs counts the messages the server has received and sent.
+func serverMsgs(e *cluster.Embedded) int64 {
+	v, err := e.Server().Varz(nil)
+	if err != nil {
+		return 0
+	}
+	return v.InMsgs + v.OutMsgs
+}
+
+// load starts the workers, places the workload's jobs, opens the gate and
+// returns when the clock started.
+func load(ctx context.Context, sys system, wl workload, w int, open func(), res *trialResult) (time.Time, error) {
+	switch wl.Kind {
+	case kindThroughput:
+		if err := sys.start(ctx, 0, w); err != nil {
+			return time.Now(), err
+		}
+		open()
+		t0 := time.Now()
+		return t0, submitAll(ctx, sys, wl.Jobs, false)
+	case kindSkew:
+		if err := sys.start(ctx, 0, 1); err != nil {
+			return time.Now(), err
+		}
+		if err := submitAll(ctx, sys, wl.Jobs, true); err != nil {
+			return time.Now(), err
+		}
+		if err := sys.start(ctx, 1, w); err != nil {
+			return time.Now(), err
+		}
+		res.PreStolen = sys.stolen()
+	default: // kindTree
+		if err := sys.start(ctx, 0, w); err != nil {
+			return time.Now(), err
+		}
+		if err := sys.submit(ctx, "root", depthPayload(0), true); err != nil {
+			return time.Now(), err
+		}
+	}
+	open()
+	return time.Now(), nil
+}
+
+// submitAll submits jobs j0..j<n-1> from submitters goroutines.
+func submitAll(ctx context.Context, sys system, n int, first bool) error {
+	errs := make(chan error, submitters)
+	var wg sync.WaitGroup
+	for g := range submitters {
+		wg.Go(func() {
+			for i := g; i < n; i += submitters {
+				if err := sys.submit(ctx, "j"+strconv.Itoa(i), depthPayload(0), first); err != nil {
+					errs <- fmt.Errorf("submit j%d: %w", i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// waitDone polls the completions every millisecond until there are n.
+func waitDone(ctx context.Context, sys system, n int64) error {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for sys.completed() < n {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %d of %d jobs completed", errTimeout, sys.completed(), n)
+		case <-tick.C:
+		}
+	}
+	return nil
+}

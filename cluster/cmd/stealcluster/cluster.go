@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+
+	"github.com/worksteal/steal"
+)
+
+const clusterUsage = `usage: stealcluster cluster up   [flags]   NATS and workers, until SIGINT or SIGTERM
+       stealcluster cluster demo [flags]   the same with a skewed workload; exits 0 once it is done
+
+Starts a NATS server with JetStream inside this process, on loopback at a
+random port (or -listen), and -workers workers named w1, w2, ... in this
+process (or, with -procs, as child processes running stealcluster worker). It
+prints the server's URL: other processes and machines join with
+stealcluster worker -nats URL -name w5. With -nats it uses that server instead.
+
+cluster demo submits every root job to w1; each root spawns a tree of jobs
+that sleep a little, as jobs waiting on I/O would. The other workers get
+work only by stealing. It prints progress lines (jobs done, jobs stolen,
+each worker's queue), then a summary once the cluster is idle.
+`
+
+// clusterFlags are the flags of cluster up and cluster demo.
+type clusterFlags struct {
+	conn               connFlags
+	workers, slots     int
+	procs              bool
+	store, dir, listen string
+	listenHost         string
+	listenPort         int
+	demo               demoFlags
+	isDemo             bool
+}
+
+func (f *clusterFlags) register(fs *flag.FlagSet) {
+	f.conn.register(fs, "use the NATS server at this URL instead of starting one")
+	fs.IntVar(&f.workers, "workers", 4, "workers to start")
+	fs.IntVar(&f.slots, "slots", runtime.GOMAXPROCS(0), "jobs each worker runs at once")
+	fs.BoolVar(&f.procs, "procs", false, "run each worker as a child process (stealcluster worker); they are stopped on exit")
+	fs.StringVar(&f.store, "store", "memory", "where the cluster's buckets keep jobs: memory or file")
+	fs.StringVar(&f.dir, "dir", "", "the embedded server's JetStream directory, kept after exit (default: a temporary one, removed)")
+	fs.StringVar(&f.listen, "listen", "", "the embedded server's host:port, port 0 for a random one (default 127.0.0.1:0);\n"+
+		"0.0.0.0:4222 lets other machines join: secure the server first")
+	if f.isDemo {
+		f.demo.register(fs)
+	}
+}
+
+// check validates the flags; the error names the bad one.
+func (f *clusterFlags) check(fs *flag.FlagSet) error {
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case f.workers < 1 || f.workers > 64:
+		return fmt.Errorf("-workers must be 1 to 64, not %d", f.workers)
+	case f.slots < 1 || f.slots > steal.MaxWorkers:
+		return fmt.Errorf("-slots must be 1 to %d, not %d", steal.MaxWorkers, f.slots)
+	case f.store != "memory" && f.store != "file":
+		return fmt.Errorf("-store must be memory or file, not %q", f.store)
+	case f.conn.url != "" && (f.dir != "" || f.listen != ""):
+		return fmt.Errorf("-dir and -listen configure the embedded server; with -nats there is none")
+	case f.conn.url == "" && f.conn.creds != "":
+		return fmt.Errorf("-creds applies with -nats: the embedded server has no accounts")
+	}
+	if f.listen != "" {
+		host, port, err := net.SplitHostPort(f.listen)
+		p, perr := strconv.Atoi(port)
+		if err != nil || perr != nil || p < 0 || p > 65535 {
+			return fmt.Errorf("-listen must be host:port, not %q", f.listen)
+		}
+		if p == 0 {
+			p = -1 // a random free port; NATS reads 0 as its default, 4222
+		}
+		f.listenHost, f.listenPort = host, p
+	}
+	if f.isDemo {
+		if err := f.demo.check(); err != nil {
+			return err
+		}
+	}
+	return f.conn.check()
+}
+
+// runCluster is stealcluster cluster: up or demo.
+func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || (args[0] != "up" && args[0] != "demo") {
+		fmt.Fprint(stderr, clusterUsage, "\nsteal cluster up -h and stealcluster cluster demo -h list the flags.\n")
+		if len(args) > 0 && args[0] != "-h" && args[0] != "-help" && args[0] != "--help" {
+			fmt.Fprintf(stderr, "\nsteal cluster: unknown subcommand %q: up or demo\n", args[0])
+		}
+		return 2
+	}
+	f := clusterFlags{isDemo: args[0] == "demo"}
+	fs := flag.NewFlagSet("stealcluster cluster "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	fs.Usage = func() { fmt.Fprint(stderr, clusterUsage, "\nflags:\n"); fs.PrintDefaults() }
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if err := f.check(fs); err != nil {
+		fmt.Fprintf(stderr, "stealcluster cluster %s: %v\n", args[0], err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	c, err := startCluster(ctx, &f, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "stealcluster cluster %s: %v\n", args[0], err)
+		return 1
+	}
+	code := 0
+	if f.isDemo {
+		code = runDemo(ctx, c, &f.demo, stdout, stderr)
+	} else {
+		<-ctx.Done()
+		fmt.Fprintln(stdout, "stopping")
+	}
+	if err := c.stop(); err != nil {
+		fmt.Fprintf(stderr, "stealcluster cluster %s: stopping: %v\n", args[0], err)
+		code = max(code, 1)
+	}
+	fmt.Fprintln(stdout, "cluster stopped")
+	return code
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/worksteal/steal/cluster"
+)
+
+// connFlags are the flags that say which cluster to join and how.
+type connFlags struct {
+	url, creds, cluster string
+	replicas            int
+	lease               time.Duration
+}
+
+func (c *connFlags) register(fs *flag.FlagSet, urlHelp string) {
+	fs.StringVar(&c.url, "nats", "", urlHelp)
+	fs.StringVar(&c.creds, "creds", "", "NATS credentials file (user JWT and NKey seed)")
+	fs.StringVar(&c.cluster, "cluster", "default", "cluster name: clusters on one NATS system stay apart")
+	fs.IntVar(&c.replicas, "replicas", 1, "replicas of the buckets this process creates (3 on a three-server NATS cluster)")
+	fs.DurationVar(&c.lease, "lease", 3*time.Second, "worker lease: a worker silent this long is taken for dead")
+}
+
+func (c *connFlags) check() error {
+	if c.replicas < 1 || c.replicas > 5 {
+		return fmt.Errorf("-replicas must be 1 to 5, not %d", c.replicas)
+	}
+	if c.lease < time.Second {
+		return fmt.Errorf("-lease must be at least 1s, not %v", c.lease)
+	}
+	return nil
+}
+
+// options are the cluster options the flags select.
+func (c *connFlags) options() []cluster.Option {
+	return []cluster.Option{cluster.WithCluster(c.cluster), cluster.WithReplicas(c.replicas), cluster.WithLease(c.lease)}
+}
+
+// connect dials url with the credentials, if any, retrying for a while
+// when the server is not up yet.
+func (c *connFlags) connect(url, name string) (*nats.Conn, error) {
+	if url == "" {
+		return nil, errors.New("no NATS URL: give -nats")
+	}
+	opts := []nats.Option{nats.Name(name), nats.RetryOnFailedConnect(false), nats.MaxReconnects(-1)}
+	if c.creds != "" {
+		opts = append(opts, nats.UserCredentials(c.creds))
+	}
+	return nats.Connect(url, opts...)
+}

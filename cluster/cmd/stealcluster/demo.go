@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/worksteal/steal/cluster"
+)
+
+// demoFlags are cluster demo's workload flags. The defaults make 8 trees
+// of 40 jobs of 10 ms each, 320 jobs, all rooted on w1.
+type demoFlags struct {
+	roots, depth, fanout int
+	sleep, every, limit  time.Duration
+}
+
+func (f *demoFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.roots, "roots", 8, "root jobs, all submitted to w1")
+	fs.IntVar(&f.depth, "depth", 3, "generations of children under each root")
+	fs.IntVar(&f.fanout, "fanout", 3, "children each job spawns")
+	fs.DurationVar(&f.sleep, "sleep", 10*time.Millisecond, "how long each job sleeps (stands for I/O)")
+	fs.DurationVar(&f.every, "every", 200*time.Millisecond, "progress line interval")
+	fs.DurationVar(&f.limit, "timeout", time.Minute, "give up (exit 1) if the work is not done by then")
+}
+
+func (f *demoFlags) check() error {
+	if f.roots < 1 || f.roots > 1000 {
+		return fmt.Errorf("-roots must be 1 to 1000, not %d", f.roots)
+	}
+	if _, err := f.tree().size(); err != nil {
+		return fmt.Errorf("-depth, -fanout, -sleep: %v", err)
+	}
+	if f.every <= 0 || f.limit <= 0 {
+		return fmt.Errorf("-every and -timeout must be positive")
+	}
+	return nil
+}
+
+func (f *demoFlags) tree() treeJob {
+	return treeJob{Depth: f.depth, Fanout: f.fanout, SleepMS: int(f.sleep / time.Millisecond)}
+}
+
+// runDemo submits the roots to w1, prints progress until the cluster is
+// idle, and checks that every job was done.
+func runDemo(ctx context.Context, c *runningCluster, f *demoFlags, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithTimeout(ctx, f.limit)
+	defer cancel()
+	per, _ := f.tree().size()
+	total := per * f.roots
+	base, err := c.client.Workers(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "stealcluster cluster demo:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "\n%d root jobs on w1, each a tree of %d jobs (depth %d, fanout %d) sleeping %v: %d jobs\n\n",
+		f.roots, per, f.depth, f.fanout, f.sleep, total)
+	start := time.Now()
+	roots, err := submitRoots(ctx, c.client, f)
+	if err != nil {
+		fmt.Fprintln(stderr, "stealcluster cluster demo: submitting:", err)
+		return 1
+	}
+	if err := watch(ctx, c.client, f.every, start, total, base, stdout); err != nil {
+		fmt.Fprintln(stderr, "stealcluster cluster demo:", err)
+		return 1
+	}
+	ids := treeIDs(roots, f.depth, f.fanout)
+	return summary(ctx, c.client, ids, total, base, time.Since(start), stdout, stderr)
+}
+
+// submitRoots submits the roots to w1 under ids unique to this run, so
+// that a demo can run again on the same NATS server.
+func submitRoots(ctx context.Context, cl *cluster.Client, f *demoFlags) ([]string, error) {
+	payload, _ := json.Marshal(f.tree())
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
+	var ids []string
+	for i := range f.roots {
+		id := "demo" + run + "-r" + strconv.Itoa(i)
+		if err := cl.Submit(ctx, id, "tree", payload, cluster.To("w1")); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// watch prints a progress line every interval until the cluster is idle.
+func watch(ctx context.Context, cl *cluster.Client, every time.Duration, start time.Time, total int, base []cluster.WorkerState, out io.Writer) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("stopped before the work was done: %v", ctx.Err())
+		case <-t.C:
+		}
+		if states, err := cl.Workers(ctx); err == nil {
+			fmt.Fprintln(out, progress(time.Since(start), total, states, base))
+		}
+		if idle, _ := cl.Idle(ctx); idle {
+			return nil
+		}
+	}
+}
+
+// progress is one line: time, jobs done, jobs stolen, each queue.
+func progress(at time.Duration, total int, states, base []cluster.WorkerState) string {
+	done, stolen := since(states, base)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%6.2fs  done %4d/%d  stolen %4d  queues", at.Seconds(), done, total, stolen)
+	for _, s := range states {
+		fmt.Fprintf(&b, " %s=%d", s.Name, s.Queue)
+	}
+	return b.String()
+}
+
+// since sums the jobs completed and stolen since base was taken.
+func since(states, base []cluster.WorkerState) (done, stolen int64) {
+	for _, s := range states {
+		b := lookup(base, s.Name)
+		done += s.Completed - b.Completed
+		stolen += s.Stolen - b.Stolen
+	}
+	return done, stolen
+}
+
+func lookup(states []cluster.WorkerState, name string) cluster.WorkerState {
+	for _, s := range states {
+		if s.Name == name {
+			return s
+		}
+	}
+	return cluster.WorkerState{}
+}
+
+// treeIDs lists every job of the trees under roots: a child's id is
+// "<parent>-<n>" for the parent's n-th spawn (cluster.Job.Spawn).
+func treeIDs(roots []string, depth, fanout int) []string {
+	ids := append([]string(nil), roots...)
+	level := roots
+	for range depth {
+		var next []string
+		for _, p := range level {
+			for n := range fanout {
+				next = append(next, p+"-"+strconv.Itoa(n))
+			}
+		}
+		ids = append(ids, next...)
+		level = next
+	}
+	return ids
+}
+
+// summary checks the ledger: every job of every tree has its one recorded
+// completion, without an error. It then prints what each worker did. The
+// workers' own counts are what they saw, which after a failure (a server
+// lost mid-write, a worker fenced) can differ from the ledger by the
+// completions whose outcome a worker did not learn.
+func summary(ctx context.Context, cl *cluster.Client, ids []string, total int, base []cluster.WorkerState,
+	took time.Duration, out, errw io.Writer) int {
+	recorded := 0
+	for _, id := range ids {
+		r, err := cl.Wait(ctx, id)
+		if err == nil && r.Err != nil {
+			err = r.Err
+		}
+		if err != nil {
+			fmt.Fprintf(errw, "stealcluster cluster demo: job %s: %v\n", id, err)
+			return 1
+		}
+		recorded++
+	}
+	states, err := cl.Workers(ctx)
+	if err != nil {
+		fmt.Fprintln(errw, "stealcluster cluster demo:", err)
+		return 1
+	}
+	_, stolen := since(states, base)
+	fmt.Fprintf(out, "\nsummary: %d of %d jobs completed (each recorded once) in %v, %d jobs stolen\n",
+		recorded, total, took.Round(time.Millisecond), stolen)
+	for _, s := range states {
+		b := lookup(base, s.Name)
+		fmt.Fprintf(out, "  %s completed %d jobs, stole %d, gave %d\n", s.Name,
+			s.Completed-b.Completed, s.Stolen-b.Stolen, s.Given-b.Given)
+	}
+	return 0
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/worksteal/steal/cluster"
+)
+
+// cluster demo with no flags: every job of the skewed workload is done,
+// idle workers stole some, and it exits 0.
+func TestClusterDemo(t *testing.T) {
+	code, out, errs := runWith(nil, "cluster", "demo")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "summary: 320 of 320 jobs completed (each recorded once) in ") || !strings.Contains(out, "cluster stopped") {
+		t.Fatalf("no summary of 320 jobs done:\n%s", out)
+	}
+	m := regexp.MustCompile(`recorded once\) in \S+, (\d+) jobs stolen`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no count of jobs stolen:\n%s", out)
+	}
+	if n, _ := strconv.Atoi(m[1]); n == 0 {
+		t.Fatalf("no job stolen:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^ +\d+\.\d+s +done +\d+/320 +stolen +\d+ +queues w1=\d+ w2=\d+ w3=\d+ w4=\d+$`).MatchString(out) {
+		t.Fatalf("no progress line:\n%s", out)
+	}
+	// Each worker's line adds up to the total.
+	sum := 0
+	for _, m := range regexp.MustCompile(`(?m)^  w\d completed (\d+) jobs`).FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.Atoi(m[1])
+		sum += n
+	}
+	if sum != 320 {
+		t.Fatalf("workers' lines add up to %d jobs, want 320:\n%s", sum, out)
+	}
+}
+
+// With -nats, cluster demo uses that server and starts none.
+func TestClusterDemoOnExternalServer(t *testing.T) {
+	srv, err := cluster.StartEmbedded(cluster.EmbedStoreDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	code, out, errs := runWith(nil, "cluster", "demo", "-nats", srv.URL(), "-cluster", "ext",
+		"-workers", "2", "-roots", "2", "-depth", "2", "-fanout", "2", "-sleep", "1ms")
+	if code != 0 || !strings.Contains(out, "NATS server at "+srv.URL()+"\n") ||
+		!strings.Contains(out, "summary: 14 of 14 jobs completed") || !strings.Contains(out, "-name w3 -cluster ext\n") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	// The server notices closed connections a moment later.
+	deadline := time.Now().Add(5 * time.Second)
+	for srv.Server().NumClients() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := srv.Server().NumClients(); n != 0 {
+		t.Fatalf("%d connections left open after the demo", n)
+	}
+}

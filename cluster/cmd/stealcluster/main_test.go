@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/worksteal/steal/internal/cli"
+	"go.uber.org/goleak"
+)
+
+// asProgram makes the test binary, started again with this variable set,
+// run as the steal program: the process tests start it as cluster up and
+// as worker, and cluster up -procs starts its workers the same way.
+const asProgram = "STEAL_TEST_AS_PROGRAM"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asProgram) == "1" {
+		os.Exit(run(os.Args[1:]))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// runWith runs the program in this process on the given input.
+func runWith(stdin io.Reader, args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = cli.Run(args, stdin, &out, &errb, commands()...)
+	return code, out.String(), errb.String()
+}
+
+func TestUsageAndBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"cluster"}, 2, "stealcluster cluster up"},
+		{[]string{"cluster", "down"}, 2, `unknown subcommand "down"`},
+		{[]string{"cluster", "up", "-workers", "0"}, 2, "-workers must be 1 to 64"},
+		{[]string{"cluster", "up", "-slots", "4097"}, 2, "-slots must be 1 to 4096"},
+		{[]string{"worker", "-nats", "nats://x", "-name", "w1", "-slots", "1099511627776"}, 2, "-slots must be 1 to 4096"},
+		{[]string{"cluster", "up", "-store", "tape"}, 2, "-store must be memory or file"},
+		{[]string{"cluster", "up", "-nats", "nats://x", "-listen", "127.0.0.1:1"}, 2, "with -nats there is none"},
+		{[]string{"cluster", "up", "-listen", "nowhere"}, 2, "-listen must be host:port"},
+		{[]string{"cluster", "demo", "-depth", "9", "-fanout", "10"}, 2, "more than 100000 jobs"},
+		{[]string{"worker", "-name", "w1"}, 2, "-nats URL is required"},
+		{[]string{"worker", "-nats", "nats://x"}, 2, "-name is required"},
+		{[]string{"node", "-cluster", "x"}, 2, "apply only with -nats"},
+		{[]string{"node", "-nats", "nats://x", "-lease", "1ms"}, 2, "-lease must be at least 1s"},
+	} {
+		code, _, errs := runWith(nil, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.err) {
+			t.Errorf("%v: code %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.err)
+		}
+	}
+	code, out, _ := runWith(nil, "help")
+	for _, want := range []string{"demo", "sim", "cluster up", "join a cluster on NATS", "with --nats URL"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("usage lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Without -nats, node is the root program's command: same replies, same
+// log.
+func TestNodeWithoutNATSIsTheBaseNode(t *testing.T) {
+	in := `{"src":"c","dest":"n","body":{"type":"check_cluster_state","msg_id":1}}` + "\nnot json\n" +
+		`{"src":"c","dest":"n","body":{"type":"steal_job","msg_id":2,"thief_worker":"w3"}}` + "\n"
+	code, out, errs := runWith(strings.NewReader(in), "node")
+	var bout, berr bytes.Buffer
+	bcode := cli.Run([]string{"node"}, strings.NewReader(in), &bout, &berr)
+	if code != 0 || code != bcode || out != bout.String() || errs != berr.String() || !strings.Contains(out, "job_stolen") {
+		t.Fatalf("full program: %d %q %q\nroot program: %d %q %q", code, out, errs, bcode, bout.String(), berr.String())
+	}
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/node"
+)
+
+// natsSession is stealcluster node -nats running in this process against an
+// embedded server with two workers that never steal by themselves, so
+// that every move of a job is the script's.
+type natsSession struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	out   *bufio.Reader
+	exit  chan int
+	msgID int
+	srv   *cluster.Embedded
+}
+
+func newNATSSession(t *testing.T) *natsSession {
+	srv, err := cluster.StartEmbedded(cluster.EmbedStoreDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	for _, name := range []string{"w1", "w2"} {
+		nc, err := srv.Connect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		w, err := cluster.NewWorker(nc, name, cluster.WithSlots(1), cluster.WithStealMode(cluster.StealOff), cluster.WithLease(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		register(w)
+		if err := w.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Close() })
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := &natsSession{t: t, in: inW, out: bufio.NewReader(outR), exit: make(chan int, 1), srv: srv}
+	go func() {
+		code := runNode([]string{"-nats", srv.URL(), "-lease", "1s"}, inR, outW, io.Discard)
+		outW.Close()
+		s.exit <- code
+	}()
+	return s
+}
+
+// send writes one message and returns the reply line.
+func (s *natsSession) send(body string) string {
+	s.t.Helper()
+	s.msgID++
+	return s.sendRaw(fmt.Sprintf(`{"src": "c1", "dest": "n1", "body": {"msg_id": %d, %s}}`+"\n", s.msgID, body))
+}
+
+func (s *natsSession) sendRaw(msg string) string {
+	s.t.Helper()
+	if _, err := io.WriteString(s.in, msg); err != nil {
+		s.t.Fatal(err)
+	}
+	line, err := s.out.ReadString('\n')
+	if err != nil {
+		s.t.Fatalf("no reply to %s: %v", msg, err)
+	}
+	return line
+}
+
+// expect sends body and checks that the reply is exactly of type typ,
+// in reply to it, with the fields rest.
+func (s *natsSession) expect(body, typ, rest string) {
+	s.t.Helper()
+	got := s.send(body)
+	want := fmt.Sprintf(`{"src": "n1", "dest": "c1", "body": {"type": %q, "in_reply_to": %d, %s}}`+"\n", typ, s.msgID, rest)
+	if got != want {
+		s.t.Errorf("request {%s}\n got %s\nwant %s", body, got, want)
+	}
+}
+
+// state polls check_cluster_state until its reply body is want, for up
+// to 10 s, and fails otherwise.
+func (s *natsSession) state(want string) {
+	s.t.Helper()
+	var got string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		got = s.send(`"type": "check_cluster_state"`)
+		if strings.Contains(got, want) {
+			return
+		}
+	}
+	s.t.Fatalf("cluster state never became %s; last: %s", want, got)
+}
+
+func (s *natsSession) close() {
+	s.t.Helper()
+	s.in.Close()
+	io.Copy(io.Discard, s.out)
+	select {
+	case code := <-s.exit:
+		if code != 0 {
+			s.t.Fatalf("stealcluster node -nats exited %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		s.t.Fatal("stealcluster node -nats did not exit within 10 s of the end of its input")
+	}
+}
+
+func TestNodeNATSSession(t *testing.T) {
+	s := newNATSSession(t)
+	idle := `"workers": {"w1": {"queue_size": 0, "state": "idle"}, "w2": {"queue_size": 0, "state": "idle"}}, "all_idle": true}`
+	s.state(idle)
+	// Three jobs of 30 s on w1, which runs one at a time: a runs, b and c wait.
+	for _, id := range []string{"a", "b", "c"} {
+		if r := s.send(`"type": "push_job", "worker": "w1", "job_id": "` + id + `", "cost_ms": 30000`); !strings.Contains(r, `"type": "push_job_ok"`) {
+			t.Fatalf("push %s: %s", id, r)
+		}
+	}
+	loaded := `"workers": {"w1": {"queue_size": 2, "state": "busy"}, "w2": {"queue_size": 0, "state": "idle"}}, "all_idle": false}`
+	s.state(loaded)
+
+	// Bad requests: each gets its error and changes nothing.
+	for _, tc := range []struct{ body, want string }{
+		// want: the error's code and text
+		{`"type": "push_job", "worker": "w1", "job_id": "c"`, `"code": 1004, "text": "duplicate job: c (queued, running or completed on the cluster)"`},
+		{`"type": "push_job", "worker": "w9", "job_id": "d"`, `"code": 1000, "text": "unknown worker: w9 (no live worker of that name on the cluster)"`},
+		{`"type": "push_job", "worker": "w1", "job_id": "d e"`, `"code": 12, "text": "invalid job_id \"d e\": 1 to 200 characters from A-Z a-z 0-9 _ = -"`},
+		{`"type": "push_job", "worker": "w1", "job_id": "d", "cost_ms": -1`, `"code": 12, "text": "cost_ms must be in [0, 60000] ms (how long the sleep job sleeps), not -1"`},
+		{`"type": "push_job", "job_id": "d"`, `"code": 12, "text": "missing field worker"`},
+		{`"type": "steal_job", "thief_worker": "w9"`, `"code": 1000, "text": "unknown worker: w9"`},
+		{`"type": "steal_job", "thief_worker": "w2", "busy_workers": ["w9"]`, `"code": 1000, "text": "unknown worker: w9"`},
+		{`"type": "steal_job", "thief_worker": "w1"`, `"code": 1002, "text": "nothing to steal: no candidate worker has a queued job"`},
+		{`"type": "steal_job"`, `"code": 12, "text": "missing field thief_worker"`},
+		{`"type": "pop_job", "worker": "w2"`, `"code": 10, "text": "worker w2 runs its own jobs: pop_job serves only names that no live worker of the cluster holds (this gateway then hosts a worker of that name)"`},
+		{`"type": "pop_job", "worker": "w 2"`, `"code": 12, "text": "invalid worker \"w 2\": 1 to 64 characters from A-Z a-z 0-9 _ -"`},
+		{`"type": "pop_job"`, `"code": 12, "text": "missing field worker"`},
+		{`"type": "complete_job", "worker": "w1", "job_id": "a"`, `"code": 1003, "text": "unknown job: a is not in flight at worker w1 (jobs are in flight only at workers this gateway hosts, from pop_job to complete_job)"`},
+		{`"type": "fly"`, `"code": 10, "text": "unknown message type \"fly\""`},
+	} {
+		s.expect(tc.body, "error", tc.want)
+		s.state(loaded)
+	}
+	// A field of the wrong JSON type: malformed, in reply to the request.
+	got := s.send(`"type": "push_job", "worker": 5, "job_id": "d"`)
+	if want := fmt.Sprintf(`"body": {"type": "error", "in_reply_to": %d, "code": 12, "text": "malformed request: `, s.msgID); !strings.Contains(got, want) || !strings.Contains(got, "worker") {
+		t.Errorf("mistyped worker: %s", got)
+	}
+	s.state(loaded)
+	// A msg_id that is not an integer: the error cannot say in reply to what.
+	got = s.sendRaw(`{"src": "c1", "dest": "n1", "body": {"type": "push_job", "msg_id": "x", "worker": "w1", "job_id": "d"}}` + "\n")
+	if want := `{"src": "n1", "dest": "c1", "body": {"type": "error", "code": 12, "text": "msg_id must be an integer, not \"x\""}}` + "\n"; got != want {
+		t.Errorf("msg_id \"x\"\n got %s\nwant %s", got, want)
+	}
+	s.state(loaded)
+
+	// steal_job takes the back of w1's deque, c, to w2, which runs it.
+	s.expect(`"type": "steal_job", "thief_worker": "w2"`, "job_stolen", `"thief": "w2", "victim": "w1", "job_id": "c", "victim_queue_size": 1`)
+	s.state(`"workers": {"w1": {"queue_size": 1, "state": "busy"}, "w2": {"queue_size": 0, "state": "busy"}}, "all_idle": false}`)
+
+	// init and run_simulation are the simulator's, byte for byte.
+	sim := node.New()
+	for _, body := range []string{
+		`"type": "init", "workers": ["x", "y"], "jobs_to_distribute": 4`,
+		`"type": "run_simulation", "duration_ms": 100`,
+		`"type": "init", "workers": ["x", "x"]`,
+	} {
+		got := s.send(body)
+		want, _ := sim.Handle(fmt.Appendf(nil, `{"src": "c1", "dest": "n1", "body": {"msg_id": %d, %s}}`, s.msgID, body))
+		if got != string(want) || !json.Valid([]byte(got)) {
+			t.Errorf("request {%s}\n got %s\nwant %s", body, got, want)
+		}
+	}
+	s.close()
+}

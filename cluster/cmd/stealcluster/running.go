@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/worksteal/steal/cluster"
+)
+
+// runningCluster is what cluster up and cluster demo run: a server (unless
+// -nats), workers in this process or as child processes, and a client.
+type runningCluster struct {
+	f        *clusterFlags
+	srv      *cluster.Embedded // nil with -nats
+	url      string
+	conns    []*nats.Conn
+	workers  []*cluster.Worker // in this process
+	children []*exec.Cmd       // with -procs
+	client   *cluster.Client
+	names    []string
+}
+
+// startCluster starts everything and prints the URL; on error it stops
+// what it started.
+func startCluster(ctx context.Context, f *clusterFlags, stdout, stderr io.Writer) (*runningCluster, error) {
+	c := &runningCluster{f: f, url: f.conn.url}
+	for i := range f.workers {
+		c.names = append(c.names, "w"+strconv.Itoa(i+1))
+	}
+	err := c.start(ctx, stdout, stderr)
+	if err != nil {
+		c.stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *runningCluster) start(ctx context.Context, stdout, stderr io.Writer) error {
+	if c.url == "" {
+		if err := c.embed(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "NATS server (embedded, JetStream) at %s\n", c.url)
+		if h := c.f.listenHost; c.f.listen != "" && (h == "" || net.ParseIP(h) != nil && net.ParseIP(h).IsUnspecified()) {
+			fmt.Fprintln(stdout, "listening on every interface: from other machines, use this machine's address in the URL")
+		}
+	} else {
+		fmt.Fprintf(stdout, "NATS server at %s\n", c.url)
+	}
+	nc, err := c.connect("stealcluster cluster client")
+	if err != nil {
+		return err
+	}
+	// The client creates the buckets, with the storage asked for, before
+	// any worker starts; workers open them as they are.
+	opts := append(c.f.conn.options(), cluster.WithStorage(map[string]cluster.Storage{"memory": cluster.MemoryStorage, "file": cluster.FileStorage}[c.f.store]))
+	if c.client, err = cluster.NewClient(ctx, nc, opts...); err != nil {
+		return err
+	}
+	if c.f.procs {
+		err = c.spawnChildren(ctx, stdout, stderr)
+	} else {
+		err = c.startWorkers(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "cluster %s: workers %s %s, each running up to %d jobs at once\n",
+		c.f.conn.cluster, strings.Join(c.names, " "), where(c.f.procs), c.f.slots)
+	fmt.Fprintf(stdout, "join with: stealcluster worker -nats %s -name w%d%s\n", c.url, len(c.names)+1, clusterArg(c.f.conn.cluster))
+	return nil
+}
+
+func where(procs bool) string {
+	if procs {
+		return "as child processes"
+	}
+	return "in this process"
+}
+
+func clusterArg(name string) string {
+	if name == "default" {
+		return ""
+	}
+	return " -cluster " + name
+}
+
+func (c *runningCluster) embed() error {
+	var opts []cluster.EmbeddedOption
+	if c.f.listen != "" {
+		opts = append(opts, cluster.EmbedListen(c.f.listenHost, c.f.listenPort))
+	}
+	if c.f.dir != "" {
+		opts = append(opts, cluster.EmbedStoreDir(c.f.dir))
+	}
+	srv, err := cluster.StartEmbedded(opts...)
+	if err != nil {
+		return err
+	}
+	c.srv, c.url = srv, srv.URL()
+	return nil
+}
+
+// connect opens a connection: in-process to the embedded server, else to
+// the URL.
+func (c *runningCluster) connect(name string) (*nats.Conn, error) {
+	var nc *nats.Conn
+	var err error
+	if c.srv != nil {
+		nc, err = c.srv.Connect(nats.Name(name))
+	} else {
+		nc, err = c.f.conn.connect(c.url, name)
+	}
+	if err == nil {
+		c.conns = append(c.conns, nc)
+	}
+	return nc, err
+}
+
+func (c *runningCluster) startWorkers(ctx context.Context) error {
+	for _, name := range c.names {
+		nc, err := c.connect("stealcluster worker " + name)
+		if err != nil {
+			return err
+		}
+		w, err := startWorker(ctx, nc, name, c.f.slots, &c.f.conn)
+		if err != nil {
+			return fmt.Errorf("worker %s: %v", name, err)
+		}
+		c.workers = append(c.workers, w)
+	}
+	return nil
+}
+
+// spawnChildren runs each worker as stealcluster worker in a child process and
+// waits until all of them answer.
+func (c *runningCluster) spawnChildren(ctx context.Context, stdout, stderr io.Writer) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for _, name := range c.names {
+		args := []string{"worker", "-nats", c.url, "-name", name, "-slots", strconv.Itoa(c.f.slots),
+			"-cluster", c.f.conn.cluster, "-replicas", strconv.Itoa(c.f.conn.replicas), "-lease", c.f.conn.lease.String()}
+		if c.f.conn.creds != "" {
+			args = append(args, "-creds", c.f.conn.creds)
+		}
+		cmd := exec.Command(exe, args...)
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		cmd.SysProcAttr = childAttr()
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		c.children = append(c.children, cmd)
+		fmt.Fprintf(stdout, "worker %s: process %d\n", name, cmd.Process.Pid)
+	}
+	return c.awaitWorkers(ctx, 20*time.Second)
+}
+
+// awaitWorkers polls until every worker named in c.names answers.
+func (c *runningCluster) awaitWorkers(ctx context.Context, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		states, _ := c.client.Workers(ctx)
+		seen := map[string]bool{}
+		for _, s := range states {
+			seen[s.Name] = true
+		}
+		missing := ""
+		for _, n := range c.names {
+			if !seen[n] {
+				missing = n
+				break
+			}
+		}
+		if missing == "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("worker %s did not join within %v", missing, limit)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// stop closes the workers, stops the child processes (SIGTERM, then
+// SIGKILL after 10 s), closes the connections and shuts the server down.
+func (c *runningCluster) stop() error {
+	var errs []error
+	for _, w := range c.workers {
+		errs = append(errs, w.Close())
+	}
+	for _, cmd := range c.children {
+		errs = append(errs, stopChild(cmd, 10*time.Second))
+	}
+	for _, nc := range c.conns {
+		nc.Close()
+	}
+	if c.srv != nil {
+		c.srv.Shutdown()
+	}
+	return errors.Join(errs...)
+}
+
+// stopChild asks a child to stop and waits for it, killing it after limit.
+func stopChild(cmd *exec.Cmd, limit time.Duration) error {
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("worker process %d: %v", cmd.Process.Pid, err)
+		}
+		return nil
+	case <-time.After(limit):
+		cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("worker process %d did not stop within %v: killed", cmd.Process.Pid, limit)
+	}
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/nats-io/nats.go"
+	"github.com/worksteal/steal"
+	"github.com/worksteal/steal/cluster"
+)
+
+const workerUsage = `usage: stealcluster worker -nats URL -name W [-creds F] [-slots N] [-cluster C]
+
+Joins the cluster at URL as worker W and runs its jobs (the tree and sleep
+types: see go doc github.com/worksteal/steal/cluster/cmd/stealclustercluster) until SIGINT or
+SIGTERM, then closes: its queued jobs go to another worker at once.
+
+flags:
+`
+
+// runWorker is stealcluster worker.
+func runWorker(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("stealcluster worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c connFlags
+	c.register(fs, "NATS server URL, e.g. the one stealcluster cluster up prints (required)")
+	name := fs.String("name", "", "worker name: 1 to 64 of A-Z a-z 0-9 _ - (required)")
+	slots := fs.Int("slots", runtime.GOMAXPROCS(0), "jobs run at once")
+	fs.Usage = func() { fmt.Fprint(stderr, workerUsage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := workerArgs(fs, &c, *name, *slots); err != nil {
+		fmt.Fprintln(stderr, "stealcluster worker:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	nc, err := c.connect(c.url, "stealcluster worker "+*name)
+	if err != nil {
+		fmt.Fprintln(stderr, "stealcluster worker:", err)
+		return 1
+	}
+	defer nc.Close()
+	w, err := startWorker(ctx, nc, *name, *slots, &c)
+	if err != nil {
+		fmt.Fprintf(stderr, "stealcluster worker: %s: %v\n", *name, err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "worker %s joined cluster %s at %s\n", *name, c.cluster, c.url)
+	<-ctx.Done()
+	err = w.Close()
+	s := w.Stats()
+	fmt.Fprintf(stdout, "worker %s stopped: completed %d jobs, stole %d, gave %d\n", *name, s.Completed, s.Stolen, s.Given)
+	if err != nil {
+		fmt.Fprintln(stderr, "stealcluster worker:", err)
+		return 1
+	}
+	return 0
+}
+
+func workerArgs(fs *flag.FlagSet, c *connFlags, name string, slots int) error {
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case c.url == "":
+		return fmt.Errorf("-nats URL is required (stealcluster cluster up prints it)")
+	case name == "":
+		return fmt.Errorf("-name is required")
+	case slots < 1 || slots > steal.MaxWorkers:
+		return fmt.Errorf("-slots must be 1 to %d, not %d", steal.MaxWorkers, slots)
+	}
+	return c.check()
+}
+
+// startWorker makes, registers and starts one worker on nc.
+func startWorker(ctx context.Context, nc *nats.Conn, name string, slots int, c *connFlags) (*cluster.Worker, error) {
+	w, err := cluster.NewWorker(nc, name, append(c.options(), cluster.WithSlots(slots))...)
+	if err != nil {
+		return nil, err
+	}
+	register(w)
+	if err := w.Start(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}

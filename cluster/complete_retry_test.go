@@ -1,0 +1,116 @@
+package cluster
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestCompletionRetryAckLost: a job completes with more children pending
+// than one batch holds, so their records go first in batches conditional
+// on the job's record, which those batches do not change. The answer to
+// the first batch is lost (held back past the request timeout) while the
+// batch reaches the servers, so the commit tries again. Were the retry
+// applied, it would write the children's records a second time, at new
+// revisions: P-0, still running, would be queued again as a second job,
+// its first run's completion refused, and P-0-0 (fenced on the first
+// revision, its child pending) refused and lost, the second run's Spawn of
+// its id skipped. The retry must be refused, and every job run once.
+func TestCompletionRetryAckLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds a batch's answer back for 1.5 s")
+	}
+	const kids = 300 // more than one batch holds (maxStealJobs)
+	h := newHarness(t, WithLease(3*time.Second), WithRequestTimeout(time.Second), WithStealMode(StealOff))
+	pv := newProxy(t, hostPort(h.e.URL()))
+	gP, gK, gK0, gK00 := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
+	handler := func(ctx context.Context, j *Job) ([]byte, error) {
+		h.ran(j.ID)
+		switch {
+		case j.ID == "P":
+			if _, err := j.Spawn(ctx, "job", nil); err != nil {
+				return nil, err
+			}
+			for i := 0; i < 1000 && h.runCount("P-0") == 0; i++ { // P-0 takes the next slot
+				time.Sleep(10 * time.Millisecond)
+			}
+			for range kids - 1 {
+				if _, err := j.Spawn(ctx, "job", nil); err != nil {
+					return nil, err
+				}
+			}
+			gate(ctx, gP)
+		case j.ID == "P-0" && h.runCount("P-0") == 1:
+			if _, err := j.Spawn(ctx, "job", nil); err != nil {
+				return nil, err
+			}
+			gate(ctx, gK)
+		case j.ID == "P-0": // a second run, if a retry wrote its record again
+			if _, err := j.Spawn(ctx, "job", nil); err != nil {
+				return nil, err
+			}
+		case j.ID == "P-0-0":
+			if _, err := j.Spawn(ctx, "job", nil); err != nil {
+				return nil, err
+			}
+			gate(ctx, gK0)
+		case j.ID == "P-0-0-0":
+			gate(ctx, gK00)
+		}
+		return nil, nil
+	}
+	w1 := h.workerOn(tcpConn(t, pv.url()), "w1", func(w *Worker) { w.Handle("job", handler) }, WithSlots(3))
+	h.ready("w1")
+	ctx := context.Background()
+	if err := h.client.Submit(ctx, "P", "job", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "P to spawn its children, P-0 and P-0-0 to run", func() bool {
+		return h.runCount("P-0-0") == 1 && w1.Queued() >= kids-1
+	})
+	// Hold w1's outgoing bytes, let P complete, and once its first batch of
+	// children's records is on its way, let it through while its answer is
+	// held.
+	pv.blackhole(true, false)
+	close(gP)
+	waitFor(t, 10*time.Second, "P's completion to claim its children", func() bool {
+		w1.mu.Lock()
+		defer w1.mu.Unlock()
+		k := w1.locals["P-1"]
+		return k != nil && k.flying == flightKid
+	})
+	pv.loseAnswers()
+	time.Sleep(1500 * time.Millisecond) // past the request timeout: the commit retries
+	pv.heal()
+	waitFor(t, 20*time.Second, "P and its leaf children to complete", func() bool { return h.count("d.>") >= kids })
+	for i := 0; i < 100 && h.runCount("P-0") < 2; i++ { // a second run of P-0, if queued, completes
+		time.Sleep(10 * time.Millisecond)
+	}
+	waitFor(t, 10*time.Second, "a second run of P-0 to complete, if there is one", func() bool {
+		return h.count("d.P-0") == 1 || h.runCount("P-0") == 1
+	})
+	close(gK)
+	waitFor(t, 10*time.Second, "P-0 to complete", func() bool { return h.count("d.P-0") == 1 })
+	close(gK0) // P-0-0 completes while its child still runs
+	waitFor(t, 10*time.Second, "P-0-0's completion to be written or refused", func() bool {
+		return h.count("d.P-0-0") == 1 || w1.Stats().Refused >= 1
+	})
+	close(gK00)
+	ids := []string{"P", "P-0", "P-0-0", "P-0-0-0"}
+	for i := 1; i < kids; i++ {
+		ids = append(ids, "P-"+strconv.Itoa(i))
+	}
+	for _, id := range ids {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := h.client.Wait(wctx, id)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s never completed (ran %d times): %v", id, h.runCount(id), err)
+		}
+		if n := h.runCount(id); n != 1 {
+			t.Errorf("%s ran %d times, want once", id, n)
+		}
+	}
+	checkQuiet(t, h, len(ids))
+}

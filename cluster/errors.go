@@ -1,0 +1,90 @@
+package cluster
+
+import "fmt"
+
+// Error is the type of the package's sentinel errors. Code is a short,
+// stable, machine-readable name; Text says what went wrong.
+type Error struct {
+	Code string
+	Text string
+}
+
+func (e *Error) Error() string { return "cluster: " + e.Text }
+
+// Errors returned by Submit, Wait, NewWorker and Start, and the codes a job's
+// failure is recorded under. A *JobError unwraps to the sentinel of its code,
+// so errors.Is(err, ErrUnknownType) works on what Wait returns.
+var (
+	// ErrInvalidID: a job id must be 1 to MaxIDLen characters from
+	// A-Z a-z 0-9 _ = - (it becomes a NATS subject token and a KV key).
+	ErrInvalidID = &Error{"invalid_id", "invalid job id"}
+	// ErrInvalidType: a job type must be 1 to 128 printable non-space ASCII characters.
+	ErrInvalidType = &Error{"invalid_type", "invalid job type"}
+	// ErrInvalidName: a worker or cluster name must be 1 to 64 characters
+	// from A-Z a-z 0-9 _ -.
+	ErrInvalidName = &Error{"invalid_name", "invalid worker or cluster name"}
+	// ErrPayloadTooLarge: the payload is larger than the configured maximum.
+	ErrPayloadTooLarge = &Error{"payload_too_large", "payload too large"}
+	// ErrDuplicateJob: a job with this id is already queued, running or
+	// completed; the submission changed nothing.
+	ErrDuplicateJob = &Error{"duplicate", "duplicate job id"}
+	// ErrNoWorkers: no worker answered the submission.
+	ErrNoWorkers = &Error{"no_workers", "no worker is listening"}
+	// ErrClosed: the worker or client is closed.
+	ErrClosed = &Error{"closed", "closed"}
+	// ErrStarted: Start was called twice.
+	ErrStarted = &Error{"started", "worker already started"}
+	// ErrNameInUse: another live worker holds this name.
+	ErrNameInUse = &Error{"name_in_use", "worker name in use by a live worker"}
+	// ErrNotConnected: the *nats.Conn given is nil, closed, or did not
+	// (re)connect to a server before the context ended (or, for a context
+	// without a deadline, within 5 s). The error returned wraps this one
+	// and says which.
+	ErrNotConnected = &Error{"not_connected", "not connected to a NATS server"}
+	// ErrServerTooOld: durable mode needs nats-server 2.12 or newer
+	// (atomic batch publish, per-message TTL).
+	ErrServerTooOld = &Error{"server_too_old", "nats-server 2.12 or newer is required"}
+
+	// ErrUnknownType is recorded when no handler is registered for the
+	// job's type on the worker that ran it.
+	ErrUnknownType = &Error{"unknown_type", "no handler for the job's type"}
+	// ErrHandlerPanic is recorded when the handler panicked; the text holds
+	// the panic value.
+	ErrHandlerPanic = &Error{"panic", "handler panicked"}
+	// ErrResultTooLarge is recorded when the handler's result is larger
+	// than the configured maximum payload.
+	ErrResultTooLarge = &Error{"result_too_large", "result too large"}
+	// ErrMalformedJob is recorded when a job record cannot be decoded.
+	ErrMalformedJob = &Error{"malformed", "malformed job record"}
+	// ErrHandler is recorded when the handler returned an error; the text
+	// holds the error's message.
+	ErrHandler = &Error{"handler", "handler failed"}
+)
+
+var codes = map[string]*Error{}
+
+func init() {
+	for _, e := range []*Error{ErrUnknownType, ErrHandlerPanic, ErrResultTooLarge,
+		ErrMalformedJob, ErrHandler, ErrPayloadTooLarge, ErrInvalidID, ErrInvalidType} {
+		codes[e.Code] = e
+	}
+}
+
+// JobError is a job's recorded failure, as Wait returns it.
+type JobError struct {
+	ID   string // the job
+	Code string // one of the sentinel codes, e.g. "unknown_type"
+	Text string // what happened, e.g. the panic value or the handler's error
+}
+
+func (e *JobError) Error() string {
+	return fmt.Sprintf("cluster: job %s failed: %s: %s", e.ID, e.Code, e.Text)
+}
+
+// Unwrap returns the sentinel *Error for the code, or nil.
+func (e *JobError) Unwrap() error {
+	if s, ok := codes[e.Code]; ok {
+		return s
+	}
+	return nil
+}

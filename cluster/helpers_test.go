@@ -1,0 +1,112 @@
+package cluster
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// startServer runs an embedded server for one test.
+func startServer(t *testing.T) *Embedded {
+	t.Helper()
+	e, err := StartEmbedded(EmbedStoreDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Shutdown)
+	return e
+}
+
+// harness is one cluster on one embedded server: workers and a client,
+// each on its own connection, and a count of handler runs per job id.
+type harness struct {
+	t      *testing.T
+	e      *Embedded
+	opts   []Option
+	client *Client
+	mu     sync.Mutex
+	runs   map[string]int
+}
+
+func newHarness(t *testing.T, opts ...Option) *harness {
+	h := &harness{t: t, e: startServer(t), opts: opts, runs: map[string]int{}}
+	c, err := NewClient(context.Background(), h.conn(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.client = c
+	return h
+}
+
+func (h *harness) conn() *nats.Conn {
+	nc, err := h.e.Connect()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(nc.Close)
+	return nc
+}
+
+// worker starts a worker; handlers are added by register. It is closed
+// at the end of the test (before its connection: cleanups run in reverse).
+func (h *harness) worker(name string, register func(*Worker), extra ...Option) *Worker {
+	h.t.Helper()
+	return h.workerOn(h.conn(), name, register, extra...)
+}
+
+func (h *harness) ran(id string) {
+	h.mu.Lock()
+	h.runs[id]++
+	h.mu.Unlock()
+}
+
+func (h *harness) runCount(id string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.runs[id]
+}
+
+// sleeper is a handler that sleeps d, counts the run, and returns its id.
+func (h *harness) sleeper(d time.Duration) Handler {
+	return func(ctx context.Context, j *Job) ([]byte, error) {
+		h.ran(j.ID)
+		time.Sleep(d)
+		return []byte("done:" + j.ID), nil
+	}
+}
+
+// submitN submits jobs j0..j<n-1> of type typ with opts.
+func (h *harness) submitN(n int, typ string, opts ...SubmitOption) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = "j" + strconv.Itoa(i)
+		if err := h.client.Submit(context.Background(), ids[i], typ, nil, opts...); err != nil {
+			h.t.Fatalf("submit %s: %v", ids[i], err)
+		}
+	}
+	return ids
+}
+
+// wait returns the result of id, failing the test after 20 s.
+func (h *harness) wait(id string) *Result {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r, err := h.client.Wait(ctx, id)
+	if err != nil {
+		h.t.Fatalf("wait %s: %v", id, err)
+	}
+	return r
+}
+
+// count returns the number of keys under filter in the jobs bucket.
+func (h *harness) count(filter string) int {
+	keys, err := h.client.st.keys(context.Background(), filter)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return len(keys)
+}

@@ -1,0 +1,109 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// submitReply answers a submission: empty code means queued.
+type submitReply struct {
+	Worker string `json:"worker,omitempty"`
+	Code   string `json:"code,omitempty"`
+	Text   string `json:"text,omitempty"`
+}
+
+func respond(m *nats.Msg, r submitReply) {
+	b, _ := json.Marshal(r)
+	m.Respond(b)
+}
+
+func refuse(m *nats.Msg, e *Error) { respond(m, submitReply{Code: e.Code, Text: e.Text}) }
+
+// onSubmit queues a submitted job at the back of the deque (where outside
+// work enters, as cluster.Inject does), after writing its record: the reply
+// is sent only once the record is durable. A job id already completed, or
+// seen by the servers within their duplicate window, is refused as a
+// duplicate and changes nothing.
+func (w *Worker) onSubmit(m *nats.Msg) {
+	var r record
+	if err := json.Unmarshal(m.Data, &r); err != nil {
+		refuse(m, &Error{ErrMalformedJob.Code, "malformed submission: " + err.Error()})
+		return
+	}
+	if err := r.check(w.cfg.maxPayload); err != nil {
+		refuse(m, err.(*Error))
+		return
+	}
+	r.Attempt, r.Hops = 0, 0
+	w.mu.Lock()
+	_, dup := w.known[r.ID]
+	if w.closing || dup {
+		w.mu.Unlock()
+		refuse(m, map[bool]*Error{true: ErrDuplicateJob, false: ErrClosed}[dup])
+		return
+	}
+	w.enterLocked()
+	w.incoming++
+	w.mu.Unlock()
+	rep := w.write(&r)
+	respond(m, rep)
+}
+
+// write stores a submitted record and queues it; incoming was raised by
+// the caller so the worker counts as busy throughout.
+func (w *Worker) write(r *record) submitReply {
+	ctx := context.Background()
+	var rev uint64
+	o, err := w.st.done(ctx, r.ID)
+	if err == nil && o != nil {
+		err = errDupMsg
+	}
+	if err == nil {
+		data, _ := json.Marshal(r)
+		rev, err = w.st.put(ctx, qKey(w.name, r.ID), data, r.ID, "", 0)
+	}
+	if errors.Is(err, errDupRetried) {
+		rev, err = w.ownRecord(ctx, r.ID) // our first attempt may have been applied
+	}
+	w.mu.Lock()
+	w.incoming--
+	if err == nil {
+		w.adoptLocked(&entry{id: r.ID, rev: rev, rec: r}, false)
+	}
+	w.mu.Unlock()
+	w.signal()
+	switch {
+	case errors.Is(err, errDupMsg):
+		return submitReply{Code: ErrDuplicateJob.Code, Text: ErrDuplicateJob.Text}
+	case err != nil:
+		return submitReply{Code: "server", Text: err.Error()}
+	}
+	poke(w.kick)
+	return submitReply{Worker: w.name}
+}
+
+// onState answers an idle-check wave with the worker's state.
+func (w *Worker) onState(m *nats.Msg) {
+	w.mu.Lock()
+	b, _ := json.Marshal(w.stateLocked())
+	w.mu.Unlock()
+	m.Respond(b)
+}
+
+// ownRecord returns the revision of the record of id under this worker's
+// name, or errDupMsg when there is none: after a retried write refused as a
+// duplicate, the record tells whether the first attempt was applied here.
+func (w *Worker) ownRecord(ctx context.Context, id string) (uint64, error) {
+	e, err := w.st.get(ctx, qKey(w.name, id))
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return 0, errDupMsg
+	}
+	if err != nil {
+		return 0, err
+	}
+	return e.Revision(), nil
+}

@@ -1,0 +1,269 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// beat is a worker's lease value: its state as of the last heartbeat.
+type beat struct {
+	Name    string `json:"name"`
+	Inc     uint64 `json:"inc"`
+	Busy    bool   `json:"busy"`
+	Queue   int    `json:"queue"`
+	Running int    `json:"running"`
+	Epoch   uint64 `json:"epoch"`
+	// Counters since start, for Client.Workers.
+	Completed int64 `json:"completed,omitempty"`
+	Stolen    int64 `json:"stolen,omitempty"`
+	Given     int64 `json:"given,omitempty"`
+}
+
+func (w *Worker) stateLocked() beat {
+	return beat{Name: w.name, Inc: w.inc, Busy: w.busyLocked(), Queue: w.queueLocked(),
+		Running: w.running, Epoch: w.epoch, Completed: w.stats.completed.Load(),
+		Stolen: w.stats.stolen.Load(), Given: w.stats.given.Load()}
+}
+
+func (w *Worker) beatLocked() []byte {
+	b, _ := json.Marshal(w.stateLocked())
+	return b
+}
+
+// minBeatGap spaces heartbeats sent on state changes.
+const minBeatGap = 50 * time.Millisecond
+
+// heartbeatLoop renews the lease every lease/4, and soon after a state
+// change so that thieves see queue sizes. A renewal refused by the
+// compare-and-swap means the lease expired: the worker fences itself.
+func (w *Worker) heartbeatLoop() {
+	t := time.NewTicker(w.st.lease / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-t.C:
+		case <-w.kick:
+		}
+		w.heartbeat()
+		if !w.sleep(minBeatGap) {
+			return
+		}
+	}
+}
+
+func (w *Worker) heartbeat() {
+	w.mu.Lock()
+	data, rev := w.beatLocked(), w.hbRev
+	w.mu.Unlock()
+	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
+	defer cancel()
+	nrev, err := w.st.workers.Update(ctx, w.name, data, rev)
+	switch {
+	case err == nil:
+		w.mu.Lock()
+		w.hbRev = nrev
+		w.mu.Unlock()
+	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
+		// A renewal whose ack was lost leaves a stale revision: if the
+		// lease still holds this incarnation, it is ours; if it holds
+		// another or none, fence. If the read fails too (a leader
+		// election), nothing is known: try again at the next tick, as for
+		// any other error, rather than drop the deque for nothing. Every
+		// write is fenced by revision meanwhile, and a lease that runs out
+		// is read as lost at a later tick.
+		switch nrev, state := w.ownLease(ctx); state {
+		case leaseOurs:
+			w.mu.Lock()
+			w.hbRev = nrev
+			w.mu.Unlock()
+		case leaseLost:
+			w.fence()
+		}
+	case errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, jetstream.ErrStreamNotFound):
+		// The workers bucket is gone: it is kept in memory, and a server
+		// restart loses it with every lease. Create it again, follow the
+		// new one from its start, and register again.
+		if w.st.reopenWorkers(ctx) == nil {
+			poke(w.rewatch)
+			w.fence()
+		}
+	}
+	// Other errors (timeouts, a reconnecting client) are retried at the
+	// next tick; if the lease runs out meanwhile, the next renewal fences.
+}
+
+// leaseState is what ownLease learned of the lease.
+type leaseState int
+
+const (
+	leaseOurs    leaseState = iota // it holds this worker's incarnation
+	leaseLost                      // it is gone, or holds another incarnation
+	leaseUnknown                   // the read failed
+)
+
+// ownLease reads the lease and reports its revision if it still carries
+// this worker's incarnation (only this worker writes that value).
+func (w *Worker) ownLease(ctx context.Context) (uint64, leaseState) {
+	e, err := w.st.workers.Get(ctx, w.name)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrKeyDeleted):
+		return 0, leaseLost
+	case err != nil:
+		return 0, leaseUnknown
+	}
+	var b beat
+	w.mu.Lock()
+	inc := w.inc
+	w.mu.Unlock()
+	if json.Unmarshal(e.Value(), &b) != nil || b.Inc != inc {
+		return 0, leaseLost
+	}
+	return e.Revision(), leaseOurs
+}
+
+// fence handles a lost lease: the worker may have been taken for dead and
+// its jobs moved, so it drops its deque, re-registers under a new
+// incarnation and reloads whatever records still carry its name, except
+// those of the jobs it is still running (see adoptLocked). Jobs it is
+// running finish; their completions succeed only if their records did
+// not move.
+func (w *Worker) fence() {
+	w.mu.Lock()
+	if w.closing {
+		w.mu.Unlock()
+		return
+	}
+	w.stats.fenced.Add(1)
+	for w.dq.Len() > 0 {
+		w.dq.PopFront()
+	}
+	clear(w.known)
+	clear(w.locals) // their parents still list them: a completion writes their records
+	w.epoch++
+	w.mu.Unlock()
+	for w.ctx.Err() == nil {
+		if err := w.register(w.ctx); err == nil {
+			break
+		}
+		if !w.sleep(w.st.lease / 4) {
+			return
+		}
+	}
+	poke(w.reload)
+}
+
+// members is the worker's view of the cluster, from the workers bucket.
+type members struct {
+	mu sync.Mutex
+	m  map[string]beat
+}
+
+func newMembers() *members { return &members{m: map[string]beat{}} }
+
+func (m *members) set(b beat) {
+	m.mu.Lock()
+	m.m[b.Name] = b
+	m.mu.Unlock()
+}
+
+func (m *members) clear() {
+	m.mu.Lock()
+	clear(m.m)
+	m.mu.Unlock()
+}
+
+func (m *members) remove(name string) {
+	m.mu.Lock()
+	delete(m.m, name)
+	m.mu.Unlock()
+}
+
+func (m *members) has(name string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.m[name]
+	return ok
+}
+
+// lowest reports whether me sorts first among the live members.
+func (m *members) lowest(me string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for n := range m.m {
+		if n < me {
+			return false
+		}
+	}
+	return true
+}
+
+// pick chooses a victim: the longer queue of two random members with
+// queued jobs (best of two), or "" when no member shows any.
+func (m *members) pick(me string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var cands []beat
+	for n, b := range m.m {
+		if n != me && b.Queue > 0 {
+			cands = append(cands, b)
+		}
+	}
+	switch len(cands) {
+	case 0:
+		return ""
+	case 1:
+		return cands[0].Name
+	}
+	a, b := cands[rand.IntN(len(cands))], cands[rand.IntN(len(cands))]
+	if b.Queue > a.Queue {
+		a = b
+	}
+	return a.Name
+}
+
+// membersLoop follows the workers bucket. A member that leaves (deleted at
+// Close, or purged when its lease expires) triggers an orphan scan. The
+// watch starts over when the bucket was created again (rewatch): a watch
+// resumed on the new bucket would wait for sequences of the old one.
+func (w *Worker) membersLoop() {
+	open := func() (jetstream.KeyWatcher, error) {
+		w.members.clear() // the new watch delivers every live lease first
+		return w.st.workers.WatchAll(w.ctx)
+	}
+	w.watchLoop(open, w.rewatch, w.onMember)
+}
+
+// onMember applies one update of the workers bucket.
+func (w *Worker) onMember(e jetstream.KeyValueEntry) {
+	if e.Operation() != jetstream.KeyValuePut {
+		w.members.remove(e.Key())
+		poke(w.scan)
+		return
+	}
+	var b beat
+	if json.Unmarshal(e.Value(), &b) == nil && b.Name == e.Key() {
+		w.members.set(b)
+		if b.Queue > 0 {
+			w.signal()
+		}
+	}
+}
+
+// setQueue records a victim's queue size as its steal reply told it, so a
+// thief does not ask an emptied victim again before its next heartbeat.
+func (m *members) setQueue(name string, q int) {
+	m.mu.Lock()
+	if b, ok := m.m[name]; ok {
+		b.Queue = q
+		m.m[name] = b
+	}
+	m.mu.Unlock()
+}

@@ -1,0 +1,156 @@
+package cluster
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/steal"
+)
+
+// Storage selects where the cluster's buckets keep their data.
+type Storage int
+
+const (
+	// MemoryStorage keeps jobs and results in the servers' memory: they
+	// survive worker crashes, not a restart of every server.
+	MemoryStorage Storage = iota
+	// FileStorage keeps jobs and results on the servers' disks.
+	FileStorage
+)
+
+// StealMode says how much an idle worker takes from a victim.
+type StealMode int
+
+const (
+	// StealHalf takes n - n/2 of the victim's n queued jobs, from the back.
+	StealHalf StealMode = iota
+	// StealOne takes one job from the back.
+	StealOne
+	// StealOff never steals (the worker still gives jobs to thieves).
+	StealOff
+)
+
+// Limits that apply whatever the options.
+const (
+	MaxIDLen      = 200 // longest job id
+	maxTypeLen    = 128
+	maxNameLen    = 64
+	maxStealJobs  = 256 // most jobs moved by one steal
+	maxTakeover   = 200 // most jobs moved by one takeover batch (2 messages each)
+	minLease      = time.Second
+	defaultLease  = 3 * time.Second
+	defaultMaxPay = 256 << 10
+)
+
+type config struct {
+	cluster    string
+	storage    Storage
+	replicas   int
+	lease      time.Duration
+	slots      int
+	steal      StealMode
+	maxPayload int
+	timeout    time.Duration
+	localSpawn bool
+	// wrapWorkers, for tests only, wraps the workers bucket's handle (to
+	// inject the errors of a server in trouble).
+	wrapWorkers func(jetstream.KeyValue) jetstream.KeyValue
+	// retry bounds the retries of the store's writes and reads through
+	// transient errors: retryWindow, shorter in tests only.
+	retry time.Duration
+}
+
+func defaults() config {
+	return config{
+		cluster:    "default",
+		replicas:   1,
+		lease:      defaultLease,
+		slots:      min(runtime.GOMAXPROCS(0), steal.MaxWorkers),
+		maxPayload: defaultMaxPay,
+		timeout:    2 * time.Second,
+		localSpawn: true,
+		retry:      retryWindow,
+	}
+}
+
+// Option configures a Worker or a Client. Options that do not apply to the
+// value being built are ignored.
+type Option func(*config)
+
+// WithCluster names the cluster (default "default"): subjects live under
+// steal.<name> and buckets are named steal_<name>_jobs and
+// steal_<name>_workers, so clusters on one NATS system stay apart.
+func WithCluster(name string) Option { return func(c *config) { c.cluster = name } }
+
+// WithStorage picks memory (default) or file storage for buckets this
+// process creates. Existing buckets keep their settings.
+func WithStorage(s Storage) Option { return func(c *config) { c.storage = s } }
+
+// WithReplicas sets the replica count for buckets this process creates
+// (default 1; 3 on a three-server cluster survives the loss of one server).
+func WithReplicas(n int) Option { return func(c *config) { c.replicas = n } }
+
+// WithLease sets the worker lease (default 3 s, at least 1 s) for a workers
+// bucket this process creates. A worker that has not renewed its lease for
+// this long is taken for dead: its jobs go to a survivor and its later
+// writes are refused. Workers heartbeat every lease/4. The bucket's setting
+// wins over this option when the bucket already exists.
+func WithLease(d time.Duration) Option { return func(c *config) { c.lease = d } }
+
+// WithSlots sets how many jobs a worker runs at once, 1 to steal.MaxWorkers
+// (default runtime.GOMAXPROCS(0)); it is also the size of the worker's
+// steal.Pool.
+// Jobs beyond that wait in the worker's deque, where thieves can take them.
+func WithSlots(n int) Option { return func(c *config) { c.slots = n } }
+
+// WithStealMode sets how an idle worker steals (default StealHalf).
+func WithStealMode(m StealMode) Option { return func(c *config) { c.steal = m } }
+
+// WithMaxPayload sets the largest payload and result, in bytes (default
+// 256 KiB, at most 512 KiB): a record carries the payload base64-encoded
+// in JSON, and must fit in a NATS message (1 MiB by default).
+func WithMaxPayload(n int) Option { return func(c *config) { c.maxPayload = n } }
+
+// WithRequestTimeout bounds each request to a worker or to the servers
+// (default 2 s).
+func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// WithLocalSpawn sets whether jobs a handler spawns stay in the worker's
+// memory until stolen or until their parent completes (default true), or
+// are written to the servers at once, as a submission is. Locally, Spawn
+// makes no round trip; a child that completes before its parent costs one
+// write (its completion) instead of three (its record, the record's
+// delete, its completion), and one still pending when its parent completes
+// costs the same three, its record riding in the parent's completion
+// batch. Nothing is lost in a crash: the parent's record stays until the
+// parent's completion writes the records of its unfinished children, and a
+// re-run of the parent spawns the same ids; children that had completed
+// run again then, and their completions are refused. Written at once, a
+// crash re-runs only the jobs that were live (a re-spawn is skipped while
+// the servers' duplicate window remembers the id), and Spawn tells a
+// handler at once (ErrFenced) when its job's record was taken over.
+func WithLocalSpawn(on bool) Option { return func(c *config) { c.localSpawn = on } }
+
+func buildConfig(opts []Option) (config, error) {
+	c := defaults()
+	for _, o := range opts {
+		o(&c)
+	}
+	switch {
+	case !validName(c.cluster):
+		return c, ErrInvalidName
+	case c.lease < minLease:
+		return c, &Error{"invalid_option", "lease shorter than 1s"}
+	case c.slots < 1 || c.slots > steal.MaxWorkers:
+		return c, &Error{"invalid_option", fmt.Sprintf("slots must be 1 to %d (steal.MaxWorkers), not %d", steal.MaxWorkers, c.slots)}
+	case c.replicas < 1 || c.replicas > 5:
+		return c, &Error{"invalid_option", "replicas must be 1 to 5"}
+	case c.maxPayload < 1 || c.maxPayload > 512<<10:
+		return c, &Error{"invalid_option", "max payload must be 1 byte to 512 KiB"}
+	case c.timeout <= 0:
+		return c, &Error{"invalid_option", "request timeout must be positive"}
+	}
+	return c, nil
+}

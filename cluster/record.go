@@ -1,0 +1,95 @@
+package cluster
+
+import "encoding/json"
+
+// record is the value of q.<owner>.<id>: a live job.
+type record struct {
+	ID      string `json:"id"`
+	Type    string `json:"type"`
+	Payload []byte `json:"payload,omitempty"`
+	Cost    int64  `json:"cost,omitempty"`
+	Attempt int    `json:"attempt,omitempty"` // takeovers so far: runs that may have been lost
+	Hops    int    `json:"hops,omitempty"`    // steals so far
+	From    string `json:"from,omitempty"`    // the victim of the steal that moved it here, if one did
+}
+
+// outcome is the value of d.<id>: the one recorded completion of a job.
+type outcome struct {
+	ID      string `json:"id"`
+	Type    string `json:"type,omitempty"`
+	Worker  string `json:"worker"`
+	Attempt int    `json:"attempt,omitempty"`
+	Hops    int    `json:"hops,omitempty"`
+	Result  []byte `json:"result,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Text    string `json:"text,omitempty"`
+	// Run tells this worker's completions of one job it holds from
+	// another run's that read the same (the same worker before it fenced
+	// itself): Stats counts only its own.
+	Run string `json:"run,omitempty"`
+}
+
+func validChar(c byte, extra bool) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '_' || c == '-' || extra && c == '='
+}
+
+func validID(id string) bool {
+	if len(id) == 0 || len(id) > MaxIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if !validChar(id[i], true) {
+			return false
+		}
+	}
+	return true
+}
+
+func validName(n string) bool {
+	if len(n) == 0 || len(n) > maxNameLen {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if !validChar(n[i], false) {
+			return false
+		}
+	}
+	return true
+}
+
+func validType(t string) bool {
+	if len(t) == 0 || len(t) > maxTypeLen {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] <= ' ' || t[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// check validates a job as submitted or spawned; it returns a sentinel.
+func (r *record) check(maxPayload int) error {
+	switch {
+	case !validID(r.ID):
+		return ErrInvalidID
+	case !validType(r.Type):
+		return ErrInvalidType
+	case len(r.Payload) > maxPayload:
+		return ErrPayloadTooLarge
+	}
+	return nil
+}
+
+func decodeRecord(id string, data []byte) (*record, error) {
+	var r record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, err
+	}
+	if r.ID != id {
+		return nil, ErrInvalidID
+	}
+	return &r, nil
+}

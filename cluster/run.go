@@ -1,0 +1,140 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nuid"
+	"github.com/worksteal/steal"
+)
+
+// dispatch hands queued jobs to the pool, at most slots at a time (the rest
+// stay in the deque, stealable), and steals when the deque runs dry.
+func (w *Worker) dispatch() {
+	backoff := time.Millisecond
+	for w.ctx.Err() == nil {
+		w.mu.Lock()
+		for w.running < w.cfg.slots && !w.closing { // no new job once Close began
+			e := w.popFrontLocked()
+			if e == nil {
+				break
+			}
+			w.running++
+			w.runs[e.id] = e
+			w.pool.Submit(context.Background(), func(sw *steal.Worker) { w.run(e, sw) })
+		}
+		hungry := w.running < w.cfg.slots && w.dq.Len() == 0
+		w.mu.Unlock()
+		if hungry && w.cfg.steal != StealOff {
+			if w.trySteal() {
+				backoff = time.Millisecond
+				continue
+			}
+			backoff = min(2*backoff, w.st.lease/4)
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-w.ctx.Done():
+		case <-w.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// run executes one job and records its outcome.
+func (w *Worker) run(e *entry, sw *steal.Worker) {
+	out := w.execute(e, sw)
+	requeue := false
+	if out != nil {
+		requeue = w.complete(e, out)
+	}
+	w.mu.Lock()
+	w.running--
+	if w.runs[e.id] == e {
+		delete(w.runs, e.id)
+	}
+	switch {
+	case requeue && !w.closing:
+		if _, ok := w.known[e.id]; !ok && e.rev != 0 {
+			w.known[e.id] = e.rev // a fence forgot it, and its reload skipped it as running
+		}
+		w.dq.PushBack(e)
+	case e.orphan:
+		w.forgetLocked(e)
+	default:
+		w.retireLocked(e.id, e.rev)
+	}
+	w.mu.Unlock()
+	poke(w.kick)
+	w.signal()
+}
+
+// execute runs the handler; it returns nil when the outcome must not be
+// recorded (the handler failed because the worker is closing).
+func (w *Worker) execute(e *entry, sw *steal.Worker) *outcome {
+	w.mu.Lock()
+	if e.run == "" {
+		e.run = nuid.Next() // kept when the job is queued again, so a retry is ours
+	}
+	out := &outcome{ID: e.id, Worker: w.name, Run: e.run}
+	w.mu.Unlock()
+	if e.rec == nil {
+		out.Code, out.Text = ErrMalformedJob.Code, e.err
+		return out
+	}
+	r := e.rec
+	out.Type, out.Attempt, out.Hops = r.Type, r.Attempt, r.Hops
+	w.hmu.RLock()
+	h := w.handlers[r.Type]
+	if h == nil {
+		h = w.fallback
+	}
+	w.hmu.RUnlock()
+	if h == nil {
+		out.Code, out.Text = ErrUnknownType.Code, fmt.Sprintf("no handler for type %q on worker %s", r.Type, w.name)
+		return out
+	}
+	j := &Job{ID: r.ID, Type: r.Type, Payload: r.Payload, Cost: r.Cost, Attempt: r.Attempt,
+		StolenFrom: r.From, w: w, e: e, local: sw}
+	res, err := callHandler(w.jobCtx, h, j)
+	var pe *panicError
+	switch {
+	case errors.As(err, &pe):
+		out.Code, out.Text = ErrHandlerPanic.Code, pe.Error()
+	case err != nil && w.jobCtx.Err() != nil:
+		return nil // closing: leave the job for another worker
+	case errors.Is(err, ErrFenced):
+		// Spawn found the job's record (or its anchor's) taken over: its
+		// new owner runs it again. A job without a record could still
+		// write d.<id>, and must not record this run's failure.
+		w.mu.Lock()
+		e.orphan = true
+		w.mu.Unlock()
+		return nil
+	case err != nil:
+		out.Code, out.Text = ErrHandler.Code, err.Error()
+	case len(res) > w.cfg.maxPayload:
+		out.Code, out.Text = ErrResultTooLarge.Code, fmt.Sprintf("result of %d bytes, limit %d", len(res), w.cfg.maxPayload)
+	default:
+		out.Result = res
+	}
+	return out
+}
+
+type panicError struct{ v any }
+
+func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.v) }
+
+// callHandler runs h, turning a panic into an error: one bad job must not
+// take the worker down.
+func callHandler(ctx context.Context, h Handler, j *Job) (res []byte, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = nil, &panicError{v}
+		}
+	}()
+	return h(ctx, j)
+}

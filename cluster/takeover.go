@@ -1,0 +1,283 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ownLoop follows the records under the worker's name. It loads them at
+// start (and after a fence), and picks up records that arrive by other
+// paths than the worker's own hands: a steal whose reply was lost, a
+// takeover into this worker. A record that moved away (a takeover of this
+// worker while it was paused) makes its queued entry stale.
+func (w *Worker) ownLoop() {
+	open := func() (jetstream.KeyWatcher, error) {
+		return w.st.jobs.Watch(w.ctx, "q."+w.name+".>")
+	}
+	w.watchLoop(open, w.reload, w.onOwn)
+}
+
+// onOwn applies one update of the records under the worker's name.
+func (w *Worker) onOwn(e jetstream.KeyValueEntry) {
+	id := strings.TrimPrefix(e.Key(), "q."+w.name+".")
+	w.mu.Lock()
+	if e.Operation() == jetstream.KeyValuePut {
+		w.adoptLocked(decodeEntry(id, e.Revision(), e.Value()), false)
+	} else {
+		w.retireLocked(id, e.Revision())
+	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+// watchLoop keeps a watch open until the worker closes: it opens one (again
+// a lease/4 later if that fails), hands each update to apply, and starts
+// over when the watch ends or restart is poked.
+func (w *Worker) watchLoop(open func() (jetstream.KeyWatcher, error), restart <-chan struct{},
+	apply func(jetstream.KeyValueEntry)) {
+	for w.ctx.Err() == nil {
+		kw, err := open()
+		if err != nil {
+			w.sleep(w.st.lease / 4)
+			continue
+		}
+		w.follow(kw, restart, apply)
+		kw.Stop()
+	}
+}
+
+// follow hands kw's updates to apply until the worker closes, restart is
+// poked or the watch ends. The nil that marks the end of the initial
+// values is skipped.
+func (w *Worker) follow(kw jetstream.KeyWatcher, restart <-chan struct{}, apply func(jetstream.KeyValueEntry)) {
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-restart:
+			return
+		case e, ok := <-kw.Updates():
+			if !ok {
+				return
+			}
+			if e != nil {
+				apply(e)
+			}
+		}
+	}
+}
+
+func decodeEntry(id string, rev uint64, data []byte) *entry {
+	r, err := decodeRecord(id, data)
+	if err != nil {
+		return &entry{id: id, rev: rev, err: err.Error()}
+	}
+	return &entry{id: id, rev: rev, rec: r}
+}
+
+// scanLoop looks for orphans: records whose owner holds no lease. It runs
+// at start, when a member leaves, and every 4 leases as a backstop. Only
+// the live worker that sorts first acts, so one survivor takes over a dead
+// worker; were two to try, the compare-and-swap on each record lets one win.
+func (w *Worker) scanLoop() {
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-w.scan:
+		case <-timeAfter(4 * w.st.lease):
+		}
+		if w.members.lowest(w.name) {
+			w.scanOrphans()
+		}
+	}
+}
+
+func (w *Worker) scanOrphans() {
+	keys, err := w.st.keys(w.ctx, "q.>")
+	if err != nil {
+		return
+	}
+	owners := map[string]bool{}
+	for _, k := range keys {
+		if o, _, ok := splitQKey(k); ok && o != w.name && !w.members.has(o) {
+			owners[o] = true
+		}
+	}
+	names := make([]string, 0, len(owners))
+	for o := range owners {
+		names = append(names, o)
+	}
+	sort.Strings(names)
+	for _, o := range names {
+		if w.alive(o) {
+			continue // registered after our view was taken
+		}
+		w.takeover(o)
+	}
+}
+
+func splitQKey(k string) (owner, id string, ok bool) {
+	rest, ok := strings.CutPrefix(k, "q.")
+	if !ok {
+		return "", "", false
+	}
+	return strings.Cut(rest, ".")
+}
+
+// alive asks the bucket, not the view, whether owner holds a lease.
+func (w *Worker) alive(owner string) bool {
+	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
+	defer cancel()
+	_, err := w.st.workers.Get(ctx, owner)
+	return !errors.Is(err, jetstream.ErrKeyNotFound) && !errors.Is(err, jetstream.ErrKeyDeleted)
+}
+
+// takeover moves a dead worker's records to this worker in batches, each
+// record moved by a compare-and-swap on its revision, and queues them at
+// the back, where thieves look first. Jobs the dead worker was running
+// have records too, and run again here (Attempt + 1).
+func (w *Worker) takeover(dead string) {
+	found, err := w.records(dead)
+	if err != nil {
+		return
+	}
+	for len(found) > 0 {
+		n := min(len(found), maxTakeover)
+		if !w.moveIn(found[:n]) && n > 1 {
+			for i := range n { // a record changed under us: move the rest one by one
+				w.moveIn(found[i : i+1])
+			}
+		}
+		found = found[n:]
+	}
+}
+
+// stored is a record as read from the bucket.
+type stored struct {
+	key string
+	id  string
+	rev uint64
+	raw []byte
+}
+
+// records reads the live records under owner's name.
+func (w *Worker) records(owner string) ([]stored, error) {
+	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
+	defer cancel()
+	kw, err := w.st.jobs.Watch(ctx, "q."+owner+".>", jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, err
+	}
+	defer kw.Stop()
+	var out []stored
+	pfx := "q." + owner + "."
+	err = initialValues(ctx, kw, func(e jetstream.KeyValueEntry) {
+		out = append(out, stored{e.Key(), strings.TrimPrefix(e.Key(), pfx), e.Revision(), e.Value()})
+	})
+	return out, err
+}
+
+// initialValues calls f for each entry a watcher delivers until the nil
+// that ends its initial values, or returns ctx's error if ctx ends first.
+func initialValues(ctx context.Context, kw jetstream.KeyWatcher, f func(jetstream.KeyValueEntry)) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case e := <-kw.Updates():
+			if e == nil {
+				return nil
+			}
+			f(e)
+		}
+	}
+}
+
+// moveIn commits one takeover batch; it reports whether it went through.
+// Each put of a record under this worker's name is conditional on that key
+// being as read just before (absent, or its last delete): the key may hold
+// a record of the same id already (the job queued here twice, by a
+// submission repeated outside the servers' duplicate window, say), and a
+// steal into this worker may write it meanwhile. Written over, that record
+// would be lost to the entry that holds it: its run's completion refused,
+// the job run again. A record this worker holds already is kept, and only
+// the dead worker's copy is deleted.
+func (w *Worker) moveIn(batch []stored) bool {
+	mine, err := w.ownKeys(batch)
+	if err != nil {
+		return false
+	}
+	ops := make([]op, 0, 2*len(batch))
+	var moved []*entry
+	var at []int // index in ops of each moved entry's put
+	for _, s := range batch {
+		ops = append(ops, op{key: s.key, del: true, check: true, expect: s.rev})
+		k := qKey(w.name, s.id)
+		m := mine[k]
+		if m.live {
+			continue // held here already
+		}
+		e, raw := decodeEntry(s.id, 0, s.raw), s.raw
+		if e.rec != nil {
+			e.rec.Attempt++
+			e.rec.From = "" // a takeover, not a steal
+			raw, _ = json.Marshal(e.rec)
+		}
+		moved, at = append(moved, e), append(at, len(ops))
+		ops = append(ops, op{key: k, value: raw, check: true, expect: m.rev})
+	}
+	w.mu.Lock()
+	w.enterLocked()
+	w.moving += len(batch)
+	w.mu.Unlock()
+	revs, err := w.st.commit(w.ctx, ops)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.moving -= len(batch)
+	if err != nil {
+		return false
+	}
+	for i, e := range moved {
+		e.rev = revs[at[i]]
+		w.adoptLocked(e, false)
+	}
+	w.stats.takenOver.Add(int64(len(moved))) // not those held here already
+	poke(w.wake)
+	return true
+}
+
+// ownKey is the last write of a key: its revision (0 for none) and
+// whether it is a live record rather than a delete.
+type ownKey struct {
+	rev  uint64
+	live bool
+}
+
+// ownKeys reads the last write of q.<me>.<id> for the ids in batch.
+func (w *Worker) ownKeys(batch []stored) (map[string]ownKey, error) {
+	keys := make([]string, len(batch))
+	for i, s := range batch {
+		keys[i] = qKey(w.name, s.id)
+	}
+	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
+	defer cancel()
+	kw, err := w.st.jobs.WatchFiltered(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	defer kw.Stop()
+	out := map[string]ownKey{}
+	err = initialValues(ctx, kw, func(e jetstream.KeyValueEntry) {
+		out[e.Key()] = ownKey{e.Revision(), e.Operation() == jetstream.KeyValuePut}
+	})
+	return out, err
+}
+
+func timeAfter(d time.Duration) <-chan time.Time { return time.After(d) }

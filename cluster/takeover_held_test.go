@@ -1,0 +1,47 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// TestTakeoverKeepsHeldRecord: a worker takes over a dead worker's
+// record of a job it already holds a record of (the same id, queued twice
+// by a submission repeated outside the servers' duplicate window, say),
+// while it runs that job. The takeover must not write over its own record:
+// the running job would lose it, its completion be refused, and the job
+// run a second time from the takeover's record. The dead worker's copy is
+// retired instead; the job runs and completes once.
+func TestTakeoverKeepsHeldRecord(t *testing.T) {
+	h := newHarness(t, WithLease(3*time.Second), WithStealMode(StealOff))
+	release := make(chan struct{})
+	w1 := h.worker("w1", func(w *Worker) {
+		w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
+			h.ran(j.ID)
+			gate(ctx, release)
+			return nil, nil
+		})
+	}, WithSlots(2))
+	h.ready("w1")
+	ctx := context.Background()
+	if err := h.client.Submit(ctx, "x", "job", nil, To("w1")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "x to run", func() bool { return h.runCount("x") == 1 })
+	dup, _ := json.Marshal(&record{ID: "x", Type: "job"})
+	if _, err := h.client.st.jobs.Put(ctx, qKey("ghost", "x"), dup); err != nil {
+		t.Fatal(err)
+	}
+	poke(w1.scan) // ghost holds no lease: its record is an orphan
+	waitFor(t, 10*time.Second, "the orphan to be taken over", func() bool { return h.count("q.ghost.>") == 0 })
+	close(release)
+	checkQuiet(t, h, 1)
+	if n := h.runCount("x"); n != 1 {
+		t.Errorf("x ran %d times, want once", n)
+	}
+	if s := w1.Stats(); s.Completed != 1 || s.Refused != 0 || s.TakenOver != 0 {
+		t.Errorf("stats %+v, want one completion, none refused, nothing moved in", s)
+	}
+}
