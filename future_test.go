@@ -206,3 +206,19 @@ func TestFutureLayout(t *testing.T) {
 		t.Fatalf("after runFutureTask: val %q, fn kept %v", g.val, g.fn != nil)
 	}
 }
+
+// Stats.Spawned counts the futures Spawn starts, not only Worker.Spawn's
+// tasks (it counted 100 of 200).
+func TestSpawnedCountsFutures(t *testing.T) {
+	p := New(WithWorkers(2))
+	p.Run(func(w *Worker) {
+		for range 100 {
+			w.Spawn(func(*Worker) {})
+			Spawn(w, func(*Worker) int { return 0 })
+		}
+	})
+	p.Close()
+	if got := p.Stats().Total.Spawned; got != 200 {
+		t.Fatalf("Spawned = %d, want 200", got)
+	}
+}

@@ -350,3 +350,59 @@ func BenchmarkGroupLimit(b *testing.B) {
 		})
 	}
 }
+
+// A TryGo that adds nothing leaves the ended round as it was: Wait again
+// returns the same values and error. A refused TryGo (limit 0, or a full
+// backlog) started a new round, losing both, every time.
+func TestRefusedTryGoKeepsEndedRound(t *testing.T) {
+	boom := errors.New("boom")
+	p := New(WithWorkers(2))
+	defer p.Close()
+
+	r := PoolResultGroup[int](nil, p)
+	r.Go(func(*Worker) (int, error) { return 7, nil })
+	r.Go(func(*Worker) (int, error) { return 0, boom })
+	v1, e1 := r.Wait()
+	r.SetLimit(0)
+	if r.TryGo(func(*Worker) (int, error) { return 1, nil }) {
+		t.Fatal("TryGo at limit 0 added a child")
+	}
+	if v2, e2 := r.Wait(); len(v2) != len(v1) || v2[0] != v1[0] || e2 != e1 {
+		t.Fatalf("PoolResultGroup: Wait after a refused TryGo = %v, %v; want %v, %v", v2, e2, v1, e1)
+	}
+
+	p.Run(func(w *Worker) {
+		g := NewGroup(w)
+		g.Go(func(*Worker) error { return boom })
+		e1 := g.Wait()
+		ctx := g.Context()
+		g.SetLimit(0)
+		if g.TryGo(func(*Worker) error { return nil }) {
+			t.Error("TryGo at limit 0 added a child")
+		}
+		if e2 := g.Wait(); e2 != e1 || g.Context() != ctx {
+			t.Errorf("NewGroup: Wait after a refused TryGo = %v (new context %v), want %v", e2, g.Context() != ctx, e1)
+		}
+	})
+
+	q := New(WithWorkers(1), WithMaxQueued(1))
+	defer q.Close()
+	g := q.Group(nil)
+	g.Go(func(*Worker) error { return boom })
+	e1 = g.Wait()
+	gate, started := make(chan struct{}), make(chan struct{})
+	q.Go(func() { close(started); <-gate })
+	<-started
+	if err := q.TrySubmit(func(*Worker) {}); err != nil { // fills the backlog
+		t.Fatal(err)
+	}
+	ok := g.TryGo(func(*Worker) error { return nil })
+	e2 := g.Wait()
+	close(gate)
+	if ok || e2 != e1 {
+		t.Fatalf("Pool.Group on a full backlog: TryGo = %v, Wait = %v; want false and %v", ok, e2, e1)
+	}
+	if b := q.Stats().Backlog; b > 1 {
+		t.Fatalf("Backlog = %d after a refused TryGo, want at most the one queued task", b)
+	}
+}

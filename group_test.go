@@ -3,6 +3,8 @@ package steal
 import (
 	"context"
 	"errors"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -250,4 +252,374 @@ func TestPlainTaskSeesPoolContext(t *testing.T) {
 	if err := <-res; err != nil {
 		t.Fatalf("plain task saw the group's cancellation: %v", err)
 	}
+}
+
+// A Pool.Group made, or given a new round, once the pool is shut down: the
+// pool's cancellation reaches the round at once, on another goroutine,
+// while the round is being set up. The race detector saw the two touch the
+// group's cancel function in every run before the fix.
+func TestPoolGroupAfterClose(t *testing.T) {
+	p := New(WithWorkers(1))
+	p.Close()
+	for range 50 {
+		g := p.Group(context.Background())
+		var ran atomic.Bool
+		g.Go(func(*Worker) error { ran.Store(true); return nil })
+		if err := g.Wait(); !errors.Is(err, ErrClosed) {
+			t.Fatalf("Wait on a closed pool = %v, want ErrClosed", err)
+		}
+		if ran.Load() {
+			t.Fatal("a child of a closed pool's group ran")
+		}
+	}
+}
+
+// Once Shutdown has given up, a child that had not started is skipped and
+// reported, as Shutdown documents, even though the group's own context
+// hears of the pool's cancellation a moment later, on another goroutine.
+// Before the fix the child ran in most rounds.
+func TestShutdownSkipsQueuedGroupChild(t *testing.T) {
+	for i := range 30 {
+		p := New(WithWorkers(1))
+		block, started := make(chan struct{}), make(chan struct{})
+		p.Go(func() { close(started); <-block })
+		<-started
+		g := p.Group(context.Background())
+		var ran atomic.Bool
+		g.Go(func(*Worker) error { ran.Store(true); return nil })
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		if err := p.Shutdown(ctx); err != context.DeadlineExceeded {
+			t.Fatalf("Shutdown = %v, want DeadlineExceeded", err)
+		}
+		cancel()
+		close(block)
+		err := g.Wait()
+		p.Close()
+		var se *SkippedError
+		if ran.Load() || !errors.As(err, &se) || se.Count != 1 || !errors.Is(err, context.Canceled) {
+			t.Fatalf("round %d: child ran %v, Wait = %v; want it skipped with the pool's cause", i, ran.Load(), err)
+		}
+	}
+}
+
+// A group whose children were skipped by a nested group's failure, which
+// the child that made the nested group handled, reports the nested group's
+// cause: its own context never ended, so it has none of its own. Before the
+// fix the error read "2 tasks not run: <nil>".
+func TestNestedSkippedCarriesCause(t *testing.T) {
+	p := New(WithWorkers(1))
+	defer p.Close()
+	boom := errors.New("boom")
+	var err error
+	p.Run(func(w *Worker) {
+		outer := NewGroup(w)
+		outer.Go(func(w *Worker) error {
+			inner := NewGroup(w)
+			inner.Go(func(*Worker) error { return nil })
+			inner.Go(func(*Worker) error { return nil })
+			inner.Go(func(*Worker) error { return boom }) // runs first on one worker
+			if err := inner.Wait(); !errors.Is(err, boom) {
+				t.Errorf("inner Wait = %v, want boom", err)
+			}
+			return nil // handled
+		})
+		err = outer.Wait()
+	})
+	var se *SkippedError
+	if !errors.As(err, &se) || se.Count != 2 {
+		t.Fatalf("outer Wait = %v, want 2 skipped", err)
+	}
+	if !errors.Is(err, boom) {
+		t.Fatalf("outer Wait = %v (cause %v), want the nested group's cause, boom", err, se.Cause)
+	}
+}
+
+// A Pool.Group child whose Go waited for room in a full backlog until the
+// group's context ended was never queued: it is a skipped child, reported
+// as one, not the group's error. Before the fix Wait returned a bare
+// context.Canceled and Skipped was 0.
+func TestPoolGroupGoCancelledWhileWaitingForRoom(t *testing.T) {
+	p := New(WithWorkers(1), WithMaxQueued(1))
+	defer p.Close()
+	block, started := make(chan struct{}), make(chan struct{})
+	p.Go(func() { close(started); <-block })
+	<-started
+	if err := p.TrySubmit(func(*Worker) {}); err != nil { // the backlog is full now
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	g := p.Group(ctx)
+	var ran atomic.Bool
+	goDone := make(chan struct{})
+	go func() {
+		defer close(goDone)
+		g.Go(func(*Worker) error { ran.Store(true); return nil })
+	}()
+	time.Sleep(20 * time.Millisecond) // let Go block on the backlog
+	cancel()
+	select {
+	case <-goDone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Go still blocked after its group's context ended")
+	}
+	close(block)
+	err := g.Wait()
+	var se *SkippedError
+	if !errors.As(err, &se) || se.Count != 1 || g.Skipped() != 1 || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait = %v, Skipped = %d; want one skipped child, cause context.Canceled", err, g.Skipped())
+	}
+	if ran.Load() {
+		t.Fatal("the child ran")
+	}
+}
+
+// A Pool.Group's Wait called from inside one of its own children (or from
+// a child of a group made in one) would wait for itself forever: it panics
+// instead, which fails the child, and the outer Wait reports it. Before,
+// it hung (as errgroup's does).
+func TestPoolGroupWaitInsideOwnChild(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	for _, nested := range []bool{false, true} {
+		g := p.Group(nil)
+		g.Go(func(w *Worker) error {
+			if !nested {
+				return g.Wait()
+			}
+			inner := NewGroup(w)
+			inner.Go(func(*Worker) error { return g.Wait() })
+			return inner.Wait()
+		})
+		done := make(chan error, 1)
+		go func() { done <- g.Wait() }()
+		select {
+		case err := <-done:
+			var pe *PanicError
+			if !errors.As(err, &pe) {
+				t.Fatalf("nested %v: Wait = %v, want the child's *PanicError", nested, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("nested %v: Wait inside the group's own child hung", nested)
+		}
+	}
+}
+
+// A child that calls runtime.Goexit while its group's owner runs it inside
+// Wait ends the owner's goroutine too (see ErrGoexit); the owner's Wait
+// still finishes the round first (the Goexit fails the group, so siblings
+// that had not started are skipped), so none of them outlives the task
+// that made the group. Before the fix, Run returned while a sibling was
+// still running on the other worker.
+func TestGroupGoexitWaitsForSiblings(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	for round := range 10 {
+		const n = 8
+		var running, finished atomic.Int64
+		err := p.Run(func(w *Worker) {
+			g := NewGroup(w)
+			for i := range n {
+				g.Go(func(*Worker) error {
+					if i == n-1 { // pushed last, so the owner runs it first
+						waitUntil(5*time.Second, func() bool { return running.Load() > 0 })
+						runtime.Goexit()
+					}
+					running.Add(1)
+					time.Sleep(2 * time.Millisecond)
+					running.Add(-1)
+					finished.Add(1)
+					return nil
+				})
+			}
+			g.Wait()
+		})
+		if !errors.Is(err, ErrGoexit) {
+			t.Fatalf("Run = %v, want ErrGoexit", err)
+		}
+		// The Goexit failed the group, so siblings that had not started are
+		// skipped; those that had must all be over.
+		r, f := running.Load(), finished.Load()
+		time.Sleep(10 * time.Millisecond)
+		if r != 0 || finished.Load() != f || f == 0 {
+			t.Fatalf("round %d: Run returned with %d children running and %d finished, %d 10ms later",
+				round, r, f, finished.Load())
+		}
+	}
+}
+
+// TestPoolGroupReuse: a Pool.Group is used for several rounds; each round
+// runs its children and returns its own error, not the previous round's.
+func TestPoolGroupReuse(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	g := p.Group(context.Background())
+	boom := errors.New("boom")
+	within(t, 10*time.Second, "reused group", func() {
+		g.Go(func(*Worker) error { time.Sleep(time.Millisecond); return boom })
+		if err := g.Wait(); err != boom {
+			t.Errorf("round 1: Wait = %v, want boom", err)
+		}
+		for round := 2; round < 50; round++ {
+			var ran atomic.Int32
+			g.Go(func(*Worker) error { ran.Add(1); return nil })
+			g.Go(func(*Worker) error { ran.Add(1); return nil })
+			if err := g.Wait(); err != nil || ran.Load() != 2 {
+				t.Fatalf("round %d: Wait = %v, ran %d of 2", round, err, ran.Load())
+			}
+		}
+	})
+}
+
+// TestNewGroupReuse: the same for a group made inside a task.
+func TestNewGroupReuse(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	within(t, 10*time.Second, "reused NewGroup", func() {
+		p.Run(func(w *Worker) {
+			g := NewGroup(w)
+			for round := range 50 {
+				var ran atomic.Int32
+				for range 3 {
+					g.Go(func(*Worker) error { ran.Add(1); return nil })
+				}
+				if err := g.Wait(); err != nil || ran.Load() != 3 {
+					t.Errorf("round %d: Wait = %v, ran %d of 3", round, err, ran.Load())
+					return
+				}
+			}
+		})
+	})
+}
+
+// TestPoolGroupGoRacesWait: goroutines call Go and Wait on one Pool.Group at
+// the same time, as they may with errgroup. Every child runs exactly once,
+// nothing panics, and a final Wait sees them all.
+func TestPoolGroupGoRacesWait(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	g := p.Group(context.Background())
+	const adders, each = 4, 500
+	var ran atomic.Int64
+	within(t, 20*time.Second, "Go racing Wait", func() {
+		var wg sync.WaitGroup
+		for range adders {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range each {
+					g.Go(func(*Worker) error { ran.Add(1); return nil })
+				}
+			}()
+		}
+		stop := make(chan struct{})
+		waiterDone := make(chan struct{})
+		go func() {
+			defer close(waiterDone)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					if err := g.Wait(); err != nil {
+						t.Errorf("Wait = %v", err)
+					}
+				}
+			}
+		}()
+		wg.Wait()
+		close(stop)
+		<-waiterDone
+		if err := g.Wait(); err != nil {
+			t.Errorf("final Wait = %v", err)
+		}
+	})
+	if got := ran.Load(); got != adders*each {
+		t.Fatalf("ran %d children, want %d", got, adders*each)
+	}
+}
+
+// allocChild and allocValue are plain functions, so that the tests below
+// count the library's allocations and no closure's.
+func allocChild(*Worker) error { return nil }
+func allocValue(*Worker) int   { return 1 }
+
+// TestGroupOfTwoIsOneAllocation: a NewGroup with two children, waited for,
+// is one allocation: the group carries its first children's records, and
+// ending the round allocates nothing.
+func TestGroupOfTwoIsOneAllocation(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	p := New(WithWorkers(1))
+	defer p.Close()
+	p.Run(func(w *Worker) {
+		allocs := testing.AllocsPerRun(100, func() {
+			g := NewGroup(w)
+			g.Go(allocChild)
+			g.Go(allocChild)
+			if err := g.Wait(); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs > 1 {
+			t.Errorf("a group of two children makes %.1f allocations, want 1", allocs)
+		}
+	})
+}
+
+// TestSpawnIsOneAllocation: Spawn and Wait of a plain function make one
+// allocation, the future with its record and latch.
+func TestSpawnIsOneAllocation(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	p := New(WithWorkers(1))
+	defer p.Close()
+	p.Run(func(w *Worker) {
+		allocs := testing.AllocsPerRun(100, func() {
+			if v, err := Spawn(w, allocValue).Wait(w); v != 1 || err != nil {
+				t.Fatal(v, err)
+			}
+		})
+		if allocs > 1 {
+			t.Errorf("Spawn and Wait make %.1f allocations, want 1", allocs)
+		}
+	})
+}
+
+// TestGroupRecordsServeOneTask: a child's record, which is its handle, is
+// never given to a later child, not even in the group's next round, so a
+// handle kept past its task still panics when used instead of passing for
+// the handle of whichever task has its record now.
+func TestGroupRecordsServeOneTask(t *testing.T) {
+	p := New(WithWorkers(1))
+	defer p.Close()
+	p.Run(func(w *Worker) {
+		g := NewGroup(w)
+		seen := map[*Worker]int{}
+		for round := range 3 {
+			var hs [3]*Worker
+			for i := range hs {
+				g.Go(func(w *Worker) error { hs[i] = w; return nil })
+			}
+			if err := g.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hs {
+				if r, ok := seen[h]; ok {
+					t.Fatalf("round %d: a child ran on the record of a child of round %d", round, r)
+				}
+				seen[h] = round
+			}
+		}
+		var kept *Worker
+		g.Go(func(w *Worker) error { kept = w; return nil })
+		g.Wait()
+		defer func() {
+			if recover() == nil {
+				t.Error("a kept child handle was usable after its task returned")
+			}
+		}()
+		kept.Spawn(func(*Worker) {})
+	})
 }

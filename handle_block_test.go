@@ -3,6 +3,8 @@ package steal
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -69,5 +71,51 @@ func TestBlockAddsNoWait(t *testing.T) {
 			})
 		})
 		within(t, 10*time.Second, "Close", func() { p.Close() })
+	}
+}
+
+// Nested Blocks on one worker share its one spare: the pool keeps
+// Workers() workers running, as Block documents. Each level started a
+// spare of its own, so a 2-worker pool ran 2, 3 and 4 other tasks at once
+// beside a task blocked 1, 2 and 3 levels deep.
+func TestNestedBlockStartsOneSpare(t *testing.T) {
+	for _, depth := range []int{1, 2, 3} {
+		p := New(WithWorkers(2))
+		gate, started := make(chan struct{}), make(chan struct{})
+		p.Submit(nil, func(w *Worker) {
+			var f func(d int)
+			f = func(d int) {
+				if d == 0 {
+					close(started)
+					<-gate
+					return
+				}
+				w.Block(func() { f(d - 1) })
+			}
+			f(depth)
+		})
+		<-started
+		var cur, peak atomic.Int64
+		var wg sync.WaitGroup
+		for range 40 {
+			wg.Add(1)
+			p.Go(func() {
+				defer wg.Done()
+				n := cur.Add(1)
+				for {
+					if m := peak.Load(); n <= m || peak.CompareAndSwap(m, n) {
+						break
+					}
+				}
+				time.Sleep(2 * time.Millisecond)
+				cur.Add(-1)
+			})
+		}
+		wg.Wait()
+		close(gate)
+		p.Close()
+		if peak.Load() > 2 {
+			t.Fatalf("depth %d: %d tasks ran at once beside the blocked one on a 2-worker pool", depth, peak.Load())
+		}
 	}
 }

@@ -173,3 +173,23 @@ func resultGroupGoRacesWait(t *testing.T) {
 		}
 	}
 }
+
+// A PoolResultGroup's Wait from inside its own child panics, as a
+// Pool.Group's does, instead of waiting for itself forever (it hung).
+func TestPoolResultGroupWaitInsideOwnChild(t *testing.T) {
+	p := New(WithWorkers(2))
+	defer p.Close()
+	r := PoolResultGroup[int](nil, p)
+	r.Go(func(*Worker) (int, error) { _, err := r.Wait(); return 1, err })
+	done := make(chan error, 1)
+	go func() { _, err := r.Wait(); done <- err }()
+	select {
+	case err := <-done:
+		var pe *PanicError
+		if !errors.As(err, &pe) {
+			t.Fatalf("Wait = %v, want the child's *PanicError", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Wait inside the group's own child hung")
+	}
+}

@@ -400,3 +400,43 @@ func TestStallDetectorReportsOwnQueueNotBusyNeighbour(t *testing.T) {
 		t.Errorf("the busy fork-join worker %d reported as stalled: %+v", neighbour, bad)
 	}
 }
+
+// A spare worker (Worker.Block) parks on the idle list like any worker;
+// the stall detector, which watches the pool's own workers, indexed its
+// table by the spare's id and the detector's goroutine crashed the
+// process ("index out of range [1] with length 1"), every run.
+func TestStallDetectorWithParkedSpare(t *testing.T) {
+	p := New(WithWorkers(1), WithStallDetector(time.Millisecond, func(Stall) {}))
+	defer p.Close()
+	p.Run(func(w *Worker) {
+		w.Block(func() { time.Sleep(30 * time.Millisecond) }) // the spare finds nothing and parks
+	})
+}
+
+// A stall report that closes the pool (a program that gives up on a stuck
+// pool) must not wait for the report itself to return.
+func TestStallReportMayClosePool(t *testing.T) {
+	release := make(chan struct{})
+	closed := make(chan error, 1)
+	var p *Pool
+	report := func(Stall) {
+		select {
+		case <-release:
+			return // reported again after progress: already closing
+		default:
+		}
+		close(release)
+		closed <- p.Close()
+	}
+	p = New(WithWorkers(1), WithStallDetector(5*time.Millisecond, report))
+	p.Go(func() { <-release })
+	p.Go(func() {}) // waits behind the stuck task, so the stall is reported
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("Close from the stall report: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close called from the stall report did not return in 10 s")
+	}
+}
