@@ -114,7 +114,7 @@ func PoolSpawn[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (*Futu
 // Called from a task with that task's worker, Wait helps run other tasks
 // while it waits. A task submitted to the pool may wait for any future; a
 // task spawned inside the pool should wait only for futures it made
-// itself (see the package doc's "Waiting on the pool from inside it").
+// itself (see the package doc's "Waiting inside the pool").
 // Called with a nil worker it blocks, from outside the pool; from inside a
 // task of the same pool it then helps instead, so it never waits on a
 // worker it holds.

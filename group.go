@@ -38,8 +38,8 @@ import (
 // itself, panics instead of hanging. A task submitted to the pool may
 // wait for any Pool.Group; a task spawned inside the pool (a NewGroup
 // child, a Spawn, a part of Join or For) should wait only for one whose
-// children it added itself, as the package doc's "Waiting on the pool
-// from inside it" explains. A constructor that chose by its caller would
+// children it added itself, as the package doc's "Waiting inside
+// the pool" explains. A constructor that chose by its caller would
 // also read the caller's stack on every call.
 //
 // SetLimit bounds the children unfinished at once and TryGo adds a child

@@ -32,7 +32,7 @@ type groupLimit struct {
 // first. On a Pool.Group, called from a task of the pool, it waits as any
 // wait inside the pool does: it runs tasks spawned inside the pool, and
 // hands a submitted task, such as a child of the group, to a spare worker
-// (see the package doc's "Waiting on the pool from inside it"); called
+// (see the package doc's "Waiting inside the pool"); called
 // from outside the pool, it blocks. TryGo never waits. A child that calls
 // Go on its own group while every slot is held by its siblings and itself
 // waits for a sibling to finish; if all of them do that, they wait

@@ -120,7 +120,7 @@ func (w *Worker) misuse() {
 // ID returns the index of the worker running the task, from 0 to
 // Workers()-1 for the pool's workers; spares (Block's, and those that run
 // a submitted task a waiting task came upon: see the package doc's
-// "Waiting on the pool from inside it") have IDs from Workers() up, so
+// "Waiting inside the pool") have IDs from Workers() up, so
 // any submitted task may see one.
 func (w *Worker) ID() int { return w.core().id }
 

@@ -29,12 +29,9 @@ package steal
 // it every variable b captures by reference, such as the result it writes:
 // fib written as Join(w, func(w) { a = fib(w, n-1) }, func(w) { b =
 // fib(w, n-2) }) makes two allocations per call, which are nearly all of
-// its time (about 7x Fork2's on fib; see the package doc's # Cost and
-// BenchmarkJoin) and make the garbage collector run often. Those two
-// allocations, made in a plain recursion with no pool
-// (BenchmarkJoin/floor-closures), took 52-60 ms on fib(30), where Join on
-// two workers took 48-55 ms and on one 77-90 ms: with closures, the
-// allocations are the cost, not the scheduler. a does not
+// its time and make the garbage collector run often: with closures, the
+// allocations are the cost, not the scheduler (docs/costs.md measures
+// both). a does not
 // escape and costs nothing. Where both halves call the same function,
 // use Fork2 (with results) or Join2 (without): they take a plain function
 // and its two arguments, and allocate nothing. Join suits halves that
@@ -64,11 +61,8 @@ func Join(w *Worker, a, b func(w *Worker)) {
 // joinOffer is Join that offers b to thieves. The offering path is a
 // function of its own, and the other one written out in Join (and in Fork2
 // and Join2), because nearly every fork of deep recursion takes the other:
-// one call and one frame less there took Fork2 on the bench harness's
-// uts-bin tree, thousands of levels deep, from 230-270 to 170-206 ms on one
-// worker, fib(30) on two workers from 6.6-7.0 to 5.2-5.3 ms
-// (BenchmarkJoin/steal-fork2) and Join with closures on one worker from
-// 68 to 60 ms (BenchmarkJoin/steal-1worker).
+// one call and one frame less there is measurable on deep recursion
+// (docs/costs.md).
 func joinOffer(w *Worker, c *core, a, b func(w *Worker)) {
 	w.checkCurrent(c)
 	j := c.getJoinTask(b, w)

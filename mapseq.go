@@ -30,10 +30,8 @@ import (
 // Cost: Map's, plus what not knowing the length costs: the results are
 // gathered in a slice that doubles as it fills, the elements of each run
 // are buffered, and the results of runs a thief took are copied into
-// place at the end. With a cheap f that makes MapSeq about four times
-// slower than Map over a slice, and nearly twice as fast as collecting the
-// sequence first; with an f of a microsecond, about a sixth slower than
-// Map, and a little slower than collecting first (see BenchmarkMap).
+// place at the end; BenchmarkMap compares it with Map over a slice and
+// with collecting the sequence first.
 func MapSeq[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) R) []R {
 	if seq == nil || f == nil {
 		nilFunc("MapSeq")

@@ -119,7 +119,7 @@ func (c *config) fromEnv() {
 // default is 64.
 //
 // Cost: a multiplication per submitted task; a timed task adds two clock
-// readings and one small allocation, about 130 ns, the first reading and
+// readings and one small allocation, the first reading and
 // the allocation before the task takes its place in the inject queue. See
 // docs/metrics.md for measurements.
 func WithQueueWaitSampling(n int) Option {
@@ -194,11 +194,7 @@ func WithStallDetector(threshold time.Duration, report func(Stall)) Option {
 //
 // Cost when on: two clock reads and two appends per task, and 24 bytes per
 // event; a context lookup per task for its name (see Named), and a map
-// lookup for a named one. On the 2-core machine of the package doc's
-// # Cost, 100,000 tiny spawned tasks (BenchmarkObserve, five runs) took
-// 192-221 ns a task with the timeline on against 132-147 ns off (medians
-// 210 and 142, one outlier of 295 off), so about 70 ns a task, buffer
-// growth included.
+// lookup for a named one (BenchmarkObserve measures it).
 // Joins that run inline, without a thief, are not recorded, and neither
 // are the tasks of the spare workers that stand in for a worker in
 // Worker.Block (they come and go; Stats counts their tasks). Off, it costs

@@ -23,9 +23,7 @@ type Pool struct {
 	// the backlog as a batch leaves it) shared a line with one that every
 	// submission or task reads, and each write cost the others a miss:
 	// the backlog count sat next to halted, which workers read for every
-	// task, and WithMaxQueued(1024) submissions took 220 ns a task instead
-	// of 141 from one producer, 221 instead of 125 from eight
-	// (BenchmarkSubmitProducers, 2 cores).
+	// task, and capped submissions paid a miss each.
 
 	// Set by New, or once when the pool closes: read everywhere.
 	workers []*core
@@ -168,11 +166,8 @@ func (p *Pool) Workers() int { return len(p.workers) }
 // context.Background() adds a small allocation now; the task's own
 // context, derived from ctx and registered with it, is made only if the
 // task asks for it (Worker.Context) or forks (Join, Fork2, For,
-// NewGroup), and the same holds for each task fn spawns. One producer
-// submitting tiny tasks with a cancellable ctx took 142-148 ns a task,
-// against 116-138 with context.Background() (BenchmarkSubmitProducers,
-// steal-ctx and steal; 626-677 when every task made its context).
-// docs/benchmarks.md has the measurements of plain submission.
+// NewGroup), and the same holds for each task fn spawns.
+// docs/benchmarks.md has the measurements of submission.
 func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
 	if fn == nil {
 		nilFunc("Pool.Submit")
@@ -270,15 +265,9 @@ func (p *Pool) queueEntry(e entry, counted bool) error {
 // for the next Go function it takes: once the workers have run a few, a
 // Go task allocates only its 16-byte place in the inject queue (and, one
 // time in 64, the stamp that times its queue wait: see
-// WithQueueWaitSampling). One
-// producer queuing tiny func() closures took 100 ns a task where it took
-// 122 before records were reused, against 117 to 130 for a buffered
-// channel of funcs (BenchmarkSubmitProducers, steal-go and channel, two
-// workers). With closures that do nothing, one producer on two workers
-// took 52 ns a task against the channel's 62, eight producers 64 against
-// 137, and under WithMaxQueued(1024), the channel's bound, 106 and 131
-// (BenchmarkSubmitEmpty, 11 interleaved rounds); on 16 workers, one
-// producer took 105 against the channel's 192 (docs/scaling.md).
+// WithQueueWaitSampling). BenchmarkSubmitProducers and
+// BenchmarkSubmitEmpty compare it with a buffered channel of funcs
+// (docs/benchmarks.md, docs/scaling.md).
 func (p *Pool) Go(fn func()) error {
 	if fn == nil {
 		nilFunc("Pool.Go")

@@ -68,13 +68,8 @@ func (p *Pool) markSubmitted(e entry, counted bool) entry {
 // the golden ratio) picks about one position in every, spread evenly over
 // every residue of every period, so no pattern of submissions falls in
 // step with it (TestQueueWaitSamplingSpread); and it costs a
-// multiplication. The random draw it replaced took about 6 ns, and one
-// producer queuing empty Pool.Go tasks to two workers felt it far beyond
-// that: 81-90 ns a task with the draw, 56-77 with the hash, in five
-// interleaved runs (BenchmarkSubmitEmpty/p1/steal-go): more than the
-// draw itself costs, since the producer is then the bottleneck and the
-// workers contend with it on the queue's lines; we have not traced the
-// rest.
+// multiplication, where the random draw it replaced slowed a lone
+// producer by more than the draw itself costs (docs/costs.md).
 func (m *poolMetrics) sampledAt(pos uint64) bool {
 	return m.every != 0 && pos*0x9E3779B97F4A7C15 <= m.sampleBelow
 }

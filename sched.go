@@ -1,3 +1,202 @@
+// Scheduler design
+//
+// This file and the other sched_*.go files are the scheduler: the private
+// core type (one worker's queues and loop), finding and stealing work,
+// parking, the inject queue, waiting, lending and spares. The package doc
+// is the user's contract; this header is the contributor's. HACKING.md
+// says how to test a change here.
+//
+// Invariants a change must keep:
+//
+//   - Exactly once: every queued task runs once or is skipped once (and
+//     counted, and reported to its waiter); never twice, never lost.
+//   - No lost wakeup: whenever a task is queued and a worker is parked,
+//     some worker is spinning or will look at every queue before it parks
+//     (see Spinning and parking).
+//   - Only the owner touches a core's owner-only fields, its ring's tail
+//     and its deque's bottom; thieves touch only the heads and runnext,
+//     each with a CAS.
+//   - A waiting task never runs, above itself, a submitted task other than
+//     the one it waits for (see Waiting).
+//   - An idle pool runs nothing: no polling loop, no timer.
+//
+// # Queues
+//
+// A Pool runs W workers, each one goroutine. W defaults to
+// runtime.GOMAXPROCS(0) read when the pool starts (since Go 1.25 that already
+// follows the container's CPU quota) and is set with WithWorkers.
+//
+// Each worker owns
+//
+//   - runnext, one slot holding the task it spawned last. A task spawned from
+//     inside a task goes there and runs next, while its data is in cache; the
+//     task it displaces moves to the tail of the ring.
+//   - a ring, the runtime's 256-slot run queue (deque.Ring). When it is full,
+//     half of it moves to the inject queue in one batch.
+//
+// The pool owns the inject queue: unbounded, fed by Submit, SubmitBatch,
+// TrySubmit, Go and a Pool.Group's children from outside the pool, and by
+// ring overflow. A submission takes no lock: one fetch-add claims a
+// position (SubmitBatch claims up to 64 at once), one atomic store
+// publishes a 16-byte entry there (the layout of crossbeam's Injector:
+// segments of entries, linked). Workers take from it under a lock, in
+// batches, and make the task's record when they take it, from a slab of
+// 10; the overflow, already records, waits in a list beside the entries.
+//
+// # Finding work
+//
+// A worker looks for its next task in this order (findWork):
+//
+//  1. every 61st task it runs, one task from the inject queue first, so that a
+//     worker busy with its own spawns cannot starve outside submissions;
+//  2. runnext, but not more than maxRunnextStreak times in a row, so a pair of
+//     tasks that keep spawning each other cannot starve the ring;
+//  3. its ring;
+//  4. a batch from the inject queue: min(128, len/W + 1) tasks, one to run and
+//     the rest into its ring;
+//  5. stealing: up to four passes over the other workers in a random order
+//     (a random start and a stride coprime to W), taking half of a victim's
+//     ring with one CAS. Only on the last pass may it take a victim's runnext,
+//     and only if the same task still sits there after stealRunnextAfter (the
+//     runtime's 3 µs): a worker between tasks takes its runnext sooner than
+//     that and should keep it; one stuck in a long or blocked task should
+//     not.
+//
+// # Spinning and parking
+//
+// A worker that is stealing is spinning. At most half of the busy workers spin
+// at once (2*nspinning < W - nidle); a worker that may not spin, or that spun
+// and found nothing, parks: it puts itself on the idle list and blocks on its
+// own wake channel. An idle pool therefore runs nothing: no polling loop, no
+// timer.
+//
+// New work wakes a parked worker only when no worker is spinning (wakep), and
+// the woken worker starts out spinning. When a spinning worker finds work it
+// stops spinning, and if it was the last spinner it calls wakep, so a burst of
+// work wakes workers one after another, each only once it is needed.
+//
+// The wakeup protocol. The invariant is: whenever a task is queued and a
+// worker is parked, some worker is spinning or will look at every queue
+// before it parks. Two orders guarantee it:
+//
+//   - a producer stores the task (runnext, ring or inject queue) and only
+//     then reads nspinning and nidle in wakep. In the inject queue the
+//     claim of a position is the store that counts: from then on the
+//     queue's length includes the entry, even before its producer has
+//     written it. A worker that finds the entry at the head not yet
+//     written looks again a few times (its producer is a few instructions
+//     from done), then yields its processor with the queue's lock
+//     released (the producer may have been preempted and need one) and
+//     tries again, so a worker never parks on a claimed entry;
+//   - a worker about to park first joins the idle list, then stops counting
+//     as spinning, and only then looks at every queue once more; if it sees
+//     work it leaves the idle list and spins again. Every parking worker
+//     does this, spinning or not: the runtime skips it for workers that were
+//     not allowed to spin, but here a task that blocks keeps its worker, so
+//     the last spinner's wakep may find nobody on the idle list yet.
+//
+// Because sync/atomic is sequentially consistent, either the producer sees the
+// worker in the idle list with nspinning == 0 and wakes it (or another idle
+// worker), or the worker's last look sees the task. TestNoLostWakeup checks
+// this under the race detector. The producer's store must be one of those
+// sequentially consistent atomics, not merely a release store: the deque's
+// Push and the ring's Put publish with one (a locked exchange on x86), and
+// the deque package's TestPushOrderedBeforeLaterLoads and
+// TestRingPutOrderedBeforeLaterLoads fail if a later load can pass it. (The
+// inject queue's claim is a fetch-add, a locked instruction too, so the
+// store of the entry itself, after the claim, needs no such order.)
+//
+// A worker that waits inside a task (Join, Group.Wait, Future.Wait) and finds
+// nothing to help with sleeps by the same protocol, on the idle list, so new
+// work wakes it too. It never runs a task while still counted as spinning,
+// and while it sleeps the pool is not taken for done. A waiting worker
+// that has handed a submitted task to a spare (see Waiting on the pool
+// from inside it) blocks off the idle list instead until its wait is over:
+// the spare stands in for it, and its queues stay among the victims, for
+// the spare and the other workers to steal from.
+//
+// # Handles and contexts
+//
+// Every task record is also the *Worker handle its function receives, so
+// each task has a handle of its own at no extra cost. A worker remembers the
+// handle of the task it runs now (cur), and clears it while that task waits
+// in Join, Group.Wait or Future.Wait. Every entry point that needs the
+// worker checks that its handle is the current one: a handle kept after its
+// task returned, or used by a goroutine the task started while the task
+// waits, panics with a message that says so, instead of corrupting a queue
+// only the owner may touch.
+//
+// A task record carries the context of the place that created it: Submit's
+// context (joined with the pool's when the task starts), the pool's for Go
+// and Run, the spawning task's for Spawn, Join, Fork2, For and Futures, the
+// group's for a Group child. Whoever runs the task, the task sees that
+// context, so a stolen half of a Join inside a group child is cancelled with
+// the group. A task with a life of its own (Submit, Go, Spawn, a Group child,
+// a Future, Run) whose context is done before it starts is skipped, never
+// silently: Stats.Skipped counts it, and whoever waits for it gets a
+// *SkippedError. The parts of a fork (Join, Fork2, For) always run, since
+// the task that forked them needs them.
+//
+// # Goexit
+//
+// runtime.Goexit in a task (t.FailNow does it) ends the worker's goroutine,
+// and nothing can stop it. Each task's deferred finish tells a Goexit from
+// a return and from a panic, and reports the task as failed with a
+// *PanicError wrapping ErrGoexit, like a panic; so is every task that
+// goroutine was running beneath it (a waiting task runs others on its own
+// goroutine). A Goexit in code that a fork-join call runs on the calling
+// goroutine (the first half of Join, Fork2 or Join2, a body of For or
+// ForRange, a call of the Map family's f, or any task it runs while it
+// waits for a part a thief took) ends that call only once the parts it
+// offered to thieves have finished, as a panic does. The worker
+// loop's deferred call then starts a new goroutine for the same worker, so
+// the pool keeps its workers.
+//
+// # Blocking tasks
+//
+// A task that blocks (I/O, cgo, a lock) holds only its worker. Its ring stays
+// stealable, and so does its runnext, which a thief takes once it has sat
+// there for stealRunnextAfter. Fork-join code blocks through Worker.Block:
+// while fn runs, a spare worker with queues of its own joins the victims
+// (the list thieves and the parking protocol look at) and steals in the
+// blocked worker's place. Block returns as soon as fn does, never waiting
+// for the spare: the spare finishes its task and drains its own queues,
+// then leaves the victims and retires. The pool is not done while a spare
+// runs.
+//
+// # Waiting
+//
+// A task that blocked its goroutine waiting for the pool could wait for its
+// own worker. So every call that can block on the pool (Run, Join and For
+// of Pool, Close, Shutdown, a Pool.Group's Wait, Future.Wait(nil), Submit on
+// a full backlog) first checks, by goroutine id, whether its caller is one
+// of the pool's worker goroutines, and then runs the work inline, helps
+// instead of blocking, queues past the cap, or (Close, Shutdown) returns
+// ErrInsideTask. The check reads the caller's stack (microseconds), so it
+// is made only where the call is about to block anyway.
+//
+// A task that waits runs other tasks on its goroutine, above its own
+// frames, and cannot go on before they return. It runs only tasks spawned
+// inside the pool (the children of NewGroup and NewResultGroup, Spawn, the
+// parts of Join, Join2, Fork2, For and the Map family) and, of the tasks
+// submitted to the pool (Submit, TrySubmit, SubmitBatch, Go, Run, the
+// children of a Pool.Group, PoolSpawn), only one that its wait is for. A
+// submitted task may wait for anything, such as a Pool.Group of which the
+// waiting task is a child, and run above that child it would wait for it
+// forever. So any other submitted task that the waiting task comes upon
+// goes to a spare worker, as with Block, which runs it at the top of a
+// goroutine of its own, and the waiting task then runs nothing more until
+// its wait is over. (At most 256 spares run at once, Block's included;
+// past that, a waiting task runs the submitted task itself.)
+//
+// So a submitted task may wait for any work of the pool. A task spawned
+// inside the pool should wait only for work it started itself (its
+// groups, its futures, its forks): one that waits for other work (a
+// Pool.Group that other tasks fill, a future another task made) may have
+// been run above a task that this work waits for, and then both wait
+// forever. Wait for such work from a submitted task, or from outside the
+// pool.
+
 package steal
 
 import (
@@ -213,8 +412,7 @@ func (c *core) endedCtx(t *task) context.Context {
 // cancelled when either context is, and, by finish, once the task has
 // returned. Making it at once cost each such task two registrations, one
 // with the submitter's context, whose lock every worker running its tasks
-// shares: Submit with a cancellable context took about 5x the time of
-// Submit with context.Background() (BenchmarkSubmitProducers/p1/steal-ctx).
+// shares.
 func (c *core) startOwn(t *task) bool {
 	if t.ctx.Err() != nil {
 		c.skip(t, t.ctx)

@@ -167,8 +167,8 @@ func (q *injectQueue) publishAt(s *segment, pos uint64, e entry) *segment {
 // producers than processors, the ones that reach a new segment early give
 // their processors to the workers once a segment, which keeps the queue
 // from running far ahead of them. Making the segment ahead of time, so
-// that no producer yields, made eight producers on two processors 1.4x
-// slower per task (BenchmarkSubmitProducers/p8).
+// that no producer yields, made many producers slower per task
+// (BenchmarkSubmitProducers/p8).
 func (q *injectQueue) segFor(s *segment, pos uint64) *segment {
 	for pos >= s.base+segSlots {
 		next := s.next.Load()

@@ -160,9 +160,7 @@ func (p *Pool) record(c *core, e entry) *task {
 // allocations more and cost the collector: an object of more than 512
 // bytes carries an allocation header and is scanned on its own, while the
 // collector scans small objects a whole span at a time (Go 1.26's default
-// collector). Slabs of 31 (2 KB) made a million spawns from inside a task
-// about 8% slower (BenchmarkSpawn1M/steal-spawn-inner, medians of 12
-// runs) and the UTS walks no faster.
+// collector). Larger slabs measured slower (docs/costs.md).
 const recordSlab = 10
 
 // newRecord returns a fresh record from c's slab, for a submission c takes,

@@ -12,14 +12,12 @@ import (
 // Why not yield after every round: runtime.Gosched takes the Go
 // scheduler's one global lock twice, to put the goroutine on the global run
 // queue and to take a goroutine off it. A narrow tree keeps most workers
-// waiting at once, and on 16 cores their yields queued on that lock:
-// the binomial UTS walk with Fork2 took 0.91 s on 16 workers against 0.07 s
-// on two, and lock2 was 47% of its profile. Watching the latch instead,
-// with a yield every 16th round so that a worker whose processor is
-// wanted (more workers than GOMAXPROCS, Block's spares) still gives it up,
-// took 0.35 s; stealing with one pass per round instead of stealTries took
-// it to 0.29 s, the rest being the thieves' contention on the few deques
-// that hold work (BenchmarkUTS/fork2, one Intel Xeon VM of 16 cores).
+// waiting at once, and on 16 cores their yields queued on that lock
+// (lock2 led the profile of the binomial UTS walk). So a waiter watches
+// its latch instead, with a yield every yieldEvery rounds so that a worker
+// whose processor is wanted (more workers than GOMAXPROCS, Block's
+// spares) still gives it up, and steals with one pass per round
+// (docs/costs.md has the measurements).
 const (
 	helpSpins  = 64
 	yieldEvery = 16

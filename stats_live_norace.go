@@ -4,7 +4,7 @@ package steal
 
 // liveCounter counts what Stats must see at once, not 64 tasks late: its
 // worker bumps it with a plain store of a machine word, no locked
-// instruction (an atomic store is a locked XCHG on amd64, about 6 ns),
+// instruction (an atomic store is a locked XCHG on amd64),
 // and Stats reads it from another goroutine. That read races with the
 // store by design, and is safe because the value is one machine word: the
 // Go memory model has a racy read of a word observe some earlier write,

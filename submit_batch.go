@@ -15,11 +15,8 @@ const submitChunk = 64
 // queues one, in the order given (they may run in any order, like any
 // tasks), but claims room in the inject queue for up to 64 of them at a
 // time with one atomic add, and looks for a worker to wake once a claim.
-// Use it when a producer has many tasks at hand: handing tiny tasks over
-// 64 at a time took 104 ns a task against Submit's 130 from one producer,
-// and 102 against 110 from eight (BenchmarkSubmitProducers, steal-batch
-// and steal, two workers; most of what remains is the closures and the
-// workers' side, not the queue). Every function sees ctx as a function
+// Use it when a producer has many tasks at hand (BenchmarkSubmitProducers,
+// steal-batch, compares it with Submit). Every function sees ctx as a function
 // passed to Submit does, and is skipped the same way if ctx or the pool's
 // context is done before it starts.
 //

@@ -248,6 +248,6 @@
 // everything else by encoding/json, field by field, with keys matched
 // exactly rather than as encoding/json matches them; replies are encoded into one reused
 // buffer, and output is flushed before every read of the input, so a peer
-// never waits for a reply the node holds. steal_job runs at 490,000 to
-// 590,000 messages per second on two cores (BenchmarkNodeStealJob).
+// never waits for a reply the node holds. BenchmarkNodeStealJob measures
+// its throughput.
 package node
