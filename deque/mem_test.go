@@ -11,8 +11,8 @@ import (
 // big is large enough and holds a pointer, so the allocator never packs it
 // into a shared tiny block that something else keeps alive.
 type big struct {
-	pad  [64]byte
-	next *big
+	pad  [64]byte //lint:ignore U1000 gives the object its size
+	next *big     //lint:ignore U1000 makes the allocator treat it as holding pointers
 }
 
 // collectable reports whether every weak pointer has been cleared after a
