@@ -2,13 +2,11 @@ module github.com/worksteal/steal/bench
 
 go 1.26.0
 
-replace github.com/worksteal/steal => ../
-
 require (
 	github.com/alitto/pond/v2 v2.7.1
 	github.com/panjf2000/ants/v2 v2.12.1
 	github.com/sourcegraph/conc v0.3.0
-	github.com/worksteal/steal v0.0.0-00010101000000-000000000000
+	github.com/worksteal/steal v0.1.0
 	golang.org/x/sync v0.24.0
 	gonum.org/v1/plot v0.17.0
 )

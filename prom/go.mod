@@ -2,12 +2,10 @@ module github.com/worksteal/steal/prom
 
 go 1.26.0
 
-replace github.com/worksteal/steal => ../
-
 require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
-	github.com/worksteal/steal v0.0.0-00010101000000-000000000000
+	github.com/worksteal/steal v0.1.0
 	go.uber.org/goleak v1.3.0
 )
 
