@@ -34,11 +34,7 @@ func TestFutureDoneInSelect(t *testing.T) {
 		t.Fatal("Ready before the future finished")
 	}
 	close(gate)
-	select {
-	case <-f.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("Done not closed 10s after the future finished")
-	}
+	waitClosed(t, f.Done(), "Done after the future finished")
 	if !f.Ready() {
 		t.Fatal("Done closed but not Ready")
 	}
@@ -84,7 +80,7 @@ func TestFutureWaitContextGivesUp(t *testing.T) {
 	defer cancel()
 	var v int
 	var err error
-	within(t, 10*time.Second, "WaitContext with a deadline", func() { v, err = f.WaitContext(ctx) })
+	within(t, "WaitContext with a deadline", func() { v, err = f.WaitContext(ctx) })
 	if v != 0 || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("WaitContext = %d, %v; want 0, deadline exceeded", v, err)
 	}
@@ -99,7 +95,7 @@ func TestFutureWaitContextGivesUp(t *testing.T) {
 // its context ends while a thief holds the future.
 func TestFutureWaitContextInside(t *testing.T) {
 	p := New(WithWorkers(1))
-	within(t, 10*time.Second, "WaitContext on one worker", func() {
+	within(t, "WaitContext on one worker", func() {
 		p.Run(func(w *Worker) {
 			f := Spawn(w, func(*Worker) int { return 5 })
 			if v, err := f.WaitContext(context.Background()); v != 5 || err != nil {
@@ -112,7 +108,7 @@ func TestFutureWaitContextInside(t *testing.T) {
 	q := New(WithWorkers(2))
 	defer q.Close()
 	gate, started := make(chan struct{}), make(chan struct{})
-	within(t, 10*time.Second, "WaitContext inside, giving up", func() {
+	within(t, "WaitContext inside, giving up", func() {
 		q.Run(func(w *Worker) {
 			f := Spawn(w, func(*Worker) int { close(started); <-gate; return 1 })
 			<-started // a thief runs f
@@ -143,11 +139,7 @@ func TestFutureDoneOnSkip(t *testing.T) {
 		cancel()
 	})
 	<-gate
-	select {
-	case <-f.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("Done of a skipped future not closed")
-	}
+	waitClosed(t, f.Done(), "Done of a skipped future")
 	if _, err := f.WaitContext(context.Background()); !errors.Is(err, ErrSkipped) {
 		t.Fatalf("WaitContext = %v, want a *SkippedError", err)
 	}
@@ -172,7 +164,7 @@ func TestPoolSpawn(t *testing.T) {
 	if _, err := g.Wait(nil); !errors.Is(err, ErrSkipped) || ran {
 		t.Fatalf("Wait = %v, ran %v; want skipped", err, ran)
 	}
-	within(t, 10*time.Second, "PoolSpawn from a task", func() {
+	within(t, "PoolSpawn from a task", func() {
 		p.Run(func(w *Worker) {
 			h, err := PoolSpawn(context.Background(), p, func(*Worker) int { return 3 })
 			if v, err2 := h.Wait(w); err != nil || err2 != nil || v != 3 {

@@ -19,9 +19,9 @@ func TestGoexitInPlainTask(t *testing.T) {
 	p.Go(func() { runtime.Goexit() })
 	ran := make(chan struct{})
 	p.Go(func() { close(ran) })
-	waitClosed(t, ran, 10*time.Second, "task after a Goexit")
+	waitClosed(t, ran, "task after a Goexit")
 	var err error
-	within(t, 10*time.Second, "Close after a Goexit", func() { err = p.Close() })
+	within(t, "Close after a Goexit", func() { err = p.Close() })
 	if !errors.Is(err, ErrGoexit) {
 		t.Fatalf("Close = %v, want an error wrapping ErrGoexit", err)
 	}
@@ -33,14 +33,14 @@ func TestGoexitInRun(t *testing.T) {
 	p := New(WithWorkers(1))
 	defer p.Close()
 	var err error
-	within(t, 10*time.Second, "Run of a Goexit task", func() {
+	within(t, "Run of a Goexit task", func() {
 		err = p.Run(func(*Worker) { runtime.Goexit() })
 	})
 	var pe *PanicError
 	if !errors.As(err, &pe) || !errors.Is(err, ErrGoexit) {
 		t.Fatalf("Run = %v, want a *PanicError wrapping ErrGoexit", err)
 	}
-	within(t, 10*time.Second, "Run after a Goexit", func() {
+	within(t, "Run after a Goexit", func() {
 		if err := p.Run(func(*Worker) {}); err != nil {
 			t.Errorf("second Run = %v", err)
 		}
@@ -56,14 +56,14 @@ func TestGoexitInGroupChild(t *testing.T) {
 	g.Go(func(*Worker) error { runtime.Goexit(); return nil })
 	g.Go(func(*Worker) error { return nil })
 	var err error
-	within(t, 10*time.Second, "Wait for a Goexit child", func() { err = g.Wait() })
+	within(t, "Wait for a Goexit child", func() { err = g.Wait() })
 	if !errors.Is(err, ErrGoexit) {
 		t.Fatalf("Wait = %v, want ErrGoexit", err)
 	}
 	if g.Context().Err() == nil {
 		t.Fatal("group not cancelled by its child's Goexit")
 	}
-	within(t, 10*time.Second, "Run after", func() { p.Run(func(*Worker) {}) })
+	within(t, "Run after", func() { p.Run(func(*Worker) {}) })
 }
 
 // TestGoexitWhileHelping: on one worker, a group child runs on the goroutine
@@ -74,7 +74,7 @@ func TestGoexitWhileHelping(t *testing.T) {
 	defer p.Close()
 	var err error
 	afterWait := false
-	within(t, 10*time.Second, "Run whose child calls Goexit", func() {
+	within(t, "Run whose child calls Goexit", func() {
 		err = p.Run(func(w *Worker) {
 			g := NewGroup(w)
 			g.Go(func(*Worker) error { runtime.Goexit(); return nil })
@@ -85,7 +85,7 @@ func TestGoexitWhileHelping(t *testing.T) {
 	if !errors.Is(err, ErrGoexit) || afterWait {
 		t.Fatalf("Run = %v (code after Wait ran: %v), want ErrGoexit", err, afterWait)
 	}
-	within(t, 10*time.Second, "Run after", func() { p.Run(func(*Worker) {}) })
+	within(t, "Run after", func() { p.Run(func(*Worker) {}) })
 }
 
 // TestGoexitInStolenJoinHalf: Join re-raises a thief's Goexit as a
@@ -94,11 +94,11 @@ func TestGoexitInStolenJoinHalf(t *testing.T) {
 	p := New(WithWorkers(2))
 	defer p.Close()
 	var recovered any
-	within(t, 10*time.Second, "Join with a Goexit half", func() {
+	within(t, "Join with a Goexit half", func() {
 		p.Run(func(w *Worker) {
 			defer func() { recovered = recover() }()
 			Join(w, func(*Worker) {
-				waitUntil(10*time.Second, func() bool { return w.c.jobs.Len() == 0 })
+				waitUntil(func() bool { return w.c.jobs.Len() == 0 })
 			}, func(*Worker) { runtime.Goexit() })
 		})
 	})
@@ -116,13 +116,13 @@ func TestGoexitInStolenJoinHalf(t *testing.T) {
 func TestGoexitInBlock(t *testing.T) {
 	p := New(WithWorkers(1))
 	var err error
-	within(t, 10*time.Second, "Run with Goexit in Block", func() {
+	within(t, "Run with Goexit in Block", func() {
 		err = p.Run(func(w *Worker) { w.Block(func() { runtime.Goexit() }) })
 	})
 	if !errors.Is(err, ErrGoexit) {
 		t.Fatalf("Run = %v, want ErrGoexit", err)
 	}
-	within(t, 10*time.Second, "Close", func() { p.Close() })
+	within(t, "Close", func() { p.Close() })
 }
 
 // stolenPart is a part of a fork (Join's second half, a sub-range of
@@ -142,8 +142,8 @@ type stolenPart struct {
 // spawned inside the pool, which a waiting task runs on its own goroutine;
 // a submitted one would go to a spare: see sched_lend.go).
 func (s *stolenPart) first(w *Worker) {
-	if !waitUntil(5*time.Second, s.in.Load) {
-		s.t.Error("no thief took the part within 5 s")
+	if !waitUntil(s.in.Load) {
+		s.t.Errorf("no thief took the part within %v", hang)
 	}
 	w.Spawn(func(*Worker) {
 		s.exited.Store(true)
@@ -154,7 +154,7 @@ func (s *stolenPart) first(w *Worker) {
 // part stays running until the Goexit has begun, and a moment longer.
 func (s *stolenPart) part() {
 	s.in.Store(true)
-	if !waitUntil(5*time.Second, s.exited.Load) {
+	if !waitUntil(s.exited.Load) {
 		s.t.Error("the forking task never ran the task that calls Goexit")
 	}
 	time.Sleep(time.Millisecond)
@@ -203,7 +203,7 @@ func TestGoexitWhileHelpingWaitsForStolenPart(t *testing.T) {
 			p := New(WithWorkers(2))
 			s := &stolenPart{t: t, p: p}
 			var err error
-			within(t, 10*time.Second, tc.name, func() {
+			within(t, tc.name, func() {
 				err = p.Run(func(w *Worker) { tc.fork(s, w) })
 			})
 			partDone := s.done.Load()
@@ -239,8 +239,8 @@ type goexitProbe struct {
 
 // exit waits until a call is running elsewhere, then calls Goexit.
 func (g *goexitProbe) exit() {
-	if !waitUntil(5*time.Second, func() bool { return g.inFlight.Load() > 0 }) {
-		g.t.Error("no call started on a thief within 5 s")
+	if !waitUntil(func() bool { return g.inFlight.Load() > 0 }) {
+		g.t.Errorf("no call started on a thief within %v", hang)
 	}
 	g.exited.Store(true)
 	runtime.Goexit()
@@ -252,7 +252,7 @@ func (g *goexitProbe) exit() {
 func (g *goexitProbe) call(i int, slow bool) {
 	g.inFlight.Add(1)
 	if slow {
-		waitUntil(5*time.Second, g.exited.Load)
+		waitUntil(g.exited.Load)
 		time.Sleep(time.Millisecond)
 	}
 	g.ran[i].Add(1)
@@ -349,7 +349,7 @@ func TestGoexitWaitsForOfferedParts(t *testing.T) {
 			defer p.Close()
 			g := &goexitProbe{t: t}
 			var err error
-			within(t, 10*time.Second, tc.name, func() { err = tc.run(p, g) })
+			within(t, tc.name, func() { err = tc.run(p, g) })
 			g.check(err, tc.complete, 0, true)
 		})
 	}
@@ -386,8 +386,8 @@ func TestGoexitInMapSeqJoin(t *testing.T) {
 					if !yield(i) {
 						return
 					}
-					if i == 0 && !waitUntil(5*time.Second, func() bool { return g.inFlight.Load() > 0 }) {
-						t.Error("no thief took the first run within 5 s")
+					if i == 0 && !waitUntil(func() bool { return g.inFlight.Load() > 0 }) {
+						t.Errorf("no thief took the first run within %v", hang)
 					}
 					if i == 2 && tc.seqExits {
 						runtime.Goexit()
@@ -406,7 +406,7 @@ func TestGoexitInMapSeqJoin(t *testing.T) {
 				return x
 			}
 			var err error
-			within(t, 10*time.Second, tc.name, func() {
+			within(t, tc.name, func() {
 				err = p.Run(func(w *Worker) {
 					if tc.withErr {
 						MapSeqErr(w, seq, func(w *Worker, x int) (int, error) { return f(w, x), nil })

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // nestGroups nests depth groups, one inside a child of the one above, and
@@ -34,7 +33,7 @@ func TestGroupContextDeepCancel(t *testing.T) {
 	boom := errors.New("boom")
 	var errSeen, causeSeen error
 	doneClosed := false
-	within(t, 10*time.Second, "deep cancel", func() {
+	within(t, "deep cancel", func() {
 		p.Run(func(w *Worker) {
 			top := NewGroup(w)
 			top.Go(func(w *Worker) error {
@@ -45,11 +44,7 @@ func TestGroupContextDeepCancel(t *testing.T) {
 					}
 					top.fail(boom) // as a sibling's error would
 					errSeen = ctx.Err()
-					select {
-					case <-ctx.Done():
-						doneClosed = true
-					case <-time.After(5 * time.Second):
-					}
+					_, doneClosed = await(ctx.Done())
 					causeSeen = context.Cause(ctx)
 				})
 				return nil
@@ -70,7 +65,7 @@ func TestGroupContextSkipsBelowFailure(t *testing.T) {
 	boom := errors.New("boom")
 	var inner error
 	ran := false
-	within(t, 10*time.Second, "skip below failure", func() {
+	within(t, "skip below failure", func() {
 		p.Run(func(w *Worker) {
 			top := NewGroup(w)
 			top.Go(func(w *Worker) error {
@@ -99,7 +94,7 @@ func TestGroupContextUnwaitedNestedSeesEnd(t *testing.T) {
 	started := make(chan struct{})
 	saw := make(chan error, 1)
 	kept := make(chan context.Context, 1)
-	within(t, 10*time.Second, "unwaited nested", func() {
+	within(t, "unwaited nested", func() {
 		p.Run(func(w *Worker) {
 			root := w.ID()
 			outer := NewGroup(w)
@@ -116,10 +111,7 @@ func TestGroupContextUnwaitedNestedSeesEnd(t *testing.T) {
 						saw <- context.Canceled
 						return nil
 					}
-					deadline := time.Now().Add(5 * time.Second)
-					for ctx.Err() == nil && time.Now().Before(deadline) {
-						time.Sleep(100 * time.Microsecond)
-					}
+					waitUntil(func() bool { return ctx.Err() != nil })
 					saw <- ctx.Err()
 					return nil
 				})
@@ -171,9 +163,7 @@ func TestGroupContextMaterializeRacesCancel(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					select {
-					case <-ctx.Done():
-					case <-time.After(5 * time.Second):
+					if _, ok := await(ctx.Done()); !ok {
 						t.Error("Done never closed")
 					}
 				}()
@@ -198,11 +188,7 @@ func TestGroupContextDoneAfterMaterialize(t *testing.T) {
 		done := g.Context().Done() // made before anything failed
 		g.Go(func(*Worker) error { return boom })
 		g.Wait()
-		select {
-		case <-done:
-			closed = true
-		case <-time.After(5 * time.Second):
-		}
+		_, closed = await(done)
 		cause = context.Cause(g.Context())
 	})
 	if !closed || cause != boom {
@@ -234,7 +220,7 @@ func TestGroupContextAskedWhileCancelled(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitClosed(t, finished.done, 30*time.Second, "the tasks")
+	waitClosed(t, finished.done, "the tasks")
 	if e := bad.Load(); e != nil {
 		t.Fatal(e)
 	}
@@ -291,32 +277,26 @@ func askWhileCancelled(w *Worker, i int) error {
 	return nil
 }
 
-// ask asks ctx one of four ways, then waits (at most 10 s) for it to be
-// done, and checks its cause.
+// ask asks ctx one of four ways, then waits (each wait bounded by hang) for
+// it to be done, and checks its cause.
 func ask(ctx context.Context, how int, want error) error {
-	limit := time.After(10 * time.Second)
 	switch how {
 	case 1:
 		if ctx.Value(stressKey{}) != "v" {
 			return errors.New("the parent's value is lost")
 		}
 	case 2:
-		for ctx.Err() == nil {
-			select {
-			case <-limit:
-				return errors.New("Err never set")
-			case <-time.After(time.Microsecond):
-			}
+		if !waitUntil(func() bool { return ctx.Err() != nil }) {
+			return errors.New("Err never set")
 		}
 	case 3:
 		ctx.Deadline()
 	}
-	select {
-	case <-ctx.Done():
-	case <-limit:
+	c := awaitDone(ctx)
+	if c == errNotCancelled {
 		return errors.New("Done never closed")
 	}
-	if c := context.Cause(ctx); c != want {
+	if c != want {
 		return fmt.Errorf("cause %v, want %v", c, want)
 	}
 	return nil

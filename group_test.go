@@ -3,6 +3,7 @@ package steal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -216,9 +217,7 @@ func TestBlockKeepsWorkerCountRunning(t *testing.T) {
 		release := make(chan struct{})
 		w.Spawn(func(*Worker) { close(release) })
 		w.Block(func() {
-			select {
-			case <-release:
-			case <-time.After(10 * time.Second):
+			if _, ok := await(release); !ok {
 				t.Error("spawned task did not run while the worker was blocked")
 			}
 		})
@@ -357,11 +356,7 @@ func TestPoolGroupGoCancelledWhileWaitingForRoom(t *testing.T) {
 	}()
 	time.Sleep(20 * time.Millisecond) // let Go block on the backlog
 	cancel()
-	select {
-	case <-goDone:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Go still blocked after its group's context ended")
-	}
+	waitClosed(t, goDone, "Go blocked on the backlog, once its group's context ended")
 	close(block)
 	err := g.Wait()
 	var se *SkippedError
@@ -392,14 +387,10 @@ func TestPoolGroupWaitInsideOwnChild(t *testing.T) {
 		})
 		done := make(chan error, 1)
 		go func() { done <- g.Wait() }()
-		select {
-		case err := <-done:
-			var pe *PanicError
-			if !errors.As(err, &pe) {
-				t.Fatalf("nested %v: Wait = %v, want the child's *PanicError", nested, err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("nested %v: Wait inside the group's own child hung", nested)
+		err := waitValue(t, done, fmt.Sprintf("nested %v: Wait inside the group's own child", nested))
+		var pe *PanicError
+		if !errors.As(err, &pe) {
+			t.Fatalf("nested %v: Wait = %v, want the child's *PanicError", nested, err)
 		}
 	}
 }
@@ -421,7 +412,7 @@ func TestGroupGoexitWaitsForSiblings(t *testing.T) {
 			for i := range n {
 				g.Go(func(*Worker) error {
 					if i == n-1 { // pushed last, so the owner runs it first
-						waitUntil(5*time.Second, func() bool { return running.Load() > 0 })
+						waitUntil(func() bool { return running.Load() > 0 })
 						runtime.Goexit()
 					}
 					running.Add(1)
@@ -454,7 +445,7 @@ func TestPoolGroupReuse(t *testing.T) {
 	defer p.Close()
 	g := p.Group(context.Background())
 	boom := errors.New("boom")
-	within(t, 10*time.Second, "reused group", func() {
+	within(t, "reused group", func() {
 		g.Go(func(*Worker) error { time.Sleep(time.Millisecond); return boom })
 		if err := g.Wait(); err != boom {
 			t.Errorf("round 1: Wait = %v, want boom", err)
@@ -474,7 +465,7 @@ func TestPoolGroupReuse(t *testing.T) {
 func TestNewGroupReuse(t *testing.T) {
 	p := New(WithWorkers(2))
 	defer p.Close()
-	within(t, 10*time.Second, "reused NewGroup", func() {
+	within(t, "reused NewGroup", func() {
 		p.Run(func(w *Worker) {
 			g := NewGroup(w)
 			for round := range 50 {
@@ -500,7 +491,7 @@ func TestPoolGroupGoRacesWait(t *testing.T) {
 	g := p.Group(context.Background())
 	const adders, each = 4, 500
 	var ran atomic.Int64
-	within(t, 20*time.Second, "Go racing Wait", func() {
+	within(t, "Go racing Wait", func() {
 		var wg sync.WaitGroup
 		for range adders {
 			wg.Add(1)

@@ -24,11 +24,7 @@ func TestNestedBlock(t *testing.T) {
 			w.Block(func() { <-outerRelease })
 			close(outerDone)
 		})
-		select {
-		case <-innerEntered:
-		case <-time.After(5 * time.Second):
-			t.Fatal("the spare never ran the nested Block")
-		}
+		waitClosed(t, innerEntered, "the spare's run of the nested Block")
 		if innerFirst {
 			close(innerRelease)
 			time.Sleep(10 * time.Millisecond)
@@ -38,9 +34,7 @@ func TestNestedBlock(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 			close(innerRelease)
 		}
-		select {
-		case <-outerDone:
-		case <-time.After(5 * time.Second):
+		if _, ok := await(outerDone); !ok {
 			t.Fatalf("innerFirst=%v: the outer Block never returned: %s", innerFirst, p.SchedTrace(0))
 		}
 		if err := p.Close(); err != nil {
@@ -56,21 +50,21 @@ func TestNestedBlock(t *testing.T) {
 func TestBlockAddsNoWait(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		p := New(WithWorkers(workers))
-		within(t, 10*time.Second, fmt.Sprintf("Block then send, %d workers", workers), func() {
+		within(t, fmt.Sprintf("Block then send, %d workers", workers), func() {
 			p.Run(func(w *Worker) {
 				ch := make(chan int)
 				got := make(chan int, 1)
 				w.Spawn(func(*Worker) { got <- <-ch })
 				w.Block(func() {
 					// Let the spare pick up the consumer, as I/O would.
-					waitUntil(5*time.Second, func() bool { return w.c.runnext.Load() == nil })
+					waitUntil(func() bool { return w.c.runnext.Load() == nil })
 					time.Sleep(time.Millisecond)
 				})
 				ch <- 1
 				<-got
 			})
 		})
-		within(t, 10*time.Second, "Close", func() { p.Close() })
+		within(t, "Close", func() { p.Close() })
 	}
 }
 

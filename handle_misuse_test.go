@@ -23,7 +23,7 @@ func TestShutdownNilContextIsClose(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	within(t, 5*time.Second, "Shutdown(nil)", func() {
+	within(t, "Shutdown(nil)", func() {
 		//lint:ignore SA1012 nil is the input under test
 		if err := p.Shutdown(nil); err != nil {
 			t.Errorf("Shutdown(nil) = %v, want nil", err)

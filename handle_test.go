@@ -4,7 +4,6 @@ import (
 	"context"
 	"runtime"
 	"testing"
-	"time"
 	"unsafe"
 	"weak"
 )
@@ -77,7 +76,7 @@ func TestFinishedTaskKeepsNothingAlive(t *testing.T) {
 			fn, kept := holding(done)
 			c.run(p, fn)
 			fn = nil
-			waitClosed(t, done, 10*time.Second, "the task")
+			waitClosed(t, done, "the task")
 			waitAllParked(t, p) // the worker keeps its slab while idle
 			for range 3 {
 				runtime.GC()

@@ -2,12 +2,10 @@ package steal
 
 import (
 	"errors"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 func fibJoin(w *Worker, n int) int {
@@ -83,10 +81,7 @@ func TestJoinStolenPanicIsPanicError(t *testing.T) {
 		defer func() { recovered = recover() }()
 		Join(w, func(*Worker) {
 			// Hold a until a thief has taken b (bounded: fail, not hang).
-			deadline := time.Now().Add(10 * time.Second)
-			for w.c.jobs.Len() > 0 && time.Now().Before(deadline) {
-				runtime.Gosched()
-			}
+			waitUntil(func() bool { return w.c.jobs.Len() == 0 })
 		}, func(*Worker) { panic("stolen") })
 	})
 	pe, ok := recovered.(*PanicError)

@@ -51,7 +51,7 @@ func panicMany(t *testing.T, p *Pool, n int) {
 			panic(i)
 		})
 	}
-	waitClosed(t, reached.done, time.Minute, fmt.Sprintf("%d panicking tasks", n))
+	waitClosed(t, reached.done, fmt.Sprintf("%d panicking tasks", n))
 }
 
 // TestPanicRetentionIsBounded: a pool keeps the first 64 panics, however
@@ -140,7 +140,7 @@ func TestSetPanicHandlerAtRunTime(t *testing.T) {
 	p := New(WithWorkers(2))
 	keptBecomes := func(n uint64) {
 		t.Helper()
-		if !waitUntil(10*time.Second, func() bool { return p.Stats().PanicsKept == n }) {
+		if !waitUntil(func() bool { return p.Stats().PanicsKept == n }) {
 			t.Fatalf("kept panics = %d, want %d", p.Stats().PanicsKept, n)
 		}
 	}
@@ -149,13 +149,8 @@ func TestSetPanicHandlerAtRunTime(t *testing.T) {
 	handled := make(chan *PanicError, 1)
 	p.SetPanicHandler(func(e *PanicError) { handled <- e })
 	p.Go(func() { panic("b") })
-	select {
-	case e := <-handled:
-		if e.Value != "b" {
-			t.Errorf("handler got %v, want b", e.Value)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the handler set at run time got no panic")
+	if e := waitValue(t, handled, "the handler set at run time"); e.Value != "b" {
+		t.Errorf("handler got %v, want b", e.Value)
 	}
 	p.SetPanicHandler(nil)
 	p.Go(func() { panic("c") })
@@ -227,7 +222,7 @@ func TestDefaultLogsPanics(t *testing.T) {
 	defer log.SetOutput(log.Writer())
 	log.SetOutput(&out)
 	Default().Submit(t.Context(), panickingTaskForTest)
-	if !waitUntil(10*time.Second, func() bool { return strings.Contains(out.String(), "\n") }) {
+	if !waitUntil(func() bool { return strings.Contains(out.String(), "\n") }) {
 		t.Fatalf("Default logged nothing for a panic: %q", out.String())
 	}
 	line := out.String()
@@ -259,7 +254,7 @@ func TestShutdownTimeoutLeavesPanicsForClose(t *testing.T) {
 		<-w.Context().Done() // cancelled when Shutdown gives up
 		panic("late")
 	})
-	waitClosed(t, started, 10*time.Second, "the task that panics late")
+	waitClosed(t, started, "the task that panics late")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
 	defer cancel()
 	if err := p.Shutdown(ctx); err != context.DeadlineExceeded {

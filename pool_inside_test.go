@@ -15,7 +15,7 @@ import (
 func TestCloseFromTask(t *testing.T) {
 	p := New(WithWorkers(1))
 	var closeErr, shutErr error
-	within(t, 10*time.Second, "Close from a task", func() {
+	within(t, "Close from a task", func() {
 		p.Run(func(*Worker) {
 			closeErr = p.Close()
 			shutErr = p.Shutdown(context.Background())
@@ -28,8 +28,8 @@ func TestCloseFromTask(t *testing.T) {
 	if err := p.Go(func() { close(ran) }); err != nil {
 		t.Fatalf("Go after an inside Close = %v: the pool must keep running", err)
 	}
-	waitClosed(t, ran, 10*time.Second, "task after an inside Close")
-	within(t, 10*time.Second, "Close from outside", func() {
+	waitClosed(t, ran, "task after an inside Close")
+	within(t, "Close from outside", func() {
 		if err := p.Close(); err != nil {
 			t.Errorf("Close = %v", err)
 		}
@@ -42,7 +42,7 @@ func TestRunFromTaskOneWorker(t *testing.T) {
 	p := New(WithWorkers(1))
 	defer p.Close()
 	var n atomic.Int64
-	within(t, 10*time.Second, "Run inside Run", func() {
+	within(t, "Run inside Run", func() {
 		p.Run(func(*Worker) {
 			p.Run(func(*Worker) { n.Add(1) })
 			p.Join(func(*Worker) { n.Add(1) }, func(*Worker) { n.Add(1) })
@@ -76,7 +76,7 @@ func TestRunFromTaskRaisesPanic(t *testing.T) {
 func TestSubmitFromTaskFullBacklog(t *testing.T) {
 	p := New(WithWorkers(1), WithMaxQueued(1))
 	var ran atomic.Int64
-	within(t, 10*time.Second, "Submit from a task", func() {
+	within(t, "Submit from a task", func() {
 		p.Run(func(*Worker) {
 			for range 10 {
 				if err := p.Submit(context.Background(), func(*Worker) { ran.Add(1) }); err != nil {
@@ -91,7 +91,7 @@ func TestSubmitFromTaskFullBacklog(t *testing.T) {
 			}
 		})
 	})
-	within(t, 10*time.Second, "Close", func() { p.Close() })
+	within(t, "Close", func() { p.Close() })
 	if ran.Load() != 12 {
 		t.Fatalf("ran %d of 12", ran.Load())
 	}
@@ -102,7 +102,7 @@ func TestSubmitFromTaskFullBacklog(t *testing.T) {
 func TestOutsideWaitsFromTask(t *testing.T) {
 	p := New(WithWorkers(1))
 	defer p.Close()
-	within(t, 10*time.Second, "outside-style waits from a task", func() {
+	within(t, "outside-style waits from a task", func() {
 		p.Run(func(w *Worker) {
 			g := p.Group(context.Background())
 			g.Go(func(*Worker) error { return nil })
@@ -144,7 +144,7 @@ func TestWorkerUsedWhileTaskWaits(t *testing.T) {
 	p := New(WithWorkers(2))
 	defer p.Close()
 	var msg any
-	within(t, 10*time.Second, "misuse while waiting", func() {
+	within(t, "misuse while waiting", func() {
 		p.Run(func(w *Worker) {
 			g := NewGroup(w)
 			release := make(chan struct{})
@@ -157,7 +157,7 @@ func TestWorkerUsedWhileTaskWaits(t *testing.T) {
 				// proof of that: the other worker may be idle before it
 				// steals the child, and a loaded machine can hold the task
 				// off for longer, so that Spawn was a legitimate call.)
-				if !waitUntil(10*time.Second, func() bool { return w.c.cur.load() != w }) {
+				if !waitUntil(func() bool { return w.c.cur.load() != w }) {
 					panic("the task never reached Wait: its handle stayed current")
 				}
 				w.Spawn(func(*Worker) {})
@@ -178,13 +178,13 @@ func TestChildCallsParentGo(t *testing.T) {
 	p := New(WithWorkers(2))
 	defer p.Close()
 	var err error
-	within(t, 10*time.Second, "child calling parent's Go", func() {
+	within(t, "child calling parent's Go", func() {
 		p.Run(func(w *Worker) {
 			g := NewGroup(w)
 			parent := w.ID()
 			g.Go(func(cw *Worker) error {
 				if cw.ID() != parent { // stolen: let the parent reach Wait and sleep
-					waitUntil(5*time.Second, func() bool { return p.Stats().Idle >= 1 })
+					waitUntil(func() bool { return p.Stats().Idle >= 1 })
 					time.Sleep(5 * time.Millisecond)
 				}
 				g.Go(func(*Worker) error { return nil })

@@ -58,13 +58,9 @@ func TestBacklogSubmitBlocksAndResumes(t *testing.T) {
 	}
 	returned := make(chan error, 1)
 	go func() { returned <- p.Submit(context.Background(), inc) }()
-	select {
-	case err := <-returned:
-		t.Fatalf("Submit at the cap returned %v without waiting", err)
-	case <-time.After(50 * time.Millisecond):
-	}
+	stillBlocked(t, returned, 50*time.Millisecond, "Submit at the cap")
 	release()
-	waitNil(t, returned, 5*time.Second, "blocked Submit, once the backlog drained")
+	waitNil(t, returned, "blocked Submit, once the backlog drained")
 	p.Close()
 	if ran.Load() != 5 {
 		t.Errorf("%d tasks ran, want 5", ran.Load())
@@ -266,14 +262,14 @@ func TestCloseRunsQueuedAndLateSpawns(t *testing.T) {
 			}
 			closed := make(chan error, 1)
 			go func() { closed <- p.Close() }()
-			if !waitUntil(5*time.Second, p.closed.Load) {
+			if !waitUntil(p.closed.Load) {
 				t.Fatal("Close did not start")
 			}
 			if err := p.Go(func() {}); !errors.Is(err, ErrClosed) {
 				t.Errorf("Go during Close = %v, want ErrClosed", err)
 			}
 			close(gate)
-			waitNil(t, closed, 10*time.Second, "Close")
+			waitNil(t, closed, "Close")
 			if ran.Load() != 50*127 {
 				t.Errorf("ran %d tasks, want %d", ran.Load(), 50*127)
 			}
@@ -314,11 +310,7 @@ func TestShutdownExpiredContext(t *testing.T) {
 	})
 	p.Go(func() { started <- struct{}{}; <-gate })
 	for i := 0; i < 2; i++ { // both workers busy: nothing queued next can start
-		select {
-		case <-started:
-		case <-time.After(5 * time.Second):
-			t.Fatal("the two blocking tasks did not start")
-		}
+		waitValue(t, started, "the start of the two blocking tasks")
 	}
 	for i := 0; i < 100; i++ {
 		p.Go(func() { ran.Add(1) })
@@ -328,7 +320,7 @@ func TestShutdownExpiredContext(t *testing.T) {
 	if err := p.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Shutdown = %v, want DeadlineExceeded", err)
 	}
-	waitClosed(t, sawCancel, 5*time.Second, "Worker.Context cancelled by Shutdown")
+	waitClosed(t, sawCancel, "Worker.Context cancelled by Shutdown")
 	close(gate)
 	if err := p.Close(); err != nil {
 		t.Errorf("Close after an expired Shutdown = %v", err)
@@ -458,7 +450,7 @@ func TestWithSchedTrace(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		p.Go(func() { time.Sleep(100 * time.Microsecond) })
 	}
-	waitUntil(5*time.Second, func() bool { return strings.Count(buf.String(), "\n") >= 3 })
+	waitUntil(func() bool { return strings.Count(buf.String(), "\n") >= 3 })
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +480,7 @@ func TestSchedTraceEnv(t *testing.T) {
 	os.Stderr = stderr
 	// Wait for lines rather than a fixed time: a loaded machine can hold
 	// the trace's goroutine off its processor for longer than a period.
-	waitUntil(5*time.Second, func() bool { return strings.Count(out.String(), "\n") >= 2 })
+	waitUntil(func() bool { return strings.Count(out.String(), "\n") >= 2 })
 	err = p.Close()
 	w.Close()
 	<-copied
@@ -500,7 +492,7 @@ func TestSchedTraceEnv(t *testing.T) {
 	// An explicit WithSchedTrace wins over the environment.
 	var buf syncBuffer
 	p = New(WithWorkers(1), WithSchedTrace(time.Millisecond, &buf))
-	waitUntil(5*time.Second, func() bool { return strings.Count(buf.String(), "\n") >= 2 })
+	waitUntil(func() bool { return strings.Count(buf.String(), "\n") >= 2 })
 	p.Close()
 	checkSchedLines(t, buf.String(), 1)
 }
@@ -536,7 +528,7 @@ func TestShutdownExpiredStopsSchedTrace(t *testing.T) {
 		t.Fatalf("Shutdown = %v", err)
 	}
 	close(gate)
-	if !waitUntil(10*time.Second, func() bool {
+	if !waitUntil(func() bool {
 		select {
 		case <-p.done:
 			return p.Stats().Idle == 1
@@ -549,11 +541,9 @@ func TestShutdownExpiredStopsSchedTrace(t *testing.T) {
 	// The workers exit, and then the schedtrace stops: wait for that (a
 	// fixed 5 ms was too short on a loaded machine), then check that no
 	// line comes after it.
-	select {
-	case <-p.trace.done:
-	case <-time.After(10 * time.Second):
+	if _, ok := await(p.trace.done); !ok {
 		p.Close()
-		t.Fatal("pool finished after an expired Shutdown, but its schedtrace still runs 10s later")
+		t.Fatalf("pool finished after an expired Shutdown, but its schedtrace still runs %v later", hang)
 	}
 	n := strings.Count(buf.String(), "\n")
 	time.Sleep(20 * time.Millisecond)
@@ -592,13 +582,13 @@ func TestBacklogNoLostRoomWakeup(t *testing.T) {
 	defer cancel()
 	returned := make(chan error, 1)
 	go func() { returned <- p.Submit(ctx, func(*Worker) {}) }() // Y
-	if !waitUntil(5*time.Second, func() bool { return p.roomWaiters.Load() == 1 }) {
+	if !waitUntil(func() bool { return p.roomWaiters.Load() == 1 }) {
 		t.Fatal("Submit never waited for room")
 	}
 	time.Sleep(10 * time.Millisecond) // let it reach its select
 	p.queued.Add(1)                   // 2: a TrySubmit's Add, over the cap
 	release()                         // 3: X is picked up; still at the cap
-	if !waitUntil(5*time.Second, func() bool { return p.Stats().Idle == 1 }) {
+	if !waitUntil(func() bool { return p.Stats().Idle == 1 }) {
 		t.Fatal("X did not run")
 	}
 	time.Sleep(10 * time.Millisecond) // a Submit woken by 3 would have retried and waited again
@@ -637,11 +627,13 @@ func TestBacklogClosingWakesWaiters(t *testing.T) {
 			for _, w := range waiters {
 				go func() { errs <- w() }()
 			}
-			if !waitUntil(5*time.Second, func() bool { return p.roomWaiters.Load() == int64(len(waiters)) }) {
+			if !waitUntil(func() bool { return p.roomWaiters.Load() == int64(len(waiters)) }) {
 				t.Fatal("the submits never waited for room")
 			}
 			time.Sleep(10 * time.Millisecond) // let them reach their select
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			// Its end would wake the submits: it must outlast the wait for
+			// them below (hang).
+			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 			defer cancel()
 			closed := make(chan error, 1)
 			go func() {
@@ -651,24 +643,23 @@ func TestBacklogClosingWakesWaiters(t *testing.T) {
 					closed <- p.Shutdown(ctx) // a deadline that does not end: no cancel wakes them
 				}
 			}()
-			if !waitUntil(5*time.Second, p.closed.Load) {
+			if !waitUntil(p.closed.Load) {
 				t.Fatal(how + " did not start")
 			}
 			for range waiters {
-				select {
-				case err := <-errs:
-					if !errors.Is(err, ErrClosed) {
-						t.Errorf("submit blocked on a full backlog when %s began = %v, want ErrClosed", how, err)
-					}
-				case <-time.After(2 * time.Second):
-					t.Fatalf("a submit blocked on a full backlog still waits 2s after %s began; want ErrClosed", how)
+				err, ok := await(errs)
+				if !ok {
+					t.Fatalf("a submit blocked on a full backlog still waits %v after %s began; want ErrClosed", hang, how)
+				}
+				if !errors.Is(err, ErrClosed) {
+					t.Errorf("submit blocked on a full backlog when %s began = %v, want ErrClosed", how, err)
 				}
 			}
 			if err := p.TrySubmit(func(*Worker) { late.Add(1) }); !errors.Is(err, ErrClosed) {
 				t.Errorf("TrySubmit on a full backlog after %s began = %v, want ErrClosed", how, err)
 			}
 			release()
-			waitNil(t, closed, 10*time.Second, how)
+			waitNil(t, closed, how)
 			if ran.Load() != 2 || late.Load() != 0 {
 				t.Errorf("ran %d accepted tasks (want 2) and %d refused ones (want 0)", ran.Load(), late.Load())
 			}
@@ -705,17 +696,13 @@ func TestBacklogCloseProducerDeadlock(t *testing.T) {
 			return
 		}
 	}()
-	if !waitUntil(5*time.Second, func() bool { return p.roomWaiters.Load() == 1 }) {
+	if !waitUntil(func() bool { return p.roomWaiters.Load() == 1 }) {
 		t.Fatal("the producer never waited for room")
 	}
 	done := make(chan error, 1)
 	go func() { done <- p.Close() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
+	err, ok := await(done)
+	if !ok {
 		// Unwedge, so that the test ends: an expired Shutdown cancels the
 		// pool's context, which wakes the producer.
 		ctx, cancel := context.WithCancel(context.Background())
@@ -724,6 +711,9 @@ func TestBacklogCloseProducerDeadlock(t *testing.T) {
 		<-producerStopped
 		<-done
 		t.Fatal("Close deadlocked: the producer's Submit waits on the full backlog instead of returning ErrClosed")
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	if accepted.Load() != 4 || ran.Load() != 4 {
 		t.Errorf("accepted %d and ran %d tasks, want 4 and 4", accepted.Load(), ran.Load())
@@ -751,23 +741,23 @@ func TestBacklogGroupGoWhenClosing(t *testing.T) {
 				defer close(went)
 				g.Go(func(*Worker) error { ran.Add(1); return nil })
 			}()
-			if !waitUntil(5*time.Second, func() bool { return p.roomWaiters.Load() == 1 }) {
+			if !waitUntil(func() bool { return p.roomWaiters.Load() == 1 }) {
 				t.Fatal("Group.Go never waited for room")
 			}
 			time.Sleep(10 * time.Millisecond) // let it reach its select
 			closed := make(chan error, 1)
 			go func() { closed <- p.Close() }()
-			if !waitUntil(5*time.Second, p.closed.Load) {
+			if !waitUntil(p.closed.Load) {
 				t.Fatal("Close did not start")
 			}
-			waitClosed(t, went, 2*time.Second, "Group.Go blocked on a full backlog when Close began")
-			within(t, 2*time.Second, "Group.Wait after Close began", func() {
+			waitClosed(t, went, "Group.Go blocked on a full backlog when Close began")
+			within(t, "Group.Wait after Close began", func() {
 				if err := g.Wait(); !errors.Is(err, ErrClosed) {
 					t.Errorf("Wait = %v, want ErrClosed", err)
 				}
 			})
 			release()
-			waitNil(t, closed, 10*time.Second, "Close")
+			waitNil(t, closed, "Close")
 			if ran.Load() != 0 {
 				t.Errorf("the child refused at Close ran %d times, want 0", ran.Load())
 			}

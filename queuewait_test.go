@@ -43,7 +43,7 @@ func TestBacklogCountsWaitingSubmissions(t *testing.T) {
 	p := New(WithWorkers(1))
 	started, release := make(chan struct{}), make(chan struct{})
 	p.Go(func() { close(started); <-release })
-	waitClosed(t, started, 10*time.Second, "blocking task")
+	waitClosed(t, started, "blocking task")
 	p.Go(func() {})
 	p.TrySubmit(func(*Worker) {})
 	p.Submit(context.Background(), func(w *Worker) { w.Spawn(func(*Worker) {}) })
@@ -72,7 +72,7 @@ func TestQueueWaitTimesWaits(t *testing.T) {
 	p := New(WithWorkers(1), WithQueueWaitSampling(1))
 	started, release := make(chan struct{}), make(chan struct{})
 	p.Go(func() { close(started); <-release })
-	waitClosed(t, started, 10*time.Second, "blocking task")
+	waitClosed(t, started, "blocking task")
 	for range 10 {
 		p.Go(func() {})
 	}

@@ -29,7 +29,7 @@ func TestResultGroupOrder(t *testing.T) {
 	}
 	for _, workers := range []int{1, 4} {
 		p := New(WithWorkers(workers))
-		within(t, 20*time.Second, "result groups", func() {
+		within(t, "result groups", func() {
 			var inside []int
 			p.Run(func(w *Worker) {
 				r := NewResultGroup[int](w)
@@ -74,10 +74,7 @@ func TestResultGroupErrorAndRounds(t *testing.T) {
 	aStarted := make(chan struct{})
 	r.Go(func(*Worker) (string, error) { close(aStarted); return "a", nil })
 	r.Go(func(*Worker) (string, error) {
-		select {
-		case <-aStarted:
-		case <-time.After(10 * time.Second):
-		}
+		await(aStarted)
 		return "lost", boom
 	})
 	vals, err := r.Wait()
@@ -119,7 +116,7 @@ func resultGroupGoRacesWait(t *testing.T) {
 	r := PoolResultGroup[int](context.Background(), p)
 	const adders, each = 4, 300
 	seen := make([]int, adders*each)
-	within(t, 30*time.Second, "Go racing Wait", func() {
+	within(t, "Go racing Wait", func() {
 		var wg sync.WaitGroup
 		for a := range adders {
 			wg.Add(1)
@@ -183,13 +180,9 @@ func TestPoolResultGroupWaitInsideOwnChild(t *testing.T) {
 	r.Go(func(*Worker) (int, error) { _, err := r.Wait(); return 1, err })
 	done := make(chan error, 1)
 	go func() { _, err := r.Wait(); done <- err }()
-	select {
-	case err := <-done:
-		var pe *PanicError
-		if !errors.As(err, &pe) {
-			t.Fatalf("Wait = %v, want the child's *PanicError", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Wait inside the group's own child hung")
+	err := waitValue(t, done, "Wait inside the group's own child")
+	var pe *PanicError
+	if !errors.As(err, &pe) {
+		t.Fatalf("Wait = %v, want the child's *PanicError", err)
 	}
 }

@@ -27,9 +27,7 @@ func TestSubmitContextEndsWithTask(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := <-got
-		select {
-		case <-ctx.Done():
-		case <-time.After(5 * time.Second):
+		if awaitDone(ctx) == errNotCancelled {
 			t.Fatalf("%s: the task's context is still live after it returned", tc.name)
 		}
 		if p.Stats().Total.Skipped != 0 {
@@ -45,9 +43,7 @@ func TestSubmitContextEndsWithTask(t *testing.T) {
 	if a != b {
 		t.Fatal("Context returned two different contexts in one task")
 	}
-	select {
-	case <-a.Done():
-	case <-time.After(5 * time.Second):
+	if awaitDone(a) == errNotCancelled {
 		t.Fatal("TrySubmit: the task's context is still live after it returned")
 	}
 }
@@ -84,9 +80,7 @@ func TestSpawnedTasksOutliveTheirSubmitter(t *testing.T) {
 			}
 			done := make(chan struct{})
 			go func() { wg.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(5 * time.Second):
+			if _, ok := await(done); !ok {
 				p.Close()
 				t.Fatalf("spawned children lost: Stats.Skipped = %d", p.Stats().Total.Skipped)
 			}
@@ -121,7 +115,7 @@ func TestSpawnedTaskSkippedWhenSubmitterContextEnds(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if !waitUntil(5*time.Second, func() bool { return p.Stats().Total.Skipped == 1 }) {
+	if !waitUntil(func() bool { return p.Stats().Total.Skipped == 1 }) {
 		t.Fatalf("Skipped = %d, want 1", p.Stats().Total.Skipped)
 	}
 	select {
@@ -152,12 +146,7 @@ func TestShutdownCancelsOwnContextTasks(t *testing.T) {
 		} else {
 			close(started)
 		}
-		select {
-		case <-ctx.Done():
-			ended <- context.Cause(ctx)
-		case <-time.After(10 * time.Second):
-			ended <- nil
-		}
+		ended <- awaitDone(ctx)
 	}
 	if err := p.Submit(own, func(w *Worker) { nest(w, 0) }); err != nil {
 		t.Fatal(err)
@@ -167,7 +156,7 @@ func TestShutdownCancelsOwnContextTasks(t *testing.T) {
 	cancel()
 	p.Shutdown(expired)
 	for range depth + 1 {
-		if err := <-ended; err == nil {
+		if err := <-ended; err == errNotCancelled {
 			t.Fatal("a running task's own context was not cancelled by Shutdown")
 		}
 	}
@@ -183,7 +172,7 @@ type ctxKey struct{}
 func stolenHalf(w *Worker, b func(w *Worker)) (stolen bool) {
 	me := w.ID()
 	Join(w, func(*Worker) {
-		waitUntil(10*time.Second, func() bool { return w.c.jobs.Len() == 0 })
+		waitUntil(func() bool { return w.c.jobs.Len() == 0 })
 	}, func(w *Worker) {
 		stolen = w.ID() != me
 		b(w)
@@ -210,9 +199,9 @@ func TestStolenJoinHalfSeesGroupContext(t *testing.T) {
 		})
 		return nil
 	})
-	within(t, 10*time.Second, "Wait", func() { g.Wait() })
+	within(t, "Wait", func() { g.Wait() })
 	if !stolen {
-		t.Skip("b was not stolen within 10s; nothing to check")
+		t.Skipf("b was not stolen within %v; nothing to check", hang)
 	}
 	if val != "v" || !nestedCancelled {
 		t.Fatalf("stolen half saw value %v (want v); nested group cancelled with parent: %v", val, nestedCancelled)
@@ -244,7 +233,7 @@ func TestStolenPartsSeeForkerContext(t *testing.T) {
 		}
 		return nil
 	})
-	within(t, 20*time.Second, "Wait", func() { g.Wait() })
+	within(t, "Wait", func() { g.Wait() })
 	if bad.get() != 0 {
 		t.Fatalf("%d parts saw another context (%d ran on a thief)", bad.get(), elsewhere.get())
 	}
@@ -263,9 +252,7 @@ func TestSubmitContextReachesTask(t *testing.T) {
 		tc := w.Context()
 		d, ok := tc.Deadline()
 		close(started)
-		select {
-		case <-tc.Done():
-		case <-time.After(10 * time.Second):
+		if awaitDone(tc) == errNotCancelled {
 			result <- "not cancelled with the submit context"
 			return
 		}

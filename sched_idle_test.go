@@ -4,13 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 )
-
-// lostWakeupDeadline is how long a task submitted to a parked pool may take
-// to run. It is not a speed bound: a lost wakeup leaves the task queued with
-// every worker asleep, forever.
-const lostWakeupDeadline = 5 * time.Second
 
 // TestNoLostWakeup checks the wakeup protocol of the package comment
 // ("Spinning and parking"): many rounds of waiting until every worker is
@@ -50,22 +44,19 @@ func TestNoLostWakeup(t *testing.T) {
 					// block until the spawned task ran: only a worker woken by
 					// the Spawn can run it, by stealing runnext.
 					err = p.Submit(context.Background(), func(w *Worker) {
-						waitUntil(lostWakeupDeadline, func() bool { return p.Stats().Idle == workers-1 })
+						waitUntil(func() bool { return p.Stats().Idle == workers-1 })
 						w.Spawn(signal)
-						select {
-						case <-done:
-						case <-time.After(lostWakeupDeadline):
-						}
+						await(done)
 					})
 				}
 				if err != nil {
 					t.Fatalf("round %d: submit: %v", round, err)
 				}
-				select {
-				case <-done:
-				case <-time.After(lostWakeupDeadline):
+				// hang is not a speed bound: a lost wakeup leaves the task
+				// queued with every worker asleep, forever.
+				if _, ok := await(done); !ok {
 					t.Fatalf("round %d (kind %d): task not run after %v, wakeup lost: %s",
-						round, round%5, lostWakeupDeadline, p.SchedTrace(0))
+						round, round%5, hang, p.SchedTrace(0))
 				}
 			}
 		})

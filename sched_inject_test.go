@@ -151,24 +151,22 @@ func heldPool(t *testing.T, opts ...Option) (p *Pool, release func()) {
 }
 
 // takeWithin calls getOne in a goroutine and returns what it took, failing
-// the test if getOne has not returned within a few seconds: it must never
-// wait for a producer, which may not run again for a long time (and whose
-// worker, in a busy pool, may be waiting for the lock getOne holds). On
+// the test if getOne hangs: it must never wait for a producer, which may
+// not run again for a long time (and whose worker, in a busy pool, may be
+// waiting for the lock getOne holds). On
 // failure it first calls publish, so that the waiting take ends and the
 // pool can close.
 func takeWithin(t *testing.T, q *injectQueue, publish func(func(*Worker))) *task {
 	t.Helper()
 	got := make(chan *task, 1)
 	go func() { got <- q.getOne() }()
-	select {
-	case tk := <-got:
-		return tk
-	case <-time.After(5 * time.Second):
+	tk, ok := await(got)
+	if !ok {
 		publish(func(*Worker) {})
 		<-got
 		t.Fatal("taking from the inject queue waited for a producer that had claimed an entry and not written it")
-		return nil
 	}
+	return tk
 }
 
 // TestInjectTakeSkipsUnwrittenEntry: a worker that finds the entry at the

@@ -31,7 +31,7 @@ func TestOutsideWaitsRaceLastChild(t *testing.T) {
 			}
 		}()
 	}
-	waitClosed(t, waiters.done, 60*time.Second, "outside waiters")
+	waitClosed(t, waiters.done, "outside waiters")
 	if e := bad.Load(); e != nil {
 		t.Fatal(e)
 	}

@@ -1,6 +1,7 @@
 package steal
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -15,18 +16,14 @@ import (
 // before it returns. A waiting task lends such a task to a spare worker
 // instead.
 
-// lendTimeout bounds each test's wait: a hang is the failure these tests
-// look for, and these programs finish in milliseconds when nothing hangs.
-const lendTimeout = 20 * time.Second
-
-// awaitLend fails the test if done is not closed within lendTimeout.
+// awaitLend fails the test, with the pool's trace, if done is not closed: a
+// hang is the failure these tests look for, and these programs finish in
+// milliseconds when nothing hangs.
 func awaitLend(t *testing.T, p *Pool, done <-chan struct{}, what string) {
 	t.Helper()
-	select {
-	case <-done:
-	case <-time.After(lendTimeout):
+	if _, ok := await(done); !ok {
 		t.Fatalf("%s: still waiting after %v (a waiting task ran a task that waits for it)\n%s",
-			what, lendTimeout, p.SchedTrace(0))
+			what, hang, p.SchedTrace(0))
 	}
 }
 
@@ -157,7 +154,7 @@ func TestStallDetectorQuietWhileASpareRunsALentTask(t *testing.T) {
 	p := New(WithWorkers(2), WithStallDetector(threshold, rec.report))
 	defer p.Close()
 	release := make(chan struct{})
-	deadline := time.Now().Add(lendTimeout)
+	deadline := time.Now().Add(hang)
 	clockIn := make(chan struct{})
 	lentRuns := make(chan struct{})
 	var spareRuns sync.Once
@@ -169,9 +166,7 @@ func TestStallDetectorQuietWhileASpareRunsALentTask(t *testing.T) {
 	if err := p.Submit(nil, func(w *Worker) {
 		close(clockIn)
 		me := p.workers[w.ID()]
-		select {
-		case <-lentRuns:
-		case <-time.After(lendTimeout):
+		if _, ok := await(lentRuns); !ok {
 			t.Error("the lent task did not start")
 			return
 		}
@@ -190,11 +185,7 @@ func TestStallDetectorQuietWhileASpareRunsALentTask(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-clockIn:
-	case <-time.After(lendTimeout):
-		t.Fatal("the clock task did not start")
-	}
+	waitClosed(t, clockIn, "the clock task's start")
 
 	// The waiter, on the other worker: the task it comes upon first is
 	// the one submitted before its future, which it lends.
@@ -228,11 +219,7 @@ func TestStallDetectorQuietWhileASpareRunsALentTask(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-clockDone:
-	case <-time.After(lendTimeout):
-		t.Fatalf("the clock did not count %d looks", looks)
-	}
+	waitClosed(t, clockDone, fmt.Sprintf("the clock's count of %d looks", looks))
 	close(release)
 	awaitLend(t, p, waited, "a Future.Wait that lent the task ahead of its future")
 	if err := p.Close(); err != nil {

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // TestGoRecordsReused: a worker reuses the records of the Go functions it
@@ -214,8 +213,8 @@ func TestRecordKindsExactlyOnce(t *testing.T) {
 		if err := p.Run(func(w *Worker) { insideKinds(w, k, n) }); err != nil {
 			t.Fatal(err)
 		}
-		waitClosed(t, outside.done, 20*time.Second, "the outside submitters")
-		if !waitUntil(20*time.Second, func() bool { return k.missing() == "" }) {
+		waitClosed(t, outside.done, "the outside submitters")
+		if !waitUntil(func() bool { return k.missing() == "" }) {
 			t.Errorf("iteration %d: %s never ran", iter, k.missing())
 		}
 		p.Close()
@@ -357,13 +356,13 @@ func TestKeptHandlesOfSlabRecords(t *testing.T) {
 			for range 100 {
 				w.Spawn(func(w *Worker) { keep(w); spawned.dec() })
 			}
-			waitClosed(t, spawned.done, 10*time.Second, "the spawned tasks") // a Run task may block: 2 workers
+			waitClosed(t, spawned.done, "the spawned tasks") // a Run task may block: 2 workers
 		})
 		submitted := newCountdown(100)
 		for range 100 {
 			p.Submit(context.Background(), func(w *Worker) { keep(w); submitted.dec() })
 		}
-		waitClosed(t, submitted.done, 10*time.Second, "the submitted tasks")
+		waitClosed(t, submitted.done, "the submitted tasks")
 	}
 	// Each task kept its handle before it returned: once every worker is
 	// parked, all of them have returned, and every handle is stale. (One

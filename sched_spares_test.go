@@ -3,7 +3,6 @@ package steal
 import (
 	"runtime"
 	"testing"
-	"time"
 )
 
 // A spare (Block's, or lend's) that a producer wakes for a new task, and
@@ -19,13 +18,13 @@ func TestRetiringSpareHandsOnItsWakeup(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for round := range 20 {
 		p := New(WithWorkers(1))
-		if !waitUntil(5*time.Second, func() bool { return p.nidle.Load() == 1 }) {
+		if !waitUntil(func() bool { return p.nidle.Load() == 1 }) {
 			t.Fatal("the worker did not park")
 		}
 		// The spare runs one task first, so that its next look does not
 		// begin with the inject queue (every 61st does).
 		s := p.spares.start(p, &task{fn: func(*Worker) {}, ctx: p.ctx})
-		if !waitUntil(5*time.Second, func() bool { return p.nidle.Load() == 2 }) {
+		if !waitUntil(func() bool { return p.nidle.Load() == 2 }) {
 			t.Fatal("the spare did not park")
 		}
 		ran := make(chan struct{})
@@ -33,10 +32,8 @@ func TestRetiringSpareHandsOnItsWakeup(t *testing.T) {
 			t.Fatal(err)
 		}
 		close(s.quit) // the spare's Block returns
-		select {
-		case <-ran:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("round %d: a task submitted as a spare retired did not run in 5 s\n%s", round, p.SchedTrace(0))
+		if _, ok := await(ran); !ok {
+			t.Fatalf("round %d: a task submitted as a spare retired did not run in %v\n%s", round, hang, p.SchedTrace(0))
 		}
 		if err := p.Close(); err != nil {
 			t.Fatal(err)

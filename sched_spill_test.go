@@ -135,11 +135,9 @@ func TestExactlyOnceSpawnBursts(t *testing.T) {
 	}
 	ran := make(chan struct{})
 	go func() { wg.Wait(); close(ran) }()
-	select {
-	case <-ran:
-	case <-time.After(time.Minute):
+	if _, ok := await(ran); !ok {
 		// Not closing the pool: Close would wait for the lost tasks.
-		t.Fatal("tasks still missing after a minute")
+		t.Fatalf("tasks still missing after %v", hang)
 	}
 	p.Close()
 	for id := range seen {
@@ -191,7 +189,7 @@ func TestSpillOrderAndBound(t *testing.T) {
 		}()
 	}
 	next := make([]int, spillers)
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(hang)
 	for got := 0; got < spillers*per; {
 		if time.Now().After(deadline) {
 			t.Fatalf("took %d of %d", got, spillers*per)

@@ -53,9 +53,7 @@ func TestRunnextPairFairness(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			select {
-			case <-others.done:
-			case <-time.After(10 * time.Second):
+			if _, ok := await(others.done); !ok {
 				t.Errorf("the ping-pong pair starved the queue: %d of %d others ran after %d bounces",
 					local+outside-int(others.left.Load()), local+outside, bounces.Load())
 			}
@@ -88,13 +86,12 @@ func TestBlockedWorkerDoesNotHoldQueue(t *testing.T) {
 						all.dec()
 					})
 				}
-				select {
-				case <-all.done:
-					finished <- ""
-				case <-time.After(10 * time.Second):
+				if _, ok := await(all.done); !ok {
 					finished <- fmt.Sprintf("%d of %d spawned tasks still waiting behind the blocked worker: %s",
 						all.left.Load(), n, p.SchedTrace(0))
+					return
 				}
+				finished <- ""
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -125,14 +122,14 @@ func everyWorkerRan(perWorker []atomic.Int64) bool {
 }
 
 // firstOnEachWaits counts a task run on worker id in perWorker; the first
-// task on each worker waits (at most 10 s) until every worker has run one.
+// task on each worker waits (at most hang) until every worker has run one.
 // Tests that want every worker to take part use it so that the tasks
 // cannot all be over before a loaded machine (or a Go scheduler with fewer
 // processors than workers) lets the last worker run: the wait ends only
 // if every worker gets a task while the others hold theirs.
 func firstOnEachWaits(perWorker []atomic.Int64, id int) {
 	if perWorker[id].Add(1) == 1 {
-		waitUntil(10*time.Second, func() bool { return everyWorkerRan(perWorker) })
+		waitUntil(func() bool { return everyWorkerRan(perWorker) })
 	}
 }
 
@@ -251,7 +248,7 @@ func TestIdleUsesNoCPU(t *testing.T) {
 				w.Spawn(func(*Worker) { all.dec() })
 			}
 		})
-		waitClosed(t, all.done, 10*time.Second, "work")
+		waitClosed(t, all.done, "work")
 	}
 	for _, p := range pools {
 		waitAllParked(t, p)

@@ -21,19 +21,16 @@ func TestHelpingWorkerStopsSpinning(t *testing.T) {
 			<-gate1
 			c := make(chan struct{})
 			w.Spawn(func(*Worker) { close(yRan); close(c) }) // runnext: a parked worker must take it
-			select {
-			case <-c:
-			case <-time.After(5 * time.Second):
-			}
+			await(c)
 			return 1
 		})
 		<-fStarted // a thief runs f
-		waitUntil(5*time.Second, func() bool { return p.nidle.Load() == 1 && p.nspinning.Load() == 0 })
+		waitUntil(func() bool { return p.nidle.Load() == 1 && p.nspinning.Load() == 0 })
 		f.Wait(w) // helps, finds nothing, sleeps on the idle list
 		close(rootDone)
 	})
 	<-fStarted
-	if !waitUntil(5*time.Second, func() bool { return p.nidle.Load() == 2 }) {
+	if !waitUntil(func() bool { return p.nidle.Load() == 2 }) {
 		t.Fatalf("the waiting worker never slept: %s", p.SchedTrace(0))
 	}
 	// Wake the sleeper (the most recently idle worker) with X, which it
@@ -41,9 +38,7 @@ func TestHelpingWorkerStopsSpinning(t *testing.T) {
 	p.Submit(context.Background(), func(*Worker) { close(xRunning); <-gate2 })
 	<-xRunning
 	close(gate1)
-	select {
-	case <-yRan:
-	case <-time.After(5 * time.Second):
+	if _, ok := await(yRan); !ok {
 		t.Errorf("Y never ran although a worker is parked: nspinning=%d nidle=%d", p.nspinning.Load(), p.nidle.Load())
 	}
 	close(gate2)
@@ -128,22 +123,20 @@ func testTwoSleepers(t *testing.T, start func(p *Pool, body func()) func(*Worker
 	for range 2 {
 		p.Submit(context.Background(), func(w *Worker) {
 			both.dec()
-			waitClosed(t, both.done, 10*time.Second, "the other waiter starting")
+			waitClosed(t, both.done, "the other waiter starting")
 			wait(w)
 			woke <- struct{}{}
 		})
 	}
 	// Both waiters help, find nothing, and sleep: the two workers not
 	// running body are on the idle list, inside their tasks.
-	if !waitUntil(10*time.Second, func() bool { return p.nidle.Load() == 2 && p.sleepers.Load() == 2 }) {
+	if !waitUntil(func() bool { return p.nidle.Load() == 2 && p.sleepers.Load() == 2 }) {
 		t.Fatalf("the waiters never both slept: idle %d, asleep in a task %d: %s",
 			p.nidle.Load(), p.sleepers.Load(), p.SchedTrace(0))
 	}
 	close(release)
 	for i := range 2 {
-		select {
-		case <-woke:
-		case <-time.After(10 * time.Second):
+		if _, ok := await(woke); !ok {
 			t.Errorf("waiter %d never woke after the work finished: %s", i+1, p.SchedTrace(0))
 			// Occupy every worker, the lost sleeper last, so that it
 			// wakes and sees the work done, and Close can finish.
@@ -151,10 +144,7 @@ func testTwoSleepers(t *testing.T, start func(p *Pool, body func()) func(*Worker
 			for range p.Workers() {
 				p.Go(func() { <-gate })
 			}
-			select {
-			case <-woke:
-			case <-time.After(10 * time.Second):
-			}
+			await(woke)
 			close(gate)
 			return
 		}

@@ -28,7 +28,7 @@ func TestStallDetectorFiresForLongTaskWithWorkBehindIt(t *testing.T) {
 		// least 150 ms (several more looks, which must not report again):
 		// a loaded machine can delay the detector's looks past a fixed time.
 		start := time.Now()
-		waitUntil(10*time.Second, func() bool { return reported() && time.Since(start) >= 150*time.Millisecond })
+		waitUntil(func() bool { return reported() && time.Since(start) >= 150*time.Millisecond })
 	})
 	p.Close()
 	mu.Lock()
@@ -183,21 +183,6 @@ func (c *selfClock) unexplained(reports []stallAt, tol time.Duration) []stallAt 
 	return bad
 }
 
-// waitStarted receives n values from ch, failing the test after 10 s.
-func waitStarted(t *testing.T, ch <-chan int, n int, what string) []int {
-	t.Helper()
-	var got []int
-	for range n {
-		select {
-		case v := <-ch:
-			got = append(got, v)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s did not start", what)
-		}
-	}
-	return got
-}
-
 // TestStallDetectorReportsBlockedWorkersWhileInjectQueueWaits: both workers
 // block in plain tasks (no Worker.Block) while outside submissions wait in
 // the inject queue. Neither worker has anything queued of its own, yet the
@@ -211,23 +196,23 @@ func TestStallDetectorReportsBlockedWorkersWhileInjectQueueWaits(t *testing.T) {
 	for range 2 {
 		p.Submit(context.Background(), func(w *Worker) { started <- w.ID(); <-release })
 	}
-	waitStarted(t, started, 2, "the two blocking tasks")
+	for range 2 {
+		waitValue(t, started, "the start of the two blocking tasks")
+	}
 	var ran atomic.Int32
 	const waiting = 3
 	for range waiting {
 		p.Go(func() { ran.Add(1) })
 	}
 	seen := map[int]Stall{}
-	timeout := time.After(5 * time.Second)
 	for len(seen) < 2 {
-		select {
-		case s := <-rec.ch:
-			seen[s.Worker] = s
-		case <-timeout:
+		s, ok := await(rec.ch)
+		if !ok {
 			close(release)
 			p.Close()
-			t.Fatalf("after 5s, reports for %d of 2 blocked workers: %+v", len(seen), rec.all())
+			t.Fatalf("after %v, reports for %d of 2 blocked workers: %+v", hang, len(seen), rec.all())
 		}
+		seen[s.Worker] = s
 	}
 	close(release)
 	if err := p.Close(); err != nil {
@@ -351,7 +336,7 @@ func TestStallDetectorReportsOwnQueueNotBusyNeighbour(t *testing.T) {
 		}
 		clock.mark(w, 1) // closes a gap that the last calls left open
 	})
-	neighbour := waitStarted(t, busy, 1, "the fork-join task")[0]
+	neighbour := waitValue(t, busy, "the fork-join task's start")
 	// The neighbour neither steals nor helps: only the idle worker can
 	// take this task.
 	p.Submit(context.Background(), func(w *Worker) {
@@ -361,8 +346,8 @@ func TestStallDetectorReportsOwnQueueNotBusyNeighbour(t *testing.T) {
 		blocked <- w.ID()
 		<-release
 	})
-	stuck := waitStarted(t, blocked, 1, "the blocking task")[0]
-	if !waitUntil(5*time.Second, func() bool {
+	stuck := waitValue(t, blocked, "the blocking task's start")
+	if !waitUntil(func() bool {
 		for _, r := range rec.all() {
 			if r.Worker == stuck {
 				return true
@@ -370,7 +355,7 @@ func TestStallDetectorReportsOwnQueueNotBusyNeighbour(t *testing.T) {
 		}
 		return false
 	}) {
-		t.Errorf("the blocked worker %d was not reported within 5 s", stuck)
+		t.Errorf("the blocked worker %d was not reported within %v", stuck, hang)
 	}
 	// Keep the neighbour going a few more thresholds to catch a false
 	// report on it.
@@ -431,12 +416,5 @@ func TestStallReportMayClosePool(t *testing.T) {
 	p = New(WithWorkers(1), WithStallDetector(5*time.Millisecond, report))
 	p.Go(func() { <-release })
 	p.Go(func() {}) // waits behind the stuck task, so the stall is reported
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Fatalf("Close from the stall report: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close called from the stall report did not return in 10 s")
-	}
+	waitNil(t, closed, "Close called from the stall report")
 }

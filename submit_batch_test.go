@@ -176,14 +176,10 @@ func TestSubmitBatchCapWaitsThenGivesUp(t *testing.T) {
 				n, err := p.SubmitBatch(ctx, batchOf(10, ran))
 				res <- result{n, err}
 			}()
-			if !waitUntil(5*time.Second, func() bool { return p.Stats().Backlog == 4 }) {
+			if !waitUntil(func() bool { return p.Stats().Backlog == 4 }) {
 				t.Fatalf("backlog %d, want 4 queued before the wait", p.Stats().Backlog)
 			}
-			select {
-			case r := <-res:
-				t.Fatalf("SubmitBatch returned %d, %v at a full backlog; want it waiting", r.n, r.err)
-			case <-time.After(20 * time.Millisecond):
-			}
+			stillBlocked(t, res, 20*time.Millisecond, "SubmitBatch at a full backlog (returned {n err})")
 			closed := make(chan error, 1)
 			want := context.Canceled
 			if end == "ctx" {
@@ -230,7 +226,7 @@ func TestSubmitBatchFromTaskNeverWaits(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	waitNil(t, done, 5*time.Second, "SubmitBatch from a task at the cap")
+	waitNil(t, done, "SubmitBatch from a task at the cap")
 	p.Close()
 	checkOnce(t, ran, 50)
 }
@@ -346,8 +342,8 @@ func TestSubmitBatchMixedStress(t *testing.T) {
 		go func() { closeDone <- p.Close() }()
 		wdone := make(chan struct{})
 		go func() { wg.Wait(); close(wdone) }()
-		waitClosed(t, wdone, 30*time.Second, fmt.Sprintf("round %d: producers", round))
-		waitNil(t, closeDone, 30*time.Second, fmt.Sprintf("round %d: Close", round))
+		waitClosed(t, wdone, fmt.Sprintf("round %d: producers", round))
+		waitNil(t, closeDone, fmt.Sprintf("round %d: Close", round))
 		s := p.Stats()
 		want := uint64(queuedTotal.Load() + fromTaskQueued.Load())
 		if s.Submitted != want {
@@ -456,7 +452,7 @@ func TestSubmitBatchManyProducers(t *testing.T) {
 		}
 		done := make(chan struct{})
 		go func() { wg.Wait(); close(done) }()
-		waitClosed(t, done, 60*time.Second, "producers")
+		waitClosed(t, done, "producers")
 		p.Close()
 		for id := range ran {
 			if ran[id].Load() != 1 {

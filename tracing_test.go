@@ -49,7 +49,7 @@ func tracedWork(t *testing.T, p *Pool) {
 	if err := p.Go(done.dec); err != nil {
 		t.Fatal(err)
 	}
-	waitClosed(t, done.done, 10*time.Second, "traced work")
+	waitClosed(t, done.done, "traced work")
 }
 
 // startTrace starts the execution tracer into a buffer and returns the
@@ -158,11 +158,7 @@ func probeBlock(ready chan<- struct{}, release <-chan struct{}) {
 // of its goroutine ("" for none), and releases it.
 func probeLabels(t *testing.T, ready, release chan struct{}) string {
 	t.Helper()
-	select {
-	case <-ready:
-	case <-time.After(10 * time.Second):
-		t.Fatal("task never reached probeBlock")
-	}
+	waitClosed(t, ready, "a task reaching probeBlock")
 	defer func() { release <- struct{}{} }()
 	var buf bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
@@ -307,12 +303,11 @@ func TestTaskNames(t *testing.T) {
 	want := map[string]int{"job": 5, "step": 1, "": 1}
 	got := map[string]int{}
 	for range 7 {
-		select {
-		case n := <-names:
-			got[n]++
-		case <-time.After(10 * time.Second):
+		n, ok := await(names)
+		if !ok {
 			t.Fatalf("names so far %v, want %v", got, want)
 		}
+		got[n]++
 	}
 	for n, c := range want {
 		if got[n] != c {
