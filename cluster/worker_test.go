@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,8 +36,9 @@ func TestSkewedStart(t *testing.T) {
 	}
 	// Sample Idle throughout: each true answer is checked against the
 	// ledger read after it (the ledger only grows, so a short count is a
-	// real violation).
-	var early, samples atomic.Int64
+	// real violation). Only submissions acknowledged before the Idle call
+	// began count: before them the cluster may truly be idle.
+	var early, samples, acked atomic.Int64
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() {
@@ -47,15 +49,23 @@ func TestSkewedStart(t *testing.T) {
 				return
 			case <-time.After(10 * time.Millisecond):
 			}
+			want := acked.Load()
 			if idle, _ := h.client.Idle(context.Background()); idle {
 				samples.Add(1)
-				if h.count("d.>") < n {
+				if int64(h.count("d.>")) < want {
 					early.Add(1)
 				}
 			}
 		}
 	}()
-	ids := h.submitN(n, "sleep", To("w1"))
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = "j" + strconv.Itoa(i)
+		if err := h.client.Submit(context.Background(), ids[i], "sleep", nil, To("w1")); err != nil {
+			t.Fatalf("submit %s: %v", ids[i], err)
+		}
+		acked.Add(1)
+	}
 	byWorker := map[string]int{}
 	for _, id := range ids {
 		r := h.wait(id)
