@@ -1,0 +1,224 @@
+// Package repro holds small programs that show scheduler pitfalls, and a
+// healthy program under load, each run under a schedcheck.Monitor. The
+// commands beside it (pinned, gomaxprocs1, unbounded, quota, healthy) run
+// one each; the schedcheck tests run the same workloads in child
+// processes and check what the Monitor reports.
+package repro
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/worksteal/steal/schedcheck"
+)
+
+// Options are the Monitor settings every workload runs under: samples 20
+// times a second, so a run of a second or two fills several windows, and
+// the goroutine growth threshold scaled with the interval: the default,
+// 1000 from the first to the last of 5 samples a second apart (4 s), is
+// 250 a second, which is 50 over the 0.2 s that 5 samples 50 ms apart
+// span. The other thresholds are the defaults.
+func Options() []schedcheck.Option {
+	return []schedcheck.Option{
+		schedcheck.WithInterval(50 * time.Millisecond),
+		schedcheck.WithGoroutineGrowth(50),
+	}
+}
+
+// Workloads maps a name to the finding it should produce ("" for none) and
+// the workload, which runs until ctx is done.
+var Workloads = map[string]struct {
+	Want string
+	Run  func(ctx context.Context)
+}{
+	"pinned":      {"pinned-threads", pinned},
+	"gomaxprocs1": {"gomaxprocs-one", gomaxprocsOne},
+	"unbounded":   {"unbounded-goroutines", unbounded},
+	"quota":       {"container-quota", pool},
+	"healthy":     {"", pool},
+}
+
+// Names returns the workloads' names, sorted.
+func Names() []string {
+	var n []string
+	for k := range Workloads {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// Run runs the named workload under a Monitor for d, or, unless keepGoing,
+// until the finding it should produce is reported (a workload that makes
+// goroutines without bound should not run longer than it must), then
+// writes the Monitor's report to out and returns it.
+func Run(name string, d time.Duration, keepGoing bool, out io.Writer, opts ...schedcheck.Option) (schedcheck.Report, error) {
+	wl, ok := Workloads[name]
+	if !ok {
+		return schedcheck.Report{}, fmt.Errorf("no workload %q (have %v)", name, Names())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var once sync.Once
+	found := func(f schedcheck.Finding) {
+		if f.Name == wl.Want && !keepGoing {
+			once.Do(cancel)
+		}
+	}
+	opts = append(append(Options(), schedcheck.WithOnFinding(found)), opts...)
+	m := schedcheck.Start(ctx, opts...)
+	wl.Run(ctx)
+	r := m.Stop()
+	fmt.Fprintf(out, "%s: GOMAXPROCS %d, NumCPU %d, CPU quota %g (%s), %d threads, %d goroutines at the end\n",
+		name, r.Last.GOMAXPROCS, r.Last.NumCPU, r.Last.CPUQuota, orNone(r.Last.QuotaFile), r.Last.Threads, r.Last.Goroutines)
+	fmt.Fprintln(out, r)
+	return r, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// Main is the commands' main: it runs the named workload for -for (default
+// 3s, less once the finding it should produce shows unless -keep-going)
+// and exits 0.
+func Main(name string) {
+	d := flag.Duration("for", 3*time.Second, "run at most this long")
+	keep := flag.Bool("keep-going", false, "run for the whole -for, not just until the expected finding shows")
+	flag.Parse()
+	if _, err := Run(name, *d, *keep, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+}
+
+// spin burns CPU for about d, without blocking, as a request's work.
+func spin(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+		for range 1000 {
+		}
+	}
+}
+
+// spinCtx is spin in 100 µs steps that stops early once ctx is done.
+func spinCtx(ctx context.Context, d time.Duration) {
+	for ; d > 0 && ctx.Err() == nil; d -= 100 * time.Microsecond {
+		spin(100 * time.Microsecond)
+	}
+}
+
+// pinned is a worker pool whose workers each lock their goroutine to an OS
+// thread and serve their own channel: four workers per P. Most requests go
+// to worker 0, so most workers sit blocked, each holding its thread.
+func pinned(ctx context.Context) {
+	n := 4 * runtime.GOMAXPROCS(0)
+	reqs := make([]chan time.Duration, n)
+	var wg sync.WaitGroup
+	for i := range reqs {
+		reqs[i] = make(chan time.Duration, 16)
+		wg.Go(func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			for d := range reqs[i] {
+				spin(d)
+			}
+		})
+	}
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	for i := 0; ctx.Err() == nil; i++ {
+		<-t.C
+		w := 0
+		if i%8 == 0 {
+			w = i / 8 % n
+		}
+		select {
+		case reqs[w] <- 200 * time.Microsecond:
+		case <-ctx.Done():
+		}
+	}
+	for _, c := range reqs {
+		close(c)
+	}
+	wg.Wait()
+}
+
+// pool is the healthy shape: GOMAXPROCS workers share one channel of CPU
+// work that a producer keeps full.
+func pool(ctx context.Context) {
+	work := make(chan time.Duration, 2*runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for d := range work {
+				spin(d)
+			}
+		})
+	}
+	for ctx.Err() == nil {
+		select {
+		case work <- 500 * time.Microsecond:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	wg.Wait()
+}
+
+// gomaxprocsOne is the healthy pool after runtime.GOMAXPROCS(1).
+func gomaxprocsOne(ctx context.Context) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	pool(ctx)
+}
+
+// unbounded is a crawler that starts a goroutine for every link it finds,
+// with no bound: each page takes 200 µs of CPU and links to one page,
+// every sixth page to two, so every page finished leaves a sixth of a
+// goroutine more behind it, and the goroutine count grows at a sixth of
+// the rate the Ps finish pages, whatever that rate is: about 1700 a second
+// on 2 CPUs, and still the 250 a second the Monitor's threshold asks for
+// when other processes leave the program a sixth of that.
+//
+// It stops starting goroutines at 250 live per P, which at full speed is
+// six samples of growth. Past the 256 slots of a P's run queue, half of it
+// moves to the global run queue, which a P looks at once every 61
+// schedules while its own queue has work (proc.go, findRunnable): a
+// goroutine woken by a timer, such as the Monitor's, is displaced from
+// runnext by the next go statement and can land there and wait for
+// seconds. Once ctx is done the pages left skip their work, so that the
+// backlog drains in milliseconds.
+func unbounded(ctx context.Context) {
+	maxLive := 250 * runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	var pages atomic.Int64
+	var crawl func()
+	crawl = func() {
+		links := 1
+		if pages.Add(1)%6 == 0 {
+			links = 2
+		}
+		for range links {
+			if ctx.Err() != nil || runtime.NumGoroutine() >= maxLive {
+				break
+			}
+			wg.Go(crawl)
+		}
+		spinCtx(ctx, 200*time.Microsecond)
+	}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(crawl)
+	}
+	<-ctx.Done()
+	wg.Wait()
+}
