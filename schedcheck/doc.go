@@ -50,7 +50,9 @@
 //     unreported. The locked goroutines are counted from a goroutine dump
 //     (LockedGoroutines), which a Monitor takes only when the threads have
 //     been unexplained for a whole window, again only when their number
-//     has grown since, and never with more than 10,000 goroutines.
+//     has grown since, and never with more than 2000 goroutines (the dump
+//     stops the world for some microseconds per goroutine; see
+//     docs/schedcheck.md).
 //   - cgo-threads: in every sample of the window at least 64 goroutines
 //     (WithCgoInFlight) are in cgo calls or system calls, cgo calls were
 //     made in the window (/cgo/go-to-c-calls:calls), and the process holds
@@ -86,11 +88,13 @@
 //
 // # Cost
 //
-// A sample reads ten runtime metrics, copies one histogram, reads two to
-// five small files and makes one getrusage call; it does not stop the
-// world. docs/schedcheck.md has the measured cost (BenchmarkSample). A
-// Monitor is one goroutine and a window of snapshots. In a program whose
-// run queues are backed up, the Monitor's goroutine waits its turn like
-// any other, so its samples come further apart than the interval; the
-// Report's times are the real ones.
+// A sample reads ten runtime metrics, copies one histogram and makes one
+// getrusage call; it does not stop the world. The cgroup's quota, a few
+// small file reads that cost more than all that, is read at most once a
+// second. docs/schedcheck.md has the measured costs (BenchmarkSample,
+// BenchmarkLockedGoroutines). A Monitor is one goroutine and a window of
+// snapshots; once stopped it stays stopped, and a new one is started with
+// Start. In a program whose run queues are backed up, the Monitor's
+// goroutine waits its turn like any other, so its samples come further
+// apart than the interval; the Report's times are the real ones.
 package schedcheck

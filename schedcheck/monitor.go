@@ -50,7 +50,7 @@ func (r Report) String() string {
 // goroutines (LockedGoroutines, which stops the world) only when the
 // thread count has stood above what the Ps and system calls explain for a
 // whole window, then only again once it has grown, and never with more
-// than 10,000 goroutines.
+// than 2000 goroutines.
 func Start(ctx context.Context, opts ...Option) *Monitor {
 	c := newConfig(opts)
 	ctx, cancel := context.WithCancel(ctx)
@@ -74,8 +74,12 @@ func (m *Monitor) run(ctx context.Context, c config) {
 	seen := map[string]bool{}
 	scannedAt := int64(-1) // thread count at the last count of locked goroutines
 	locked := -1           // that count
+	quota := rootQuota
+	if c.fsys != rootFS {
+		quota = &quotaCache{fsys: c.fsys}
+	}
 	take := func() {
-		s := sample(c.fsys)
+		s := sample(quota)
 		if len(hist) == c.window {
 			copy(hist, hist[1:])
 			hist = hist[:len(hist)-1]

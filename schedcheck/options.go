@@ -46,7 +46,7 @@ const (
 	minLatencyCount = 100
 	// A Monitor does not count locked goroutines in a program with more
 	// goroutines than this: the count stops the world while it walks them.
-	maxScanGoroutines = 10_000
+	maxScanGoroutines = 2000
 )
 
 func newConfig(opts []Option) config {

@@ -92,16 +92,47 @@ var present = sync.OnceValue(func() []string {
 // rootFS is where Sample reads /proc and the cgroup files.
 var rootFS fs.FS = os.DirFS("/")
 
+// quotaTTL is how long a quota read is used for. Reading it takes two to
+// five file reads, more than the rest of a sample costs together
+// (docs/schedcheck.md), and a quota changes seldom; the runtime itself
+// looks for a change about once a second (sysmon, proc.go).
+const quotaTTL = time.Second
+
+// quotaCache keeps the last quota read from fsys for quotaTTL.
+type quotaCache struct {
+	fsys fs.FS
+	mu   sync.Mutex
+	at   time.Time
+	cpus float64
+	file string
+}
+
+func (q *quotaCache) get(now time.Time) (float64, string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.at.IsZero() || now.Sub(q.at) >= quotaTTL || now.Before(q.at) {
+		q.cpus, q.file = cpuQuota(q.fsys)
+		q.at = now
+	}
+	return q.cpus, q.file
+}
+
+// rootQuota is the quota as Sample and every Monitor on the real root
+// read it.
+var rootQuota = &quotaCache{fsys: rootFS}
+
 // Sample reads the scheduler's metrics and the cgroup's CPU quota and
 // returns them. It is safe to call from any goroutine at any time; it does
 // not stop the world. What it costs is measured in docs/schedcheck.md
 // (BenchmarkSample): a runtime/metrics read of ten metrics, one of them a
-// histogram whose counts it copies, and two to five small file reads under
-// /proc and /sys/fs/cgroup, and a getrusage system call. A file that cannot be read leaves CPUQuota at
-// 0; Sample never fails.
-func Sample() Snapshot { return sample(rootFS) }
+// histogram whose counts it copies, and a getrusage system call. The
+// cgroup's quota takes two to five small file reads under /proc and
+// /sys/fs/cgroup, which cost more than the rest, so it is read at most
+// once a second and the last value used in between. A file that cannot be
+// read leaves CPUQuota at 0; Sample never fails.
+func Sample() Snapshot { return sample(rootQuota) }
 
-func sample(fsys fs.FS) Snapshot {
+func sample(quota *quotaCache) Snapshot {
 	s := Snapshot{
 		Time: time.Now(), NumCPU: runtime.NumCPU(), Locked: -1,
 		Goroutines: -1, Runnable: -1, Running: -1, Waiting: -1, NotInGo: -1,
@@ -145,7 +176,7 @@ func sample(fsys fs.FS) Snapshot {
 	if s.GOMAXPROCS == 0 { // a Go without the metric
 		s.GOMAXPROCS = runtime.GOMAXPROCS(0)
 	}
-	s.CPUQuota, s.QuotaFile = cpuQuota(fsys)
+	s.CPUQuota, s.QuotaFile = quota.get(s.Time)
 	return s
 }
 
