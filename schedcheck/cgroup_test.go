@@ -71,6 +71,13 @@ func TestCPUQuota(t *testing.T) {
 			"sys/fs/cgroup/cpu/x/cpu.cfs_period_us": file("100000\n"),
 			"sys/fs/cgroup/unified/x/cpu.max":       file("300000 100000\n"),
 		}, 0.5, "/sys/fs/cgroup/cpu/x/cpu.cfs_quota_us"},
+		{"hybrid, v2 line first", fstest.MapFS{
+			"proc/self/cgroup":                      file("0::/x\n1:cpu:/x\n"),
+			"proc/self/mountinfo":                   file(hybridMounts),
+			"sys/fs/cgroup/cpu/x/cpu.cfs_quota_us":  file("50000\n"),
+			"sys/fs/cgroup/cpu/x/cpu.cfs_period_us": file("100000\n"),
+			"sys/fs/cgroup/unified/x/cpu.max":       file("300000 100000\n"),
+		}, 0.5, "/sys/fs/cgroup/cpu/x/cpu.cfs_quota_us"},
 		{"container: mount rooted at its cgroup", fstest.MapFS{
 			"proc/self/cgroup":      file("0::/kubepods/pod1/c1\n"),
 			"proc/self/mountinfo":   file(containerMounts),

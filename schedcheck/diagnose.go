@@ -275,7 +275,7 @@ func latencyTail(w []Snapshot, _ bool, c config) (Finding, bool) {
 	return Finding{
 		Name: "sched-latency-tail",
 		Seen: fmt.Sprintf("over the last %d samples (%v, %d sampled wake-ups) runnable goroutines waited for a P: p99 %v, p999 %v (thresholds %v, %v); GOMAXPROCS %d, %s.%s",
-			len(w), round(s.Time.Sub(first.Time)), n, round(p99), round(p999), c.p99, c.p999, s.GOMAXPROCS, cpus(s), cpuUse(first, s)),
+			len(w), round(s.Time.Sub(first.Time)), n, round(p99), round(p999), c.p99, c.p999, s.GOMAXPROCS, cpus(s), cpuUse(w)),
 		Fix: "see what they wait behind with go tool trace (runtime/trace): long runnable stretches mean more runnable goroutines than Ps can run " +
 			"(too few Ps, a CPU quota below GOMAXPROCS, or goroutines started faster than they finish); GC assists and stop-the-world pauses show there too. " +
 			"A tail is seldom work stealing's own doing.",
@@ -283,25 +283,42 @@ func latencyTail(w []Snapshot, _ bool, c config) (Finding, bool) {
 	}, true
 }
 
-// starvedShare: a process that ran on less than this share of the CPUs its
-// Ps could use was, if it had work, kept off them by the OS.
+// starvedShare: a process with work waiting that ran on less than this
+// share of the CPUs its Ps could use was kept off them by the OS.
 const starvedShare = 0.75
 
-// cpuUse says how many CPUs the process ran on between two snapshots, of
-// how many its Ps could use, and, if it was well under, that the OS had a
-// hand in the wait; "" without CPU times.
-func cpuUse(first, s Snapshot) string {
+// cpuUse says how many CPUs the process ran on over the window, of how
+// many its Ps could use, and, if well under while goroutines were
+// runnable in at least half the samples, that the OS had a hand in the
+// wait; "" without CPU times. Without a runnable count it can only say
+// what would follow if there was work waiting.
+func cpuUse(w []Snapshot) string {
+	first, s := w[0], w[len(w)-1]
 	wall := s.Time.Sub(first.Time).Seconds()
 	if first.CPUTime < 0 || s.CPUTime < first.CPUTime || wall <= 0 {
 		return ""
 	}
 	used := (s.CPUTime - first.CPUTime).Seconds() / wall
 	could := min(float64(s.GOMAXPROCS), usable(s))
-	msg := fmt.Sprintf(" Meanwhile the process ran on %.2f CPUs on average, of the %.3g its Ps could use", used, could)
-	if used < starvedShare*could {
-		return msg + ": if it had work waiting, the OS kept its threads off the CPUs (other processes, or the cgroup's quota), and that is part of the wait."
+	ran := fmt.Sprintf("the process ran on %.2f CPUs on average, of the %.3g its Ps could use", used, could)
+	if used >= starvedShare*could {
+		return " Meanwhile " + ran + "."
 	}
-	return msg + "."
+	waiting, known := 0, true
+	for _, x := range w {
+		known = known && x.Runnable >= 0
+		if x.Runnable > 0 {
+			waiting++
+		}
+	}
+	const osWait = "the OS kept its threads off the CPUs (other processes, or the cgroup's quota), and that is part of the wait."
+	switch {
+	case !known:
+		return " Meanwhile " + ran + ": if it had work waiting, " + osWait
+	case 2*waiting >= len(w):
+		return fmt.Sprintf(" Goroutines were runnable in %d of the %d samples while %s: %s", waiting, len(w), ran, osWait)
+	}
+	return " Meanwhile " + ran + "."
 }
 
 // round shortens a duration for a message: 3 significant figures or so.

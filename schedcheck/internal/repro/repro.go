@@ -154,26 +154,37 @@ func pinned(ctx context.Context) {
 	wg.Wait()
 }
 
-// pool is the healthy shape: GOMAXPROCS workers share one channel of CPU
-// work that a producer keeps full.
+// pool is the healthy shape: GOMAXPROCS workers serve requests from one
+// channel, 50 µs of CPU each, sent by four clients per P that each wait
+// for the reply to one before they send the next. The Ps are kept busy,
+// the work in flight is bounded by the clients, and every request wakes
+// a client, tens of thousands of times a second, which gives the latency
+// histogram plenty to measure.
 func pool(ctx context.Context) {
-	work := make(chan time.Duration, 2*runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for d := range work {
-				spin(d)
+	procs := runtime.GOMAXPROCS(0)
+	type request struct{ reply chan struct{} }
+	work := make(chan request)
+	var workers, clients sync.WaitGroup
+	for range procs {
+		workers.Go(func() {
+			for r := range work {
+				spin(50 * time.Microsecond)
+				r.reply <- struct{}{}
 			}
 		})
 	}
-	for ctx.Err() == nil {
-		select {
-		case work <- 500 * time.Microsecond:
-		case <-ctx.Done():
-		}
+	for range 4 * procs {
+		clients.Go(func() {
+			r := request{make(chan struct{})}
+			for ctx.Err() == nil {
+				work <- r
+				<-r.reply
+			}
+		})
 	}
+	clients.Wait()
 	close(work)
-	wg.Wait()
+	workers.Wait()
 }
 
 // gomaxprocsOne is the healthy pool after runtime.GOMAXPROCS(1).
