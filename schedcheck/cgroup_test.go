@@ -124,3 +124,11 @@ func TestQuotaProcs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQuotaRead is what reading the quota from the files costs, which
+// a Sample pays at most once a second (quotaTTL).
+func BenchmarkQuotaRead(b *testing.B) {
+	for b.Loop() {
+		cpuQuota(rootFS)
+	}
+}

@@ -107,7 +107,7 @@ func containerQuota(w []Snapshot, _ bool, _ config) (Finding, bool) {
 	}
 	return Finding{
 		Name: "container-quota",
-		Seen: fmt.Sprintf("GOMAXPROCS is %d but the cgroup allows %.3g %s (%sNumCPU %d): %d Ps share %.3g %s' worth of time, "+
+		Seen: fmt.Sprintf("GOMAXPROCS is %d but the cgroup allows %.3g %s (%sNumCPU %d): %d Ps share the time of %.3g %s, "+
 			"so once the quota is spent the kernel stops every thread until the next period, which shows as scheduling latency.",
 			s.GOMAXPROCS, s.CPUQuota, cpuWord(s.CPUQuota), from, s.NumCPU, s.GOMAXPROCS, s.CPUQuota, cpuWord(s.CPUQuota)),
 		Fix: fmt.Sprintf("let the runtime choose: since Go 1.25 the default GOMAXPROCS follows the quota (here %d), so remove the runtime.GOMAXPROCS(n) call or the GOMAXPROCS environment setting; "+
@@ -158,7 +158,7 @@ func pinnedThreads(w []Snapshot, full bool, c config) (Finding, bool) {
 	}
 	queue := ""
 	if s.Runnable >= 0 && s.Running >= 0 {
-		queue = fmt.Sprintf(" At the last sample %d goroutines were runnable and %d running.", s.Runnable, s.Running)
+		queue = fmt.Sprintf(" At the last sample: %d runnable, %d running.", s.Runnable, s.Running)
 	}
 	return Finding{
 		Name: "pinned-threads",

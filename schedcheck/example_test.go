@@ -119,7 +119,7 @@ func ExampleFinding_String() {
 	s := schedcheck.Snapshot{GOMAXPROCS: 8, NumCPU: 8, CPUQuota: 2, QuotaFile: "/sys/fs/cgroup/cpu.max", Locked: -1}
 	fmt.Println(schedcheck.Diagnose([]schedcheck.Snapshot{s})[0])
 	// Output:
-	// container-quota: GOMAXPROCS is 8 but the cgroup allows 2 CPUs (/sys/fs/cgroup/cpu.max; NumCPU 8): 8 Ps share 2 CPUs' worth of time, so once the quota is spent the kernel stops every thread until the next period, which shows as scheduling latency. What to do: let the runtime choose: since Go 1.25 the default GOMAXPROCS follows the quota (here 2), so remove the runtime.GOMAXPROCS(n) call or the GOMAXPROCS environment setting; before Go 1.25, use go.uber.org/automaxprocs or set GOMAXPROCS to the quota rounded up.
+	// container-quota: GOMAXPROCS is 8 but the cgroup allows 2 CPUs (/sys/fs/cgroup/cpu.max; NumCPU 8): 8 Ps share the time of 2 CPUs, so once the quota is spent the kernel stops every thread until the next period, which shows as scheduling latency. What to do: let the runtime choose: since Go 1.25 the default GOMAXPROCS follows the quota (here 2), so remove the runtime.GOMAXPROCS(n) call or the GOMAXPROCS environment setting; before Go 1.25, use go.uber.org/automaxprocs or set GOMAXPROCS to the quota rounded up.
 }
 
 // LockedGoroutines counts goroutines locked to threads; it stops the world
