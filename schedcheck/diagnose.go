@@ -72,7 +72,7 @@ func usable(s Snapshot) float64 {
 
 func cpus(s Snapshot) string {
 	if s.CPUQuota > 0 {
-		return fmt.Sprintf("NumCPU %d, CPU quota %.2g", s.NumCPU, s.CPUQuota)
+		return fmt.Sprintf("NumCPU %d, CPU quota %.3g", s.NumCPU, s.CPUQuota)
 	}
 	return fmt.Sprintf("NumCPU %d, no CPU quota", s.NumCPU)
 }

@@ -30,9 +30,9 @@
 //     up, and above 2. Since Go 1.25 the runtime's default is exactly
 //     that (runtime/cgroup_linux.go: the quota rounded up, at least 2, at
 //     most the CPU count), so this shows only where GOMAXPROCS was set by
-//     hand (runtime.GOMAXPROCS or the GOMAXPROCS environment variable), a
-//     Go before 1.25 runs, or the quota sits on a parent cgroup: the
-//     runtime reads only the process's own cgroup, this package the
+//     hand (runtime.GOMAXPROCS or the GOMAXPROCS environment variable),
+//     under a Go before 1.25, or where the quota sits on a parent cgroup:
+//     the runtime reads only the process's own cgroup, this package the
 //     smallest quota from there up. The quota is cgroup v2's cpu.max or
 //     v1's cpu.cfs_quota_us over cpu.cfs_period_us, found through
 //     /proc/self/cgroup and /proc/self/mountinfo as the runtime finds it.
@@ -71,9 +71,11 @@
 //     runs a goroutine for up to a 10 ms time slice before the runtime
 //     preempts it (sysmon, in proc.go), so a goroutine on a busy program
 //     waits up to one slice, sometimes two, and that is not reported. The
-//     finding says how many CPUs the process ran on against how many its
-//     Ps could use: well under means the OS kept it off the CPUs (other
-//     processes, or the cgroup's quota) and that is part of the wait.
+//     finding says how many CPUs the process ran on (getrusage) against
+//     how many its Ps could use; under three quarters, with goroutines
+//     runnable in at least half the samples, means the OS kept it off the
+//     CPUs (other processes, or the cgroup's quota) and that is part of
+//     the wait.
 //
 // The runtime records about one in eight goroutine wake-ups in the latency
 // histogram, and quantiles are read as the lower edge of the histogram

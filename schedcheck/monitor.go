@@ -10,7 +10,8 @@ import (
 // Monitor samples the scheduler in a goroutine of its own and diagnoses
 // each new sample against the ones before it. Start one with Start; Stop
 // ends it and returns its Report. Its methods are safe to call from any
-// goroutine.
+// goroutine. A Monitor runs once: after its context ends or Stop, it takes
+// no more samples, and watching again takes a new Start.
 type Monitor struct {
 	cancel context.CancelFunc
 	done   chan struct{}

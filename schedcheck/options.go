@@ -142,7 +142,9 @@ func WithCgoInFlight(n int) Option {
 // WithOnFinding makes a Monitor call f with each finding the first time
 // its name is reported, from the Monitor's goroutine, while sampling
 // waits: f should return quickly, and must not call the Monitor's Stop
-// (Stop waits for that goroutine). Diagnose ignores it.
+// (Stop waits for that goroutine, so it would never return). A panic in f
+// is not recovered: it ends the program, as in any goroutine. Diagnose
+// ignores it.
 func WithOnFinding(f func(Finding)) Option {
 	return func(c *config) { c.onFinding = f }
 }
