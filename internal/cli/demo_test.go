@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/worksteal/steal"
+	"github.com/worksteal/steal/schedcheck"
 )
 
 func TestDemoTinyRunsAndReports(t *testing.T) {
@@ -114,5 +116,47 @@ func TestDemoSummaryFlagsSuperlinear(t *testing.T) {
 		if got := strings.Contains(b.String(), "more than linear"); got != c.flagged {
 			t.Errorf("1 worker %v, 2 workers %v: flagged %v, want %v\n%s", c.one, c.all, got, c.flagged, b.String())
 		}
+	}
+}
+
+// TestDemoCheck: with -check the demo ends with schedcheck's report, and
+// reports a symptom it is given: GOMAXPROCS 1 on a machine with more CPUs.
+// Without -check the output has no report.
+func TestDemoCheck(t *testing.T) {
+	args := []string{"demo", "-workers", "2", "-tasks", "40", "-size", "200000", "-every", "1s"}
+	var out, errOut bytes.Buffer
+	if code := run(args, nil, &out, &errOut); code != 0 || strings.Contains(out.String(), "schedcheck") {
+		t.Fatalf("without -check: exit %d, stderr %s, output:\n%s", code, errOut.String(), out.String())
+	}
+	out.Reset()
+	if code := run(append(args, "-check"), nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, errOut.String())
+	}
+	text := out.String()
+	_, report, ok := strings.Cut(text, "\nschedcheck: ")
+	if !ok || !strings.Contains(text, "summary\n") || strings.Index(text, "summary\n") > strings.Index(text, "\nschedcheck: ") {
+		t.Fatalf("no schedcheck report after the summary:\n%s", text)
+	}
+	// A busy machine may delay goroutines enough for a latency tail, and
+	// the test's own GOMAXPROCS (go test -cpu 1) or a container may make a
+	// configuration finding, which a single sample shows too; the demo
+	// itself should show nothing else.
+	allowed := map[string]bool{"sched-latency-tail": true}
+	for _, f := range schedcheck.Diagnose([]schedcheck.Snapshot{schedcheck.Sample()}) {
+		allowed[f.Name] = true
+	}
+	for _, name := range []string{"gomaxprocs-one", "container-quota", "pinned-threads", "cgo-threads", "unbounded-goroutines"} {
+		if strings.Contains(report, name+":") && !allowed[name] {
+			t.Errorf("the demo reported %s:\n%s", name, text)
+		}
+	}
+
+	if runtime.NumCPU() < 2 {
+		return
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	out.Reset()
+	if code := run(append(args, "-check"), nil, &out, &errOut); code != 0 || !strings.Contains(out.String(), "  gomaxprocs-one: GOMAXPROCS is 1") {
+		t.Fatalf("GOMAXPROCS 1: exit %d, stderr %s, output:\n%s", code, errOut.String(), out.String())
 	}
 }

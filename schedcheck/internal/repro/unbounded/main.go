@@ -1,0 +1,7 @@
+// Command unbounded runs the unbounded workload of package repro under a schedcheck
+// Monitor and prints what it reports: go run ./schedcheck/internal/repro/unbounded
+package main
+
+import "github.com/worksteal/steal/schedcheck/internal/repro"
+
+func main() { repro.Main("unbounded") }
