@@ -1,0 +1,19 @@
+// Package suite lists the stealvet analyzers: the static checks for Go
+// programs that defeat the runtime's work-stealing scheduler.
+//
+// The stealvet command, the golangci-lint plugin and any other driver
+// take their analyzers from Analyzers, so adding an analyzer to the
+// suite is one line in that list (and one import).
+package suite
+
+import (
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/worksteal/steal/vet/passes/callfreeloop"
+)
+
+// Analyzers are the analyzers of the suite, in the order of the
+// pitfalls they report.
+var Analyzers = []*analysis.Analyzer{
+	callfreeloop.Analyzer, // tight loop without a preemption point
+}
