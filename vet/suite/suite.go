@@ -10,10 +10,14 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/worksteal/steal/vet/passes/callfreeloop"
+	"github.com/worksteal/steal/vet/passes/containerprocs"
+	"github.com/worksteal/steal/vet/passes/maxprocsone"
 )
 
 // Analyzers are the analyzers of the suite, in the order of the
 // pitfalls they report.
 var Analyzers = []*analysis.Analyzer{
-	callfreeloop.Analyzer, // tight loop without a preemption point
+	maxprocsone.Analyzer,    // GOMAXPROCS(1): nothing to steal from
+	callfreeloop.Analyzer,   // tight loop without a preemption point
+	containerprocs.Analyzer, // GOMAXPROCS(NumCPU()) in containers
 }

@@ -9,6 +9,7 @@ import (
 	"go/types"
 	"strings"
 
+	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/types/typeutil"
 )
 
@@ -100,4 +101,12 @@ func IsCall(info *types.Info, call *ast.CallExpr) bool {
 		}
 	}
 	return true
+}
+
+// EnclosingFile returns the file that holds the node at cur.
+func EnclosingFile(cur inspector.Cursor) *ast.File {
+	for c := range cur.Enclosing((*ast.File)(nil)) {
+		return c.Node().(*ast.File)
+	}
+	return nil
 }
