@@ -12,6 +12,7 @@ import (
 	"github.com/worksteal/steal/vet/passes/callfreeloop"
 	"github.com/worksteal/steal/vet/passes/containerprocs"
 	"github.com/worksteal/steal/vet/passes/maxprocsone"
+	"github.com/worksteal/steal/vet/passes/selectspin"
 )
 
 // Analyzers are the analyzers of the suite, in the order of the
@@ -19,5 +20,6 @@ import (
 var Analyzers = []*analysis.Analyzer{
 	maxprocsone.Analyzer,    // GOMAXPROCS(1): nothing to steal from
 	callfreeloop.Analyzer,   // tight loop without a preemption point
+	selectspin.Analyzer,     // select-with-default spin
 	containerprocs.Analyzer, // GOMAXPROCS(NumCPU()) in containers
 }
