@@ -11,6 +11,7 @@ import (
 
 	"github.com/worksteal/steal/vet/passes/callfreeloop"
 	"github.com/worksteal/steal/vet/passes/containerprocs"
+	"github.com/worksteal/steal/vet/passes/lockthread"
 	"github.com/worksteal/steal/vet/passes/maxprocsone"
 	"github.com/worksteal/steal/vet/passes/selectspin"
 )
@@ -18,6 +19,7 @@ import (
 // Analyzers are the analyzers of the suite, in the order of the
 // pitfalls they report.
 var Analyzers = []*analysis.Analyzer{
+	lockthread.Analyzer,     // thread locked across a work loop
 	maxprocsone.Analyzer,    // GOMAXPROCS(1): nothing to steal from
 	callfreeloop.Analyzer,   // tight loop without a preemption point
 	selectspin.Analyzer,     // select-with-default spin

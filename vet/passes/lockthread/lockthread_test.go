@@ -1,0 +1,13 @@
+package lockthread_test
+
+import (
+	"testing"
+
+	"golang.org/x/tools/go/analysis/analysistest"
+
+	"github.com/worksteal/steal/vet/passes/lockthread"
+)
+
+func Test(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), lockthread.Analyzer, "a", "gui")
+}
