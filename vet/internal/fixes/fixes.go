@@ -12,7 +12,7 @@ import (
 // stmt has its line to itself (a trailing // comment included, since
 // it speaks of the statement), the whole line goes, so that neither a
 // blank line nor an orphaned comment is left; otherwise only the
-// statement's own text goes. The block's other statements, siblings,
+// statement's own text goes. The block's braces and other statements
 // show whether the line is shared.
 //
 // An import that the deletion leaves unused is not removed here: the
@@ -20,11 +20,11 @@ import (
 // FormatSourceRemoveImports) drop unused imports when they apply
 // fixes, and analysistest.RunWithSuggestedFixes does the same before
 // comparing with the golden file.
-func DeleteStmt(fset *token.FileSet, file *ast.File, siblings []ast.Stmt, stmt ast.Stmt) analysis.TextEdit {
+func DeleteStmt(fset *token.FileSet, file *ast.File, block *ast.BlockStmt, stmt ast.Stmt) analysis.TextEdit {
 	tf := fset.File(stmt.Pos())
 	first, last := tf.Line(stmt.Pos()), tf.Line(stmt.End())
-	alone := true
-	for _, s := range siblings {
+	alone := tf.Line(block.Lbrace) < first && tf.Line(block.Rbrace) > last
+	for _, s := range block.List {
 		if s != stmt && tf.Line(s.End()) >= first && tf.Line(s.Pos()) <= last {
 			alone = false
 		}
@@ -36,7 +36,7 @@ func DeleteStmt(fset *token.FileSet, file *ast.File, siblings []ast.Stmt, stmt a
 			}
 		}
 	}
-	if !alone || last >= tf.LineCount() {
+	if !alone {
 		return analysis.TextEdit{Pos: stmt.Pos(), End: stmt.End()}
 	}
 	return analysis.TextEdit{Pos: tf.LineStart(first), End: tf.LineStart(last + 1)}

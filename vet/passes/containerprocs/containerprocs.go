@@ -87,7 +87,7 @@ func suggest(pass *analysis.Pass, cur inspector.Cursor) (analysis.SuggestedFix, 
 			funcs.IsMainOrInit(pass.Pkg, decl) && countMaxprocs(pass, cur.Parent().Parent()) == 1 {
 			return analysis.SuggestedFix{
 				Message:   "Delete the call: the default follows the container's CPU limit",
-				TextEdits: []analysis.TextEdit{fixes.DeleteStmt(pass.Fset, funcs.EnclosingFile(cur), body.List, stmt)},
+				TextEdits: []analysis.TextEdit{fixes.DeleteStmt(pass.Fset, funcs.EnclosingFile(cur), body, stmt)},
 			}, true
 		}
 	}

@@ -70,5 +70,5 @@ func deletion(pass *analysis.Pass, cur inspector.Cursor) (analysis.TextEdit, boo
 		return analysis.TextEdit{}, false
 	}
 	file := funcs.EnclosingFile(cur)
-	return fixes.DeleteStmt(pass.Fset, file, body.List, stmt), true
+	return fixes.DeleteStmt(pass.Fset, file, body, stmt), true
 }

@@ -6,6 +6,9 @@ func init() {
 	runtime.GOMAXPROCS(1) // want `GOMAXPROCS\(1\) surprise: with a single P there is no other run queue to steal from`
 }
 
+// Sharing its line with the braces: only the call goes.
+func init() { runtime.GOMAXPROCS(1) } // want `GOMAXPROCS\(1\) surprise`
+
 const one = 1
 
 func configure() int {
