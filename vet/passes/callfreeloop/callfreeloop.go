@@ -34,11 +34,24 @@ const (
 		"wait on a channel, sync.Cond or sync.WaitGroup instead"
 )
 
+// tests is the -callfreeloop.tests flag. Off by default: a test that builds this
+// pattern usually does so on purpose (the runtime's own tests make CPU
+// hogs and locked spinners to exercise the scheduler), and test code
+// does not run where work stealing matters.
+var tests bool
+
+func init() {
+	Analyzer.Flags.BoolVar(&tests, "tests", false, "also report in _test.go files")
+}
+
 func run(pass *analysis.Pass) (any, error) {
 	insp := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	var fx *loopfx.Analysis // built on the first candidate: most packages have none
 	for cur := range insp.Root().Preorder((*ast.ForStmt)(nil)) {
 		loop := cur.Node().(*ast.ForStmt)
+		if !tests && funcs.IsTestFile(pass.Fset, loop.Pos()) {
+			continue
+		}
 		if !callFree(pass.TypesInfo, loop) || faults(pass.TypesInfo, loop.Body) {
 			continue
 		}

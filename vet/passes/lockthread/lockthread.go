@@ -28,6 +28,16 @@ const msg = "LockOSThread starvation: this goroutine stays locked to its OS thre
 	"instead of running it wherever stealing finds a free one; unlock before the loop and lock only around thread-bound calls, " +
 	"or let unlocked workers share one channel"
 
+// tests is the -lockthread.tests flag. Off by default: a test that builds this
+// pattern usually does so on purpose (the runtime's own tests make CPU
+// hogs and locked spinners to exercise the scheduler), and test code
+// does not run where work stealing matters.
+var tests bool
+
+func init() {
+	Analyzer.Flags.BoolVar(&tests, "tests", false, "also report in _test.go files")
+}
+
 func run(pass *analysis.Pass) (any, error) {
 	if !funcs.Imports(pass.Pkg, "runtime") {
 		return nil, nil
@@ -40,6 +50,9 @@ func run(pass *analysis.Pass) (any, error) {
 			continue
 		}
 		if _, deferred := cur.Parent().Node().(*ast.DeferStmt); deferred {
+			continue
+		}
+		if !tests && funcs.IsTestFile(pass.Fset, lock.Pos()) {
 			continue
 		}
 		var body *ast.BlockStmt

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/constant"
 	"go/token"
+	"go/types"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
@@ -39,7 +40,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if v := pass.TypesInfo.Types[call.Args[0]].Value; v == nil || !constant.Compare(v, token.EQL, constant.MakeInt64(1)) {
 			continue
 		}
-		if funcs.IsTestFile(pass.Fset, call.Pos()) {
+		if funcs.IsTestFile(pass.Fset, call.Pos()) || restored(pass, cur) {
 			continue
 		}
 		d := analysis.Diagnostic{Pos: call.Pos(), End: call.End(), Message: msg}
@@ -71,4 +72,48 @@ func deletion(pass *analysis.Pass, cur inspector.Cursor) (analysis.TextEdit, boo
 	}
 	file := funcs.EnclosingFile(cur)
 	return fixes.DeleteStmt(pass.Fset, file, body, stmt), true
+}
+
+// restored reports whether the GOMAXPROCS(1) call at cur is the first
+// half of a scoped change: its result, the old value, goes to a
+// deferred runtime.GOMAXPROCS call, as in
+//
+//	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+//
+// (testing.AllocsPerRun does this to count allocations on one P), or
+// to a variable that the enclosing function passes to
+// runtime.GOMAXPROCS. The program gets its Ps back afterwards.
+func restored(pass *analysis.Pass, cur inspector.Cursor) bool {
+	info := pass.TypesInfo
+	var saved types.Object
+	switch p := cur.Parent().Node().(type) {
+	case *ast.CallExpr:
+		_, deferred := cur.Parent().Parent().Node().(*ast.DeferStmt)
+		return deferred && funcs.Is(funcs.Callee(info, p), "runtime", "GOMAXPROCS")
+	case *ast.AssignStmt:
+		if len(p.Lhs) == 1 && len(p.Rhs) == 1 {
+			if id, ok := p.Lhs[0].(*ast.Ident); ok {
+				saved = info.ObjectOf(id)
+			}
+		}
+	case *ast.ValueSpec:
+		if len(p.Names) == 1 && len(p.Values) == 1 {
+			saved = info.Defs[p.Names[0]]
+		}
+	}
+	if saved == nil {
+		return false
+	}
+	for fn := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+		for c := range fn.Preorder((*ast.CallExpr)(nil)) {
+			call := c.Node().(*ast.CallExpr)
+			if len(call.Args) == 1 && funcs.Is(funcs.Callee(info, call), "runtime", "GOMAXPROCS") {
+				if id, ok := ast.Unparen(call.Args[0]).(*ast.Ident); ok && info.Uses[id] == saved {
+					return true
+				}
+			}
+		}
+		break // the innermost function only
+	}
+	return false
 }

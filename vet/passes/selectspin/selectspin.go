@@ -30,11 +30,24 @@ const (
 		"and Gosched only lends the P to goroutines already runnable, so the loop burns a CPU whenever there is nothing else to run" + fixAdvice
 )
 
+// tests is the -selectspin.tests flag. Off by default: a test that builds this
+// pattern usually does so on purpose (the runtime's own tests make CPU
+// hogs and locked spinners to exercise the scheduler), and test code
+// does not run where work stealing matters.
+var tests bool
+
+func init() {
+	Analyzer.Flags.BoolVar(&tests, "tests", false, "also report in _test.go files")
+}
+
 func run(pass *analysis.Pass) (any, error) {
 	insp := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	var fx *loopfx.Analysis
 	for cur := range insp.Root().Preorder((*ast.ForStmt)(nil)) {
 		loop := cur.Node().(*ast.ForStmt)
+		if !tests && funcs.IsTestFile(pass.Fset, loop.Pos()) {
+			continue
+		}
 		selects := defaultSelects(loop.Body)
 		if len(selects) == 0 {
 			continue

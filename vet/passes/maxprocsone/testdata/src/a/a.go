@@ -17,8 +17,24 @@ func configure() int {
 	return prev
 }
 
+// Negative: scoped changes, restored in the same function.
 func scoped() {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // want `GOMAXPROCS\(1\) surprise`
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+}
+
+func saveRestore(work func()) {
+	old := runtime.GOMAXPROCS(1)
+	work()
+	runtime.GOMAXPROCS(old)
+	var prev = runtime.GOMAXPROCS(1)
+	defer func() { runtime.GOMAXPROCS(prev) }()
+}
+
+// Saved but never restored, and restored from elsewhere: reported.
+func notRestored(other int) int {
+	kept := runtime.GOMAXPROCS(1) // want `GOMAXPROCS\(1\) surprise`
+	runtime.GOMAXPROCS(other)
+	return kept
 }
 
 // Negative look-alikes: a query, other values, a variable.
