@@ -8,7 +8,10 @@
 # Corpora: std (the standard library), xtools (golang.org/x/tools),
 # nats (github.com/nats-io/nats-server/v2), prom
 # (github.com/prometheus/client_golang), steal (this repository's root
-# module). Test files are analyzed too (stealvet's default, -test).
+# module). Test files are loaded too (-test, the default), and every
+# analyzer flag NAME.tests is set, so that the analyzers that skip
+# _test.go files by default report there as well: the findings outside
+# _test.go files are what a default run reports.
 #
 # Needs Go, jq, and the Go module proxy. The module cache is read-only,
 # so each third-party module is copied to a work directory first.
@@ -27,6 +30,7 @@ export GOTOOLCHAIN=local GOWORK=off
 
 go build -o "$WORK/stealvet" ./cmd/stealvet || exit 1
 stealvet=$WORK/stealvet
+testflags=$("$stealvet" -flags | jq -r '.[] | select(.Name | endswith(".tests")) | "-" + .Name')
 
 # fetch MODULE@VERSION: a writable copy of the module, with its
 # dependencies downloaded; prints its directory.
@@ -57,11 +61,11 @@ run() {
 	local name=$1 dir=$2 pat=$3 start
 	start=$(date +%s)
 	echo "== $name: $pat in $dir" >&2
-	(cd "$dir" && GOFLAGS=-mod=mod nice "$stealvet" -json "$pat" >"$OUT/$name.json" 2>"$OUT/$name.err")
+	(cd "$dir" && GOFLAGS=-mod=mod nice "$stealvet" -json $testflags "$pat" >"$OUT/$name.json" 2>"$OUT/$name.err")
 	jq -r 'to_entries[] | .value | to_entries[] | .key as $a |
 		if (.value | type) == "array" then .value[] | [$a, .posn, .message] | @tsv
 		else [$a, "error", (.value.error // "")] | @tsv end' "$OUT/$name.json" |
-		sed "s#$dir/##" | sort -u >"$OUT/$name.tsv"
+		sed -e "s#$dir/##" -e "s#$(go env GOROOT)/src/##" | sort -u >"$OUT/$name.tsv"
 	loc "$dir" "$pat" >"$OUT/$name.loc"
 	echo "$name: $(wc -l <"$OUT/$name.tsv") findings, $(cut -f2 "$OUT/$name.loc") lines, $(($(date +%s) - start))s" >&2
 }
@@ -78,14 +82,18 @@ for c in $corpora; do
 	esac
 done
 
-# summary.tsv: corpus, analyzer, findings, non-test lines, all lines.
+# summary.tsv: corpus, analyzer, findings outside _test.go files,
+# findings in _test.go files, non-test lines, all lines.
 {
+	printf 'corpus\tanalyzer\tnon-test\ttest\tnon-test lines\tall lines\n'
 	for c in $corpora; do
 		names=$(cut -f1 "$OUT/$c.tsv" | sort -u)
 		for a in $names; do
-			printf '%s\t%s\t%d\t%s\n' "$c" "$a" "$(grep -c "^$a	" "$OUT/$c.tsv")" "$(cat "$OUT/$c.loc")"
+			t=$(grep "^$a	" "$OUT/$c.tsv" | cut -f2 | grep -c '_test\.go:')
+			n=$(grep -c "^$a	" "$OUT/$c.tsv")
+			printf '%s\t%s\t%d\t%d\t%s\n' "$c" "$a" $((n - t)) "$t" "$(cat "$OUT/$c.loc")"
 		done
-		[ -n "$names" ] || printf '%s\t-\t0\t%s\n' "$c" "$(cat "$OUT/$c.loc")"
+		[ -n "$names" ] || printf '%s\t-\t0\t0\t%s\n' "$c" "$(cat "$OUT/$c.loc")"
 	done
 } >"$OUT/summary.tsv"
 cat "$OUT/summary.tsv"
