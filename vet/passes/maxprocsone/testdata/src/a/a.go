@@ -2,8 +2,9 @@ package a
 
 import "runtime"
 
+// The "GOMAXPROCS=1 surprise" init function, comment included.
 func init() {
-	runtime.GOMAXPROCS(1) // want `GOMAXPROCS\(1\) surprise: with a single P there is no other run queue to steal from`
+	runtime.GOMAXPROCS(1) // "for predictable behavior" // want `GOMAXPROCS\(1\) surprise: with a single P there is no other run queue to steal from`
 }
 
 // Sharing its line with the braces: only the call goes.
