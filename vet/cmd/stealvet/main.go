@@ -13,8 +13,12 @@
 //	go vet -vettool=$(which stealvet) ./...
 //
 // Every analyzer has a flag of its own name: -NAME=false switches it
-// off, and naming some with -NAME (=true) runs only those
-// (multichecker's rule). "stealvet help" lists the analyzers.
+// off, and naming some with -NAME (=true) runs only those. That is
+// multichecker's rule (its flag parsing, analysisflags.Parse in
+// x/tools, registers -NAME for each analyzer and -NAME.FLAG for each
+// of its flags), and go vet passes those flags on since the tool
+// lists them for go vet's -flags query. "stealvet help" lists the
+// analyzers. The analyzers come from suite.Analyzers.
 package main
 
 import (

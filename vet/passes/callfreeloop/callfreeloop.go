@@ -136,9 +136,10 @@ func callFree(info *types.Info, loop *ast.ForStmt) bool {
 				free = false
 			}
 		case *ast.RangeStmt:
-			// Ranging over a channel receives; over a function, calls.
+			// Ranging over a channel receives; over a function, calls;
+			// over a type parameter, may do either.
 			switch info.TypeOf(n.X).Underlying().(type) {
-			case *types.Chan, *types.Signature:
+			case *types.Chan, *types.Signature, *types.Interface:
 				free = false
 			}
 		}

@@ -159,8 +159,10 @@ func spinPath(info *types.Info, loop *ast.ForStmt, selects []*ast.SelectStmt, sk
 				spins = false
 			}
 		case *ast.RangeStmt:
+			// Ranging over a channel receives; over a function, calls;
+			// over a type parameter, may do either.
 			switch info.TypeOf(n.X).Underlying().(type) {
-			case *types.Chan, *types.Signature:
+			case *types.Chan, *types.Signature, *types.Interface:
 				spins = false
 			}
 		}

@@ -235,3 +235,11 @@ func afterNoReturn() int {
 	for {
 	}
 }
+
+// Ranging over a type parameter whose core type is a channel receives.
+func genericRange[C ~chan int](c C) {
+	for {
+		for range c {
+		}
+	}
+}
