@@ -8,7 +8,8 @@
 # Corpora: std (the standard library), xtools (golang.org/x/tools),
 # nats (github.com/nats-io/nats-server/v2), prom
 # (github.com/prometheus/client_golang), steal (this repository's root
-# module). Test files are loaded too (-test, the default), and every
+# module), cmd (the Go distribution's commands, GOROOT/src/cmd, an
+# extra corpus). Test files are loaded too (-test, the default), and every
 # analyzer flag NAME.tests is set, so that the analyzers that skip
 # _test.go files by default report there as well: the findings outside
 # _test.go files are what a default run reports.
@@ -70,7 +71,7 @@ run() {
 	echo "$name: $(wc -l <"$OUT/$name.tsv") findings, $(cut -f2 "$OUT/$name.loc") lines, $(($(date +%s) - start))s" >&2
 }
 
-corpora=${*:-std xtools nats prom steal}
+corpora=${*:-std xtools nats prom steal cmd}
 for c in $corpora; do
 	case $c in
 	std) run std "$WORK" std ;;
@@ -78,6 +79,7 @@ for c in $corpora; do
 	nats) run nats "$(fetch github.com/nats-io/nats-server/v2@v2.15.2)" ./... ;;
 	prom) run prom "$(fetch github.com/prometheus/client_golang@v1.25.0)" ./... ;;
 	steal) run steal "$root" ./... ;;
+	cmd) run cmd "$(go env GOROOT)/src/cmd" ./... ;;
 	*) echo "unknown corpus $c" >&2; exit 2 ;;
 	esac
 done

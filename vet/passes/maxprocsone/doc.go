@@ -33,9 +33,11 @@
 //     other constant or non-constant argument.
 //   - Calls in _test.go files: tests pin GOMAXPROCS on purpose, to
 //     make a schedule reproducible, and do not ship.
-//   - A scoped change whose old value is restored in the same
-//     function: defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)), or
-//     old := runtime.GOMAXPROCS(1) with a later runtime.GOMAXPROCS(old).
-//     Measurement helpers such as testing.AllocsPerRun do this; the
-//     program gets its Ps back.
+//   - A scoped change: defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)),
+//     or a GOMAXPROCS(1) that the same function follows with another
+//     GOMAXPROCS call setting a value other than 1, such as
+//     old := runtime.GOMAXPROCS(1); ...; runtime.GOMAXPROCS(old).
+//     Measurement helpers (testing.AllocsPerRun) and tests that must
+//     live in non-test files (cgo tests) do this; the program gets its
+//     Ps back.
 package maxprocsone

@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/constant"
 	"go/token"
-	"go/types"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
@@ -74,43 +73,32 @@ func deletion(pass *analysis.Pass, cur inspector.Cursor) (analysis.TextEdit, boo
 	return fixes.DeleteStmt(pass.Fset, file, body, stmt), true
 }
 
-// restored reports whether the GOMAXPROCS(1) call at cur is the first
-// half of a scoped change: its result, the old value, goes to a
-// deferred runtime.GOMAXPROCS call, as in
+// restored reports whether the GOMAXPROCS(1) call at cur is a scoped
+// change: its result, the old value, goes straight to a deferred
+// runtime.GOMAXPROCS call, as in
 //
 //	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 //
 // (testing.AllocsPerRun does this to count allocations on one P), or
-// to a variable that the enclosing function passes to
-// runtime.GOMAXPROCS. The program gets its Ps back afterwards.
+// the enclosing function sets GOMAXPROCS again later, to a value other
+// than 1 (old := runtime.GOMAXPROCS(1); ...; runtime.GOMAXPROCS(old)).
+// Either way the program gets its Ps back.
 func restored(pass *analysis.Pass, cur inspector.Cursor) bool {
 	info := pass.TypesInfo
-	var saved types.Object
-	switch p := cur.Parent().Node().(type) {
-	case *ast.CallExpr:
+	if outer, ok := cur.Parent().Node().(*ast.CallExpr); ok {
 		_, deferred := cur.Parent().Parent().Node().(*ast.DeferStmt)
-		return deferred && funcs.Is(funcs.Callee(info, p), "runtime", "GOMAXPROCS")
-	case *ast.AssignStmt:
-		if len(p.Lhs) == 1 && len(p.Rhs) == 1 {
-			if id, ok := p.Lhs[0].(*ast.Ident); ok {
-				saved = info.ObjectOf(id)
-			}
-		}
-	case *ast.ValueSpec:
-		if len(p.Names) == 1 && len(p.Values) == 1 {
-			saved = info.Defs[p.Names[0]]
-		}
+		return deferred && funcs.Is(funcs.Callee(info, outer), "runtime", "GOMAXPROCS")
 	}
-	if saved == nil {
-		return false
-	}
+	one := cur.Node().(*ast.CallExpr)
 	for fn := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
 		for c := range fn.Preorder((*ast.CallExpr)(nil)) {
 			call := c.Node().(*ast.CallExpr)
-			if len(call.Args) == 1 && funcs.Is(funcs.Callee(info, call), "runtime", "GOMAXPROCS") {
-				if id, ok := ast.Unparen(call.Args[0]).(*ast.Ident); ok && info.Uses[id] == saved {
-					return true
-				}
+			if call.Pos() <= one.End() || len(call.Args) != 1 ||
+				!funcs.Is(funcs.Callee(info, call), "runtime", "GOMAXPROCS") {
+				continue
+			}
+			if v := info.Types[call.Args[0]].Value; v == nil || (v.String() != "0" && v.String() != "1") {
+				return true // sets a value other than 1; 0 only queries
 			}
 		}
 		break // the innermost function only

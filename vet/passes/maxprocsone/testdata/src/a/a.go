@@ -31,11 +31,23 @@ func saveRestore(work func()) {
 	defer func() { runtime.GOMAXPROCS(prev) }()
 }
 
-// Saved but never restored, and restored from elsewhere: reported.
+func setAgain(threads int) {
+	runtime.GOMAXPROCS(1)
+	runtime.GOMAXPROCS(0) // a query does not undo it: see the next function
+	runtime.GOMAXPROCS(threads)
+}
+
+// Saved but never restored, or set to 1 after the other call: reported.
 func notRestored(other int) int {
-	kept := runtime.GOMAXPROCS(1) // want `GOMAXPROCS\(1\) surprise`
 	runtime.GOMAXPROCS(other)
+	kept := runtime.GOMAXPROCS(1) // want `GOMAXPROCS\(1\) surprise`
+	runtime.GOMAXPROCS(0)
 	return kept
+}
+
+func setOneTwice() {
+	runtime.GOMAXPROCS(1) // want `GOMAXPROCS\(1\) surprise`
+	runtime.GOMAXPROCS(1) // want `GOMAXPROCS\(1\) surprise`
 }
 
 // Negative look-alikes: a query, other values, a variable.
