@@ -51,8 +51,14 @@
 //     atomic is a deliberate choice this analyzer leaves alone.
 //   - Loops with a select: the selectspin analyzer owns those.
 //   - Loops that leave unconditionally, or through goto.
-//   - The runtime's "never returns" idiom, for { *(*int)(nil) = 0 },
-//     which faults on its first iteration.
+//   - The runtime's "never returns" idiom, for { *(*int)(nil) = 0 }
+//     (or var p *T; *p = v), which faults on its first iteration.
+//   - Loops that control cannot reach, such as a for {} after a call
+//     to panic, os.Exit or a function that always panics, written only
+//     because a function with results must end in a terminating
+//     statement (reachability comes from the ctrlflow analyzer).
+//   - _test.go files, unless -callfreeloop.tests is set: tests spin on
+//     purpose to exercise the scheduler.
 //
 // staticcheck's SA5002 reports only the empty for {} loop; this
 // analyzer also reports busy-waits with a condition or a body.

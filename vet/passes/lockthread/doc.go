@@ -56,4 +56,5 @@
 //     program runs closures on one dedicated thread.
 //   - Functions that are neither started with go in the package nor
 //     named like a run loop.
+//   - _test.go files, unless -lockthread.tests is set: tests lock threads on purpose to exercise the scheduler.
 package lockthread

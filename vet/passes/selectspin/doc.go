@@ -62,4 +62,5 @@
 //     default in a for-select; this analyzer also covers defaults with
 //     statements, atomic polls and Gosched, and statements around the
 //     select).
+//   - _test.go files, unless -selectspin.tests is set: tests build CPU hogs on purpose to exercise the scheduler.
 package selectspin
