@@ -7,7 +7,6 @@ var done bool
 
 func init() {
 	runtime.GOMAXPROCS(1)
-	runtime.GOMAXPROCS(runtime.NumCPU())
 }
 
 func worker(ch chan int) {
@@ -18,6 +17,7 @@ func worker(ch chan int) {
 }
 
 func main() {
+	runtime.GOMAXPROCS(runtime.NumCPU())
 	ch := make(chan int)
 	go worker(ch)
 	quit := make(chan struct{})
