@@ -1,0 +1,3 @@
+module example.com/aware
+
+go 1.25

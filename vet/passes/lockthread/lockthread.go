@@ -1,0 +1,209 @@
+package lockthread
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/worksteal/steal/vet/internal/funcs"
+)
+
+// Analyzer reports goroutines locked to their thread across a work loop.
+var Analyzer = &analysis.Analyzer{
+	Name:     "lockthread",
+	Doc:      "report goroutines that keep their OS thread locked across a work loop\n\nA locked goroutine runs only on its own thread, so every wait for work costs a thread handoff and idle locked threads cannot help others; lock only around thread-bound calls.",
+	URL:      "https://pkg.go.dev/github.com/worksteal/steal/vet/passes/lockthread",
+	Requires: []*analysis.Analyzer{inspect.Analyzer},
+	Run:      run,
+}
+
+const msg = "LockOSThread starvation: this goroutine stays locked to its OS thread across the work loop at line %d, " +
+	"so its thread sleeps whenever it waits for work, and to resume it the scheduler must hand a P to that one thread " +
+	"instead of running it wherever stealing finds a free one; unlock before the loop and lock only around thread-bound calls, " +
+	"or let unlocked workers share one channel"
+
+// tests is the -lockthread.tests flag. Off by default: a test that builds this
+// pattern usually does so on purpose (the runtime's own tests make CPU
+// hogs and locked spinners to exercise the scheduler), and test code
+// does not run where work stealing matters.
+var tests bool
+
+func init() {
+	Analyzer.Flags.BoolVar(&tests, "tests", false, "also report in _test.go files")
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	if !funcs.Imports(pass.Pkg, "runtime") {
+		return nil, nil
+	}
+	insp := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	goFuncs, goLits := goroutines(pass, insp)
+	for cur := range insp.Root().Preorder((*ast.CallExpr)(nil)) {
+		lock := cur.Node().(*ast.CallExpr)
+		if !funcs.Is(funcs.Callee(pass.TypesInfo, lock), "runtime", "LockOSThread") {
+			continue
+		}
+		if _, deferred := cur.Parent().Node().(*ast.DeferStmt); deferred {
+			continue
+		}
+		if !tests && funcs.IsTestFile(pass.Fset, lock.Pos()) {
+			continue
+		}
+		var body *ast.BlockStmt
+		for fn := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+			switch fn := fn.Node().(type) {
+			case *ast.FuncDecl:
+				if !funcs.IsMainOrInit(pass.Pkg, fn) &&
+					(goFuncs[pass.TypesInfo.Defs[fn.Name]] || fn.Recv != nil && runLoopName(fn.Name.Name)) {
+					body = fn.Body
+				}
+			case *ast.FuncLit:
+				if goLits[fn] {
+					body = fn.Body
+				}
+			}
+			break // the innermost function only
+		}
+		if body == nil {
+			continue
+		}
+		if loop := pinnedLoop(pass.TypesInfo, body, lock); loop != nil {
+			line := pass.Fset.Position(loop.Pos()).Line
+			pass.Report(analysis.Diagnostic{Pos: lock.Pos(), End: lock.End(), Message: fmt.Sprintf(msg, line)})
+		}
+	}
+	return nil, nil
+}
+
+// goroutines returns the functions and function literals that the
+// package starts as goroutines: with a go statement, or through
+// sync.WaitGroup.Go or errgroup's Group.Go.
+func goroutines(pass *analysis.Pass, insp *inspector.Inspector) (map[types.Object]bool, map[*ast.FuncLit]bool) {
+	fns := make(map[types.Object]bool)
+	lits := make(map[*ast.FuncLit]bool)
+	started := func(e ast.Expr) {
+		switch e := ast.Unparen(e).(type) {
+		case *ast.FuncLit:
+			lits[e] = true
+		case *ast.Ident:
+			if fn, ok := pass.TypesInfo.Uses[e].(*types.Func); ok {
+				fns[fn.Origin()] = true
+			}
+		case *ast.SelectorExpr: // a method value or pkg.F
+			if fn, ok := pass.TypesInfo.Uses[e.Sel].(*types.Func); ok {
+				fns[fn.Origin()] = true
+			}
+		}
+	}
+	for cur := range insp.Root().Preorder((*ast.GoStmt)(nil), (*ast.CallExpr)(nil)) {
+		switch n := cur.Node().(type) {
+		case *ast.GoStmt:
+			started(n.Call.Fun)
+		case *ast.CallExpr:
+			fn := funcs.Callee(pass.TypesInfo, n)
+			if len(n.Args) == 1 && (funcs.Is(fn, "sync", "Go") || funcs.Is(fn, "golang.org/x/sync/errgroup", "Go")) {
+				started(n.Args[0])
+			}
+		}
+	}
+	return fns, lits
+}
+
+// runLoopName reports whether a method name says the method is a
+// goroutine's main loop.
+func runLoopName(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "run", "loop", "runloop", "serve", "work", "worker", "poll", "consume", "dispatch":
+		return true
+	}
+	return strings.HasSuffix(n, "loop")
+}
+
+// pinnedLoop returns the first work loop in body that starts after lock
+// with the thread still locked, or nil.
+func pinnedLoop(info *types.Info, body *ast.BlockStmt, lock *ast.CallExpr) ast.Stmt {
+	var loop ast.Stmt
+	unlocked, setsUpThread := false, false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if loop != nil || unlocked || setsUpThread {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit, *ast.DeferStmt:
+			return false // runs later, or elsewhere
+		case *ast.CallExpr:
+			if n.Pos() > lock.End() {
+				if funcs.IsCallTo(info, n, "runtime", "UnlockOSThread") {
+					unlocked = true
+				} else if threadCall(info, n) {
+					setsUpThread = true
+				}
+			}
+		case *ast.ForStmt, *ast.RangeStmt:
+			if n.Pos() > lock.End() && workLoop(info, n.(ast.Stmt)) {
+				loop = n.(ast.Stmt)
+			}
+		}
+		return true
+	})
+	return loop
+}
+
+// threadCall reports whether call goes to the OS or to C: the calls
+// that set up the thread state a lock exists for.
+func threadCall(info *types.Info, call *ast.CallExpr) bool {
+	fn := funcs.Callee(info, call)
+	if fn == nil || fn.Pkg() == nil {
+		return false
+	}
+	switch fn.Pkg().Path() {
+	case "syscall", "golang.org/x/sys/unix", "golang.org/x/sys/windows", "C":
+		return true
+	}
+	return strings.HasPrefix(fn.Name(), "_Cfunc_") // cgo-generated
+}
+
+// workLoop reports whether loop waits for work on channels: it ranges
+// over a channel, or its body receives or selects. A loop receiving
+// functions to run is a thread-bound dispatcher, not a work loop.
+func workLoop(info *types.Info, loop ast.Stmt) bool {
+	var body *ast.BlockStmt
+	switch l := loop.(type) {
+	case *ast.RangeStmt:
+		if ch, ok := info.TypeOf(l.X).Underlying().(*types.Chan); ok {
+			return !isFunc(ch.Elem())
+		}
+		body = l.Body
+	case *ast.ForStmt:
+		body = l.Body
+	}
+	waits := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.SelectStmt:
+			waits = true
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				if ch, ok := info.TypeOf(n.X).Underlying().(*types.Chan); !ok || !isFunc(ch.Elem()) {
+					waits = true
+				}
+			}
+		}
+		return !waits
+	})
+	return waits
+}
+
+func isFunc(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Signature)
+	return ok
+}

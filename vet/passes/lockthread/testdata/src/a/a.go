@@ -1,0 +1,140 @@
+package a
+
+import (
+	"runtime"
+	"sync"
+	"syscall"
+)
+
+// Started with go in this package, under any name.
+func serve(ch chan Request) {
+	runtime.LockOSThread() // want `LockOSThread starvation`
+	for {
+		req, ok := <-ch
+		if !ok {
+			return
+		}
+		process(req)
+	}
+}
+
+func startServe(ch chan Request) { go serve(ch) }
+
+// A go func literal with a select loop.
+func literal(ch chan Request, done chan struct{}) {
+	go func() {
+		runtime.LockOSThread() // want `LockOSThread starvation`
+		for {
+			select {
+			case req := <-ch:
+				process(req)
+			case <-done:
+				return
+			}
+		}
+	}()
+}
+
+// Started through sync.WaitGroup.Go.
+func waitGroup(ch chan Request) {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		runtime.LockOSThread() // want `LockOSThread starvation`
+		defer runtime.UnlockOSThread()
+		for req := range ch {
+			process(req)
+		}
+	})
+	wg.Wait()
+}
+
+type Poller struct{ events chan int }
+
+// Not started in this package, but named like a run loop.
+func (p *Poller) EventLoop() {
+	runtime.LockOSThread() // want `LockOSThread starvation`
+	for ev := range p.events {
+		_ = ev
+	}
+}
+
+// Negative look-alikes.
+
+// Locked only around a short section before the loop.
+func shortSection(ch chan Request) {
+	runtime.LockOSThread()
+	process(Request{})
+	runtime.UnlockOSThread()
+	for req := range ch {
+		process(req)
+	}
+}
+
+func startShort(ch chan Request) { go shortSection(ch) }
+
+// Locked around each item, inside the loop.
+func perItem(ch chan Request) {
+	go func() {
+		for req := range ch {
+			runtime.LockOSThread()
+			process(req)
+			runtime.UnlockOSThread()
+		}
+	}()
+}
+
+// Locked, but no work loop.
+func noLoop() {
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		process(Request{})
+	}()
+}
+
+// Thread state set up before the loop: the lock is the point.
+func threadState(ch chan Request) {
+	go func() {
+		runtime.LockOSThread()
+		if err := syscall.Setpriority(syscall.PRIO_PROCESS, 0, 10); err != nil {
+			return
+		}
+		for req := range ch {
+			process(req)
+		}
+	}()
+}
+
+// A dedicated thread that runs the closures it is sent.
+func dispatcher(calls chan func()) {
+	go func() {
+		runtime.LockOSThread()
+		for f := range calls {
+			f()
+		}
+	}()
+}
+
+// Neither started with go here nor named like a run loop.
+func helper(ch chan Request) {
+	runtime.LockOSThread()
+	for req := range ch {
+		process(req)
+	}
+}
+
+// A run-loop name on a plain function, not a method.
+func Run(ch chan Request) {
+	runtime.LockOSThread()
+	for req := range ch {
+		process(req)
+	}
+}
+
+// A loop that does not wait on a channel.
+func (p *Poller) Loop(n int) {
+	runtime.LockOSThread()
+	for i := 0; i < n; i++ {
+		process(Request{})
+	}
+}

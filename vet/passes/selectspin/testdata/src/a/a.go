@@ -1,0 +1,178 @@
+package a
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+func retrySend(ch chan int, v int) {
+	for {
+		select {
+		case ch <- v:
+			return
+		default: // want `channel-driven spin:`
+		}
+		// A comment after the select is not a statement.
+	}
+}
+
+func yields(ch chan int) int {
+	for {
+		select {
+		case v := <-ch:
+			return v
+		default: // want `channel-driven spin with runtime.Gosched`
+			runtime.Gosched()
+		}
+	}
+}
+
+func statementsAfter(ch chan int) int {
+	n := 0
+	for {
+		select {
+		case v := <-ch:
+			if v == 0 {
+				return n
+			}
+		default: // want `channel-driven spin:`
+		}
+		n++
+	}
+}
+
+func condSetByCase(ch chan int) {
+	stopped := false
+	for !stopped {
+		select {
+		case v := <-ch:
+			stopped = v == 0
+		default: // want `channel-driven spin:`
+		}
+	}
+}
+
+func atomicPoll(ch chan int, quit *atomic.Bool) {
+	for {
+		select {
+		case <-ch:
+		default: // want `channel-driven spin:`
+			if quit.Load() {
+				return
+			}
+		}
+	}
+}
+
+func onlyDefault() {
+	for {
+		select {
+		default: // want `channel-driven spin:`
+		}
+	}
+}
+
+// Negative look-alikes.
+
+func sleeps(done chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		default:
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+func noDefault(done, work chan int) {
+	for {
+		select {
+		case <-done:
+			return
+		case <-work:
+		}
+	}
+}
+
+func blocksElsewhere(done chan struct{}, work chan int) {
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		<-work
+	}
+}
+
+func works(done chan struct{}, step func()) {
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		step()
+	}
+}
+
+func drain(ch chan int) int {
+	n := 0
+	for {
+		select {
+		case <-ch:
+			n++
+		default:
+			return n
+		}
+	}
+}
+
+func drainLabeled(ch chan int) int {
+	n := 0
+loop:
+	for {
+		select {
+		case <-ch:
+			n++
+		default:
+			break loop
+		}
+	}
+	return n
+}
+
+func bounded(ch chan int) bool {
+	for i := 0; i < 3; i++ {
+		select {
+		case <-ch:
+			return true
+		default:
+		}
+	}
+	return false
+}
+
+func defaultBreaksSelectOnly(ch chan int, n int) {
+	for i := 0; i < n; i++ {
+		select {
+		case <-ch:
+		default:
+			break
+		}
+	}
+}
+
+// A break in a select leaves the select, not the loop.
+func breakLeavesSelect(ch chan int) {
+	for {
+		select {
+		case <-ch:
+			return
+		default: // want `channel-driven spin:`
+			break
+		}
+	}
+}
