@@ -1,0 +1,128 @@
+// Package q holds run queues, some with racy fields; package user
+// imports it to check that the usedAtomically fact crosses packages.
+package q
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+type Task func()
+
+// Queue is the user-space run queue of the classic example, half
+// converted to atomics: the thieves claim with a CAS on head, while
+// the owner still moves tail with plain writes.
+type Queue struct {
+	head, tail uint32 // want head:"usedAtomically" tail:"usedAtomically"
+	buf        [256]Task
+}
+
+func (q *Queue) Push(t Task) {
+	q.buf[q.tail%256] = t // want `plain read of Queue.tail, which is accessed with sync/atomic elsewhere`
+	q.tail++              // want `plain write of Queue.tail`
+}
+
+func (q *Queue) Steal(out *Queue) int {
+	for {
+		h := atomic.LoadUint32(&q.head)
+		t := atomic.LoadUint32(&q.tail)
+		if t == h {
+			return 0
+		}
+		n := (t - h) / 2
+		if n == 0 {
+			n = 1
+		}
+		for i := uint32(0); i < n; i++ {
+			out.buf[(out.tail+i)%256] = q.buf[(h+i)%256] // want `plain read of Queue.tail`
+		}
+		if atomic.CompareAndSwapUint32(&q.head, h, h+n) {
+			atomic.AddUint32(&out.tail, n)
+			return int(n)
+		}
+	}
+}
+
+// Len copies the struct: the copy itself is a plain read.
+func (q Queue) Len() int {
+	return int(q.tail - q.head) // want `plain read of Queue.tail` `plain read of Queue.head`
+}
+
+// NewQueue sets fields of a value it has just made and not yet shared.
+func NewQueue(start uint32) *Queue {
+	q := &Queue{head: start}
+	q.tail = start
+	var r Queue
+	r.head = start
+	_ = r
+	return q
+}
+
+// Reset writes under a lock, which does not stop lock-free atomic
+// readers from racing with it.
+type Locked struct {
+	mu sync.Mutex
+	Queue
+}
+
+func (l *Locked) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.head != 0 { // a read under the lock: writers hold it too
+		l.head = 0 // want `plain write of Queue.head`
+	}
+}
+
+func (l *Locked) headLocked() uint32 {
+	return l.head
+}
+
+// Deque uses atomic types: nothing to report.
+type Deque struct {
+	head, tail atomic.Uint32
+	buf        [256]Task
+}
+
+func (d *Deque) Push(t Task) {
+	tail := d.tail.Load()
+	d.buf[tail%256] = t
+	d.tail.Store(tail + 1)
+}
+
+// Counter's field is only ever used with sync/atomic.
+type Counter struct {
+	n int64 // want n:"usedAtomically"
+}
+
+func (c *Counter) Inc()        { atomic.AddInt64(&c.n, 1) }
+func (c *Counter) Get() int64  { return atomic.LoadInt64(&c.n) }
+func (c *Counter) Ptr() *int64 { return &c.n } // the address escapes; not a plain access here
+
+// Exported has an exported field used atomically here and plainly in
+// package user.
+type Exported struct {
+	Stolen uint64 // want Stolen:"usedAtomically"
+	Plain  uint64
+}
+
+func (e *Exported) Steal() { atomic.AddUint64(&e.Stolen, 1); e.Plain++ }
+
+// Ring is generic: fields of its instances are the field of Ring.
+type Ring[T any] struct {
+	next unsafe.Pointer // want next:"usedAtomically"
+	vals []T
+}
+
+func (r *Ring[T]) Next() unsafe.Pointer { return atomic.LoadPointer(&r.next) }
+
+func (r *Ring[T]) Peek() unsafe.Pointer { return r.next } // want `plain read of Ring.next`
+
+func useRing() {
+	var r Ring[int]
+	atomic.StorePointer(&r.next, nil)
+	p := &Ring[string]{}
+	_ = p.next // built here: not shared yet
+}
+
+func shared(r *Ring[int]) bool { return r.next == nil } // want `plain read of Ring.next`
