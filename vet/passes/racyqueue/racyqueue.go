@@ -33,10 +33,15 @@
 //
 //   - keys of composite literals (Queue{head: 1}): the value is not
 //     shared yet;
-//   - accesses through a local variable that the function itself made
-//     from a composite literal, new, or a var declaration: constructors
-//     set fields before publishing the value (an access made after the
-//     function published it is missed);
+//   - accesses through a local pointer variable that the function itself
+//     defined from &T{...} or new(T): constructors set fields before
+//     publishing the value (an access made after the function published
+//     it is missed);
+//   - accesses to a copy: a struct (or array) value held in a parameter,
+//     receiver or local variable, reached without following a pointer,
+//     whose address the function never takes and that no function
+//     literal captures. If making the copy raced, the race is at the
+//     copy, which this analyzer does not look at;
 //   - reads in a function that locks a sync.Mutex or sync.RWMutex before
 //     them, or whose name ends in "Locked" or "locked": fields written
 //     atomically under a lock and read atomically without it may be read
@@ -148,11 +153,11 @@ func run(pass *analysis.Pass) (any, error) {
 		if addrTaken {
 			continue
 		}
-		fnBody, fnName := enclosingFunc(cur)
+		fnNode, fnBody, fnName := enclosingFunc(cur)
 		if fnBody == nil {
 			continue // package-level initializer: runs before any goroutine shares the value
 		}
-		if builtLocally(info, sel.X, fnBody) {
+		if builtLocally(info, sel.X, fnBody) || privateCopy(info, sel, fnNode) {
 			continue
 		}
 		if !write && (strings.HasSuffix(fnName, "Locked") || strings.HasSuffix(fnName, "locked") ||
@@ -271,11 +276,11 @@ func methodWithPointerRecv(info *types.Info, p *ast.SelectorExpr) bool {
 
 // enclosingFunc returns the innermost function (declaration or literal)
 // around cur, with its body and, for declarations, its name.
-func enclosingFunc(cur inspector.Cursor) (*ast.BlockStmt, string) {
+func enclosingFunc(cur inspector.Cursor) (ast.Node, *ast.BlockStmt, string) {
 	for c := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
 		switch fn := c.Node().(type) {
 		case *ast.FuncDecl:
-			return fn.Body, fn.Name.Name
+			return fn, fn.Body, fn.Name.Name
 		case *ast.FuncLit:
 			// Literals inherit the name of the declaration around them,
 			// for the "Locked" naming convention.
@@ -284,16 +289,16 @@ func enclosingFunc(cur inspector.Cursor) (*ast.BlockStmt, string) {
 				name = d.Node().(*ast.FuncDecl).Name.Name
 				break
 			}
-			return fn.Body, name
+			return fn, fn.Body, name
 		}
 	}
-	return nil, ""
+	return nil, nil, ""
 }
 
-// builtLocally reports whether x is a local variable of the function
-// with body fnBody whose value the function made itself: declared by a
-// var declaration, or defined from a composite literal, its address,
-// or new(T). Such a value is not shared until the function publishes it.
+// builtLocally reports whether x is a local pointer variable of the
+// function with body fnBody that the function defined from &T{...} or
+// new(T): constructors set fields before publishing the value. (Local
+// struct values are judged by privateCopy.)
 func builtLocally(info *types.Info, x ast.Expr, fnBody *ast.BlockStmt) bool {
 	id, ok := ast.Unparen(x).(*ast.Ident)
 	if !ok {
@@ -303,6 +308,9 @@ func builtLocally(info *types.Info, x ast.Expr, fnBody *ast.BlockStmt) bool {
 	if !ok || v.Pos() < fnBody.Pos() || v.Pos() >= fnBody.End() {
 		return false // a parameter, a receiver, a captured or package variable
 	}
+	if _, isPtr := v.Type().Underlying().(*types.Pointer); !isPtr {
+		return false
+	}
 	built := false
 	ast.Inspect(fnBody, func(n ast.Node) bool {
 		if built {
@@ -311,15 +319,8 @@ func builtLocally(info *types.Info, x ast.Expr, fnBody *ast.BlockStmt) bool {
 		switch n := n.(type) {
 		case *ast.ValueSpec:
 			for i, name := range n.Names {
-				if info.Defs[name] == v {
-					if len(n.Values) == 0 {
-						// The zero value of a struct is fresh; a nil
-						// pointer is only a name for a later value.
-						_, isPtr := v.Type().Underlying().(*types.Pointer)
-						built = !isPtr
-					} else {
-						built = i < len(n.Values) && fresh(info, n.Values[i])
-					}
+				if info.Defs[name] == v && i < len(n.Values) {
+					built = fresh(info, n.Values[i])
 				}
 			}
 		case *ast.AssignStmt:
@@ -336,11 +337,100 @@ func builtLocally(info *types.Info, x ast.Expr, fnBody *ast.BlockStmt) bool {
 	return built
 }
 
-// fresh reports whether e makes a new value: T{...}, &T{...} or new(T).
+// privateCopy reports whether sel reads or writes a field of a struct
+// value that only this function can see: a parameter, receiver or local
+// variable of struct (or array) type, reached without following a
+// pointer, whose address the function never takes and that no function
+// literal captures. Such a value is a copy; if making the copy raced,
+// the race is at the copy, not here.
+func privateCopy(info *types.Info, sel *ast.SelectorExpr, fn ast.Node) bool {
+	root := valueRoot(info, sel)
+	if root == nil {
+		return false
+	}
+	v, ok := info.Uses[root].(*types.Var)
+	if !ok || v.IsField() || v.Pos() < fn.Pos() || v.Pos() >= fn.End() {
+		return false
+	}
+	private := true
+	ast.Inspect(fn, func(n ast.Node) bool {
+		if !private {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			if n == fn {
+				return true
+			}
+			ast.Inspect(n.Body, func(m ast.Node) bool {
+				if id, ok := m.(*ast.Ident); ok && info.Uses[id] == v {
+					private = false
+				}
+				return private
+			})
+			return false
+		case *ast.UnaryExpr:
+			if n.Op == token.AND && valueRoot(info, n.X) != nil && info.Uses[valueRoot(info, n.X)] == v {
+				private = false
+			}
+		case *ast.SelectorExpr:
+			// A method with a pointer receiver called on the value, or
+			// on a field of it, takes its address implicitly.
+			if s, ok := info.Selections[n]; ok && s.Kind() == types.MethodVal && !s.Indirect() {
+				if _, isPtr := s.Recv().Underlying().(*types.Pointer); !isPtr {
+					if f, ok := s.Obj().(*types.Func); ok {
+						if _, ptrRecv := f.Type().(*types.Signature).Recv().Type().(*types.Pointer); ptrRecv {
+							if r := valueRoot(info, n.X); r != nil && info.Uses[r] == v {
+								private = false
+							}
+						}
+					}
+				}
+			}
+		}
+		return private
+	})
+	return private
+}
+
+// valueRoot returns the variable at the root of e when e reaches it
+// through field selections and array indexing only, without following
+// a pointer (x, x.f, x.a[i].g), or nil.
+func valueRoot(info *types.Info, e ast.Expr) *ast.Ident {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			if _, ok := info.Uses[x].(*types.Var); !ok {
+				return nil
+			}
+			if _, isPtr := info.TypeOf(x).Underlying().(*types.Pointer); isPtr {
+				return nil
+			}
+			return x
+		case *ast.SelectorExpr:
+			s, ok := info.Selections[x]
+			if !ok || s.Kind() != types.FieldVal || s.Indirect() {
+				return nil
+			}
+			e = x.X
+		case *ast.IndexExpr:
+			t := info.TypeOf(x.X)
+			if t == nil {
+				return nil
+			}
+			if _, isArray := t.Underlying().(*types.Array); !isArray {
+				return nil
+			}
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+// fresh reports whether e makes a new pointer: &T{...} or new(T).
 func fresh(info *types.Info, e ast.Expr) bool {
 	switch e := ast.Unparen(e).(type) {
-	case *ast.CompositeLit:
-		return true
 	case *ast.UnaryExpr:
 		if e.Op == token.AND {
 			_, ok := ast.Unparen(e.X).(*ast.CompositeLit)

@@ -634,7 +634,7 @@ func (c *checker) invariant(cond ast.Expr, loop *ast.ForStmt, fnBody *ast.BlockS
 	if !ok {
 		return false
 	}
-	// Writes in the loop body change the condition; so may any write
+	// Writes in the loop body or post statement change the condition; so may any write
 	// through a captured variable or a pointer, wherever it is.
 	ast.Inspect(fnBody, func(n ast.Node) bool {
 		if !ok {
@@ -656,7 +656,7 @@ func (c *checker) invariant(cond ast.Expr, loop *ast.ForStmt, fnBody *ast.BlockS
 				}
 			}
 		case *ast.AssignStmt:
-			if within(n, loop.Body) {
+			if inIteration(n, loop) {
 				for _, lhs := range n.Lhs {
 					if id, isID := ast.Unparen(lhs).(*ast.Ident); isID && (vars[asVar(info.Uses[id])] || vars[asVar(info.Defs[id])]) {
 						ok = false
@@ -664,13 +664,13 @@ func (c *checker) invariant(cond ast.Expr, loop *ast.ForStmt, fnBody *ast.BlockS
 				}
 			}
 		case *ast.IncDecStmt:
-			if within(n, loop.Body) {
+			if inIteration(n, loop) {
 				if id, isID := ast.Unparen(n.X).(*ast.Ident); isID && vars[asVar(info.Uses[id])] {
 					ok = false
 				}
 			}
 		case *ast.RangeStmt:
-			if within(n, loop.Body) && n.Tok == token.ASSIGN {
+			if inIteration(n, loop) && n.Tok == token.ASSIGN {
 				for _, e := range []ast.Expr{n.Key, n.Value} {
 					if id, isID := e.(*ast.Ident); isID && vars[asVar(info.Uses[id])] {
 						ok = false
@@ -690,6 +690,12 @@ func asVar(obj types.Object) *types.Var {
 
 func within(n, outer ast.Node) bool {
 	return outer.Pos() <= n.Pos() && n.End() <= outer.End()
+}
+
+// inIteration reports whether n runs in every iteration of loop: in its
+// body or its post statement.
+func inIteration(n ast.Node, loop *ast.ForStmt) bool {
+	return within(n, loop.Body) || (loop.Post != nil && within(n, loop.Post))
 }
 
 // spinningPath reports whether the control-flow graph has a cycle

@@ -44,9 +44,32 @@ func (q *Queue) Steal(out *Queue) int {
 	}
 }
 
-// Len copies the struct: the copy itself is a plain read.
+// Len reads a copy: the race, if any, was in making the copy.
 func (q Queue) Len() int {
-	return int(q.tail - q.head) // want `plain read of Queue.tail` `plain read of Queue.head`
+	return int(q.tail - q.head)
+}
+
+// snapshot passes its copy's address on: no longer private.
+func snapshot(q Queue) uint32 {
+	keep(&q)
+	return q.tail // want `plain read of Queue.tail`
+}
+
+func keep(*Queue) {}
+
+// spawned shares a local value with a goroutine.
+func spawned() uint32 {
+	var q Queue
+	go func() { atomic.AddUint32(&q.tail, 1) }()
+	return q.tail // want `plain read of Queue.tail`
+}
+
+// entries reads fields of copies taken from a slice.
+func entries(qs []Queue) (n uint32) {
+	for _, q := range qs {
+		n += q.head
+	}
+	return n
 }
 
 // NewQueue sets fields of a value it has just made and not yet shared.

@@ -305,3 +305,10 @@ func (w *Worker) runTryLock() { // want runTryLock:"mayBlock"
 		}
 	}
 }
+
+// runCount counts its iterations in the post statement.
+func (w *Worker) runCount(n int) {
+	for i := 0; i < n; i++ {
+		w.pop()
+	}
+}
