@@ -103,6 +103,7 @@ func run(pass *analysis.Pass) (any, error) {
 	// selector expressions that are those atomic operands.
 	atomicFields := make(map[*types.Var]token.Pos) // field -> first atomic use
 	atomicOperand := make(map[*ast.SelectorExpr]bool)
+	atomicAddr := make(map[*ast.UnaryExpr]bool) // &x.f passed to sync/atomic
 	for cur := range inspect.Root().Preorder((*ast.CallExpr)(nil)) {
 		call := cur.Node().(*ast.CallExpr)
 		fn := typeutil.StaticCallee(info, call)
@@ -125,6 +126,7 @@ func run(pass *analysis.Pass) (any, error) {
 			continue
 		}
 		atomicOperand[sel] = true
+		atomicAddr[addr] = true
 		if _, seen := atomicFields[field]; !seen {
 			atomicFields[field] = call.Pos()
 		}
@@ -157,7 +159,10 @@ func run(pass *analysis.Pass) (any, error) {
 		if fnBody == nil {
 			continue // package-level initializer: runs before any goroutine shares the value
 		}
-		if builtLocally(info, sel.X, fnBody) || privateCopy(info, sel, fnNode) {
+		if constructor(fnNode) ||
+			builtLocally(info, sel.X, fnNode, fnBody, atomicAddr) ||
+			pointsToLocal(info, sel.X, fnNode, atomicAddr) ||
+			privateCopy(info, sel, fnNode, atomicAddr) {
 			continue
 		}
 		if !write && (strings.HasSuffix(fnName, "Locked") || strings.HasSuffix(fnName, "locked") ||
@@ -299,7 +304,7 @@ func enclosingFunc(cur inspector.Cursor) (ast.Node, *ast.BlockStmt, string) {
 // function with body fnBody that the function defined from &T{...} or
 // new(T): constructors set fields before publishing the value. (Local
 // struct values are judged by privateCopy.)
-func builtLocally(info *types.Info, x ast.Expr, fnBody *ast.BlockStmt) bool {
+func builtLocally(info *types.Info, x ast.Expr, fn ast.Node, fnBody *ast.BlockStmt, atomicAddr map[*ast.UnaryExpr]bool) bool {
 	id, ok := ast.Unparen(x).(*ast.Ident)
 	if !ok {
 		return false
@@ -320,14 +325,14 @@ func builtLocally(info *types.Info, x ast.Expr, fnBody *ast.BlockStmt) bool {
 		case *ast.ValueSpec:
 			for i, name := range n.Names {
 				if info.Defs[name] == v && i < len(n.Values) {
-					built = fresh(info, n.Values[i])
+					built = fresh(info, n.Values[i]) || pointsToLocal(info, n.Values[i], fn, atomicAddr)
 				}
 			}
 		case *ast.AssignStmt:
 			if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
 				for i, lhs := range n.Lhs {
 					if lid, ok := lhs.(*ast.Ident); ok && info.Defs[lid] == v {
-						built = fresh(info, n.Rhs[i])
+						built = fresh(info, n.Rhs[i]) || pointsToLocal(info, n.Rhs[i], fn, atomicAddr)
 					}
 				}
 			}
@@ -343,13 +348,24 @@ func builtLocally(info *types.Info, x ast.Expr, fnBody *ast.BlockStmt) bool {
 // pointer, whose address the function never takes and that no function
 // literal captures. Such a value is a copy; if making the copy raced,
 // the race is at the copy, not here.
-func privateCopy(info *types.Info, sel *ast.SelectorExpr, fn ast.Node) bool {
+func privateCopy(info *types.Info, sel *ast.SelectorExpr, fn ast.Node, atomicAddr map[*ast.UnaryExpr]bool) bool {
 	root := valueRoot(info, sel)
 	if root == nil {
 		return false
 	}
-	v, ok := info.Uses[root].(*types.Var)
+	return privateVar(info, root, fn, atomicAddr)
+}
+
+// privateVar reports whether the variable used by id is a non-pointer
+// parameter, receiver or local variable of fn whose address fn takes
+// only to pass it to sync/atomic (which keeps no pointer) and that no
+// function literal in fn captures.
+func privateVar(info *types.Info, id *ast.Ident, fn ast.Node, atomicAddr map[*ast.UnaryExpr]bool) bool {
+	v, ok := info.Uses[id].(*types.Var)
 	if !ok || v.IsField() || v.Pos() < fn.Pos() || v.Pos() >= fn.End() {
+		return false
+	}
+	if _, isPtr := v.Type().Underlying().(*types.Pointer); isPtr {
 		return false
 	}
 	private := true
@@ -370,8 +386,13 @@ func privateCopy(info *types.Info, sel *ast.SelectorExpr, fn ast.Node) bool {
 			})
 			return false
 		case *ast.UnaryExpr:
-			if n.Op == token.AND && valueRoot(info, n.X) != nil && info.Uses[valueRoot(info, n.X)] == v {
-				private = false
+			if n.Op == token.AND && !atomicAddr[n] && valueRoot(info, n.X) != nil && info.Uses[valueRoot(info, n.X)] == v {
+				// Converted to a pointer to the same memory, the address
+				// stays in the function only if it is defined right here
+				// as a local pointer: pointsToLocal covers that use.
+				if !localPointerDef(info, n, fn) {
+					private = false
+				}
 			}
 		case *ast.SelectorExpr:
 			// A method with a pointer receiver called on the value, or
@@ -427,6 +448,140 @@ func valueRoot(info *types.Info, e ast.Expr) *ast.Ident {
 		}
 	}
 }
+
+// pointsToLocal reports whether e is the address of a private variable
+// of fn (see privateVar), possibly converted through unsafe.Pointer, as
+// in (*eface)(unsafe.Pointer(&v)), the way sync/atomic.Value looks into
+// an interface value it holds in a local variable.
+func pointsToLocal(info *types.Info, e ast.Expr, fn ast.Node, atomicAddr map[*ast.UnaryExpr]bool) bool {
+	addr := localAddr(info, e)
+	if addr == nil {
+		return false
+	}
+	root := valueRoot(info, addr.X)
+	return root != nil && privateVar(info, root, fn, atomicAddr)
+}
+
+// localAddr returns the &x expression inside e when e is &x or a
+// conversion of it, directly or through unsafe.Pointer.
+func localAddr(info *types.Info, e ast.Expr) *ast.UnaryExpr {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.UnaryExpr:
+			if x.Op == token.AND {
+				if _, lit := ast.Unparen(x.X).(*ast.CompositeLit); !lit {
+					return x
+				}
+			}
+			return nil
+		case *ast.CallExpr:
+			if tv, ok := info.Types[x.Fun]; ok && tv.IsType() && len(x.Args) == 1 {
+				e = x.Args[0]
+				continue
+			}
+			return nil
+		default:
+			return nil
+		}
+	}
+}
+
+// localPointerDef reports whether the address expression addr is used
+// only to access the variable through a pointer in the same expression
+// ((*T)(unsafe.Pointer(&v)).f = x) or to define a local pointer that
+// itself is only used to select fields, outside function literals
+// (p := (*T)(unsafe.Pointer(&v)); p.f = x). Accesses through such
+// pointers are judged where they happen, by pointsToLocal and
+// builtLocally.
+func localPointerDef(info *types.Info, addr *ast.UnaryExpr, fn ast.Node) bool {
+	var defined types.Object
+	direct := false
+	ast.Inspect(fn, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if localAddr(info, n.X) == addr {
+				direct = true
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
+				for i, rhs := range n.Rhs {
+					if id, ok := n.Lhs[i].(*ast.Ident); ok && localAddr(info, rhs) == addr {
+						defined = info.Defs[id]
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for i, val := range n.Values {
+				if i < len(n.Names) && localAddr(info, val) == addr {
+					defined = info.Defs[n.Names[i]]
+				}
+			}
+		}
+		return true
+	})
+	if direct {
+		return true
+	}
+	if defined == nil {
+		return false
+	}
+	// Every use of the pointer selects a field, outside literals.
+	bases := make(map[*ast.Ident]bool)
+	ok := true
+	ast.Inspect(fn, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			if n != fn {
+				ast.Inspect(n.Body, func(m ast.Node) bool {
+					if id, isID := m.(*ast.Ident); isID && info.Uses[id] == defined {
+						ok = false
+					}
+					return ok
+				})
+				return false
+			}
+		case *ast.SelectorExpr:
+			if id, isID := ast.Unparen(n.X).(*ast.Ident); isID {
+				if s, isSel := info.Selections[n]; isSel && s.Kind() == types.FieldVal {
+					bases[id] = true
+				}
+			}
+		case *ast.Ident:
+			if info.Uses[n] == defined && !bases[n] {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// constructorName reports whether a function's name says that it sets
+// a value up before it is shared: init and Init methods and functions,
+// and new and New functions (a method named so makes something else,
+// often from the shared receiver).
+func constructorName(name string, method bool) bool {
+	prefixes := []string{"init", "Init", "new", "New"}
+	if method {
+		prefixes = prefixes[:2]
+	}
+	for _, prefix := range prefixes {
+		if rest, ok := strings.CutPrefix(name, prefix); ok && (rest == "" || !isLower(rest[0])) {
+			return true
+		}
+	}
+	return false
+}
+
+// constructor reports whether fn is a declared function or method with
+// a constructor's name. Function literals do not inherit the name: one
+// started by a constructor as a goroutine runs after the value is out.
+func constructor(fn ast.Node) bool {
+	decl, ok := fn.(*ast.FuncDecl)
+	return ok && constructorName(decl.Name.Name, decl.Recv != nil)
+}
+
+func isLower(b byte) bool { return 'a' <= b && b <= 'z' }
 
 // fresh reports whether e makes a new pointer: &T{...} or new(T).
 func fresh(info *types.Info, e ast.Expr) bool {

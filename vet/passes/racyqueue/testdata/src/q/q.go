@@ -149,3 +149,56 @@ func useRing() {
 }
 
 func shared(r *Ring[int]) bool { return r.next == nil } // want `plain read of Ring.next`
+
+// hammerLocal is how single-goroutine tests of sync/atomic look: the
+// address of the local only ever goes to sync/atomic.
+func hammerLocal() bool {
+	var x struct {
+		before int32
+		i      int32 // want i:"usedAtomically"
+	}
+	atomic.AddInt32(&x.i, 1)
+	return x.i == 1 && x.before == 0
+}
+
+// hammerShared hands the address to goroutines.
+func hammerShared() bool {
+	var x struct{ i int32 } // want i:"usedAtomically"
+	p := &x.i
+	go func() { atomic.AddInt32(p, 1) }()
+	atomic.AddInt32(&x.i, 1)
+	return x.i == 2 // want `plain read of field i`
+}
+
+type eface struct {
+	typ, data unsafe.Pointer // want typ:"usedAtomically" data:"usedAtomically"
+}
+
+// load looks into its own result through a pointer, as
+// sync/atomic.Value does.
+func load(v *any) (val any) {
+	vp := (*eface)(unsafe.Pointer(v))
+	typ := atomic.LoadPointer(&vp.typ)
+	vlp := (*eface)(unsafe.Pointer(&val))
+	vlp.typ = typ
+	vlp.data = atomic.LoadPointer(&vp.data)
+	var i any
+	(*eface)(unsafe.Pointer(&i)).typ = typ
+	return
+}
+
+// store writes through a pointer to shared memory.
+func store(v *any, typ unsafe.Pointer) {
+	vp := (*eface)(unsafe.Pointer(v))
+	vp.typ = typ // want `plain write of eface.typ`
+}
+
+// Init sets a queue up before it is shared.
+func (q *Queue) Init(start uint32) {
+	q.head, q.tail = start, start
+}
+
+// newFromShared is a method named like a constructor, on a shared value.
+func (q *Queue) newFromShared() *Queue {
+	return NewQueue(q.tail) // want `plain read of Queue.tail`
+}
