@@ -29,19 +29,34 @@
 // field declared in one package and used atomically only in another is
 // checked within that other package alone.
 //
+// The fact also records the struct types through which the field was
+// reached. A struct embedded in several types is different memory in
+// each: its counters may be atomic in one embedding and guarded by a
+// lock in another. A plain access is reported when it reaches the field
+// through a type an atomic access went through, or when either goes
+// through the struct that declares the field, whose pointers may point
+// into any type embedding it.
+//
 // These plain accesses are not reported:
 //
+//   - accesses in _test.go files: tests read internals after they have
+//     joined their goroutines;
 //   - keys of composite literals (Queue{head: 1}): the value is not
 //     shared yet;
+//   - accesses in init and Init functions and methods and in new and
+//     New functions, which set a value up before it is shared;
 //   - accesses through a local pointer variable that the function itself
-//     defined from &T{...} or new(T): constructors set fields before
-//     publishing the value (an access made after the function published
-//     it is missed);
-//   - accesses to a copy: a struct (or array) value held in a parameter,
-//     receiver or local variable, reached without following a pointer,
-//     whose address the function never takes and that no function
-//     literal captures. If making the copy raced, the race is at the
-//     copy, which this analyzer does not look at;
+//     defined from &T{...}, new(T) or the address of a private variable
+//     (below), and that stays in the function: constructors set fields
+//     before publishing the value (an access made after the function
+//     published it, by passing it to a call, is missed);
+//   - accesses to a private copy: a struct (or array) value held in a
+//     parameter, receiver or local variable, reached without following a
+//     pointer, whose address goes only to sync/atomic, and which function
+//     literals capture only if they run on the same goroutine (called in
+//     place, deferred or kept in a local variable, in a function without
+//     go statements). If making the copy raced, the race is at the copy,
+//     which this analyzer does not look at;
 //   - reads in a function that locks a sync.Mutex or sync.RWMutex before
 //     them, or whose name ends in "Locked" or "locked": fields written
 //     atomically under a lock and read atomically without it may be read
@@ -53,6 +68,11 @@
 //   - fields whose type comes from sync/atomic (atomic.Int64 and the
 //     like): they have no plain accesses.
 //
+// Plain reads that are only hints for a compare-and-swap, and accesses
+// made while the world is stopped or under exclusive ownership that
+// the code establishes by other means, are reported: the analyzer
+// cannot see those arguments.
+//
 // The analyzer suggests no fix: turning a plain access into an atomic
 // one needs the right operation and memory order, which is a decision
 // for the author.
@@ -62,6 +82,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -89,19 +111,26 @@ var Analyzer = &analysis.Analyzer{
 // fact on the field's *types.Var; the facts machinery of go/analysis
 // (internal/facts, which encodes objects with objectpath) carries facts
 // on fields to every importer, as it does for methods.
-type usedAtomically struct{}
+//
+// Via lists the struct types (see typeKey) through which the field was
+// passed to sync/atomic: a field of a struct embedded in several types
+// may be atomic in one of them and guarded by a lock in another.
+type usedAtomically struct {
+	Via []string
+}
 
 func (*usedAtomically) AFact() {}
 
-func (*usedAtomically) String() string { return "usedAtomically" }
+func (f *usedAtomically) String() string { return "usedAtomically(" + strings.Join(f.Via, ",") + ")" }
 
 func run(pass *analysis.Pass) (any, error) {
 	inspect := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	info := pass.TypesInfo
 
-	// Pass 1: the fields of this package passed to sync/atomic, and the
-	// selector expressions that are those atomic operands.
-	atomicFields := make(map[*types.Var]token.Pos) // field -> first atomic use
+	// Pass 1: the fields passed to sync/atomic in this package, with the
+	// types they were reached through, and the expressions that are
+	// those atomic operands.
+	via := make(map[*types.Var]map[string]bool)
 	atomicOperand := make(map[*ast.SelectorExpr]bool)
 	atomicAddr := make(map[*ast.UnaryExpr]bool) // &x.f passed to sync/atomic
 	for cur := range inspect.Root().Preorder((*ast.CallExpr)(nil)) {
@@ -110,7 +139,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "sync/atomic" || len(call.Args) == 0 {
 			continue
 		}
-		if sig := fn.Type().(*types.Signature); sig.Recv() != nil {
+		if fn.Type().(*types.Signature).Recv() != nil {
 			continue // methods of atomic.Int64 and friends
 		}
 		addr, ok := ast.Unparen(call.Args[0]).(*ast.UnaryExpr)
@@ -121,33 +150,51 @@ func run(pass *analysis.Pass) (any, error) {
 		if !ok {
 			continue
 		}
-		field := fieldOf(info, sel)
+		field, outer, _ := selectedField(info, sel)
 		if field == nil {
 			continue
 		}
 		atomicOperand[sel] = true
 		atomicAddr[addr] = true
-		if _, seen := atomicFields[field]; !seen {
-			atomicFields[field] = call.Pos()
+		if via[field] == nil {
+			via[field] = make(map[string]bool)
 		}
+		via[field][outer] = true
 	}
-	for field := range atomicFields {
+	for field, seen := range via {
 		if field.Pkg() == pass.Pkg {
-			pass.ExportObjectFact(field, new(usedAtomically))
+			pass.ExportObjectFact(field, &usedAtomically{Via: slices.Sorted(maps.Keys(seen))})
 		}
 	}
 
-	// Pass 2: every other use of such a field, in this package.
+	// Pass 2: the plain uses of those fields.
 	for cur := range inspect.Root().Preorder((*ast.SelectorExpr)(nil)) {
 		sel := cur.Node().(*ast.SelectorExpr)
-		if atomicOperand[sel] {
+		if atomicOperand[sel] || strings.HasSuffix(pass.Fset.File(sel.Pos()).Name(), "_test.go") {
 			continue
 		}
-		field := fieldOf(info, sel)
+		field, outer, decl := selectedField(info, sel)
 		if field == nil {
 			continue
 		}
-		if _, ok := atomicFields[field]; !ok && !(field.Pkg() != pass.Pkg && pass.ImportObjectFact(field, new(usedAtomically))) {
+		atomicVia := via[field]
+		if field.Pkg() != pass.Pkg {
+			var fact usedAtomically
+			if pass.ImportObjectFact(field, &fact) {
+				atomicVia = maps.Clone(atomicVia)
+				if atomicVia == nil {
+					atomicVia = make(map[string]bool)
+				}
+				for _, t := range fact.Via {
+					atomicVia[t] = true
+				}
+			}
+		}
+		// The memory is the same when the plain access goes through a
+		// type the atomic one went through, or either goes through the
+		// struct that declares the field (a pointer to which may point
+		// into any type that embeds it).
+		if len(atomicVia) == 0 || !(atomicVia[outer] || atomicVia[decl] || outer == decl) {
 			continue
 		}
 
@@ -155,18 +202,20 @@ func run(pass *analysis.Pass) (any, error) {
 		if addrTaken {
 			continue
 		}
-		fnNode, fnBody, fnName := enclosingFunc(cur)
-		if fnBody == nil {
+		var funcs []ast.Node // enclosing functions, innermost first
+		for c := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
+			funcs = append(funcs, c.Node())
+		}
+		if len(funcs) == 0 {
 			continue // package-level initializer: runs before any goroutine shares the value
 		}
-		if constructor(fnNode) ||
-			builtLocally(info, sel.X, fnNode, fnBody, atomicAddr) ||
-			pointsToLocal(info, sel.X, fnNode, atomicAddr) ||
-			privateCopy(info, sel, fnNode, atomicAddr) {
+		if constructor(funcs[0]) ||
+			builtLocally(info, sel.X, funcs, atomicAddr) ||
+			pointsToLocal(info, sel.X, funcs, atomicAddr) ||
+			privateCopy(info, sel, funcs, atomicAddr) {
 			continue
 		}
-		if !write && (strings.HasSuffix(fnName, "Locked") || strings.HasSuffix(fnName, "locked") ||
-			lockedBefore(info, fnBody, sel.Pos())) {
+		if !write && (lockedByName(funcs) || lockedBefore(info, funcBody(funcs[0]), sel.Pos())) {
 			continue
 		}
 
@@ -185,17 +234,225 @@ func run(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
-// fieldOf returns the struct field, by origin, selected by sel, or nil.
-func fieldOf(info *types.Info, sel *ast.SelectorExpr) *types.Var {
+// selectedField returns the struct field (by origin) selected by sel,
+// the key of the type sel selects it from (after any pointer), and the
+// key of the struct type that declares it (different when the field is
+// promoted from an embedded struct).
+func selectedField(info *types.Info, sel *ast.SelectorExpr) (field *types.Var, outer, decl string) {
 	s, ok := info.Selections[sel]
 	if !ok || s.Kind() != types.FieldVal {
-		return nil
+		return nil, "", ""
 	}
 	v, ok := s.Obj().(*types.Var)
 	if !ok {
-		return nil
+		return nil, "", ""
 	}
-	return v.Origin()
+	t := s.Recv()
+	outer = typeKey(t)
+	path := s.Index()
+	for _, i := range path[:len(path)-1] {
+		st, ok := deref(t).Underlying().(*types.Struct)
+		if !ok {
+			return nil, "", ""
+		}
+		t = st.Field(i).Type()
+	}
+	return v.Origin(), outer, typeKey(t)
+}
+
+func deref(t types.Type) types.Type {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}
+
+// typeKey names a struct type independently of the package that
+// mentions it: the package path and name of a named type (of its
+// generic origin for an instance), or the type's own spelling.
+func typeKey(t types.Type) string {
+	t = types.Unalias(deref(t))
+	if n, ok := t.(*types.Named); ok {
+		obj := n.Origin().Obj()
+		if obj.Pkg() != nil {
+			return obj.Pkg().Path() + "." + obj.Name()
+		}
+		return obj.Name()
+	}
+	return types.TypeString(t, (*types.Package).Path)
+}
+
+func funcBody(fn ast.Node) *ast.BlockStmt {
+	switch fn := fn.(type) {
+	case *ast.FuncDecl:
+		return fn.Body
+	case *ast.FuncLit:
+		return fn.Body
+	}
+	return nil
+}
+
+// lockedByName reports whether the declaration around the access says
+// by its name that its caller holds the lock: fooLocked, or its
+// literals.
+func lockedByName(funcs []ast.Node) bool {
+	if decl, ok := funcs[len(funcs)-1].(*ast.FuncDecl); ok {
+		return strings.HasSuffix(decl.Name.Name, "Locked") || strings.HasSuffix(decl.Name.Name, "locked")
+	}
+	return false
+}
+
+// declaringFunc returns the innermost of funcs that declares v (as a
+// parameter, receiver, result or local), or nil.
+func declaringFunc(v *types.Var, funcs []ast.Node) ast.Node {
+	for _, fn := range funcs {
+		if fn.Pos() <= v.Pos() && v.Pos() < fn.End() {
+			return fn
+		}
+	}
+	return nil
+}
+
+// confined reports whether no other goroutine can reach the variable v
+// declared in fn: fn takes its address only to pass it to sync/atomic
+// (which keeps no pointer) or to look at it through a local pointer
+// (localPointerDef); no method with a pointer receiver is called on it;
+// and the function literals that capture it are called in place,
+// deferred, or kept in local variables, in a function without go
+// statements.
+func confined(info *types.Info, v *types.Var, fn ast.Node, atomicAddr map[*ast.UnaryExpr]bool) bool {
+	uses := func(n ast.Node) bool {
+		found := false
+		ast.Inspect(n, func(m ast.Node) bool {
+			if id, ok := m.(*ast.Ident); ok && info.Uses[id] == v {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	ok, hasGo, captured := true, false, false
+	ast.PreorderStack(fn, nil, func(n ast.Node, stack []ast.Node) bool {
+		if !ok {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			hasGo = true
+		case *ast.FuncLit:
+			if n == fn || !uses(n.Body) {
+				return true
+			}
+			captured = true
+			switch parent := stack[len(stack)-1].(type) {
+			case *ast.AssignStmt, *ast.ValueSpec:
+			case *ast.CallExpr:
+				// Called in place (or deferred): runs on this goroutine,
+				// unless the call is a go statement's.
+				_, isGo := stack[len(stack)-2].(*ast.GoStmt)
+				ok = parent.Fun == n && !isGo
+			default:
+				ok = false
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND && !atomicAddr[n] {
+				if r := valueRoot(info, n.X); r != nil && info.Uses[r] == v && !localPointerDef(info, n, fn) {
+					ok = false
+				}
+			}
+		case *ast.SelectorExpr:
+			if methodWithPointerRecv(info, n) {
+				if r := valueRoot(info, n.X); r != nil && info.Uses[r] == v {
+					ok = false
+				}
+			}
+		}
+		return ok
+	})
+	return ok && !(captured && hasGo)
+}
+
+// privateCopy reports whether sel reads or writes a field of a struct
+// (or array) value that only this goroutine can see: a parameter,
+// receiver or local variable, reached without following a pointer,
+// that is confined to its function. Such a value is a copy; if making
+// the copy raced, the race is at the copy, not here.
+func privateCopy(info *types.Info, sel *ast.SelectorExpr, funcs []ast.Node, atomicAddr map[*ast.UnaryExpr]bool) bool {
+	root := valueRoot(info, sel)
+	return root != nil && privateVar(info, root, funcs, atomicAddr)
+}
+
+// privateVar reports whether id uses a non-pointer local variable (or
+// parameter) that is confined to its function.
+func privateVar(info *types.Info, id *ast.Ident, funcs []ast.Node, atomicAddr map[*ast.UnaryExpr]bool) bool {
+	v, ok := info.Uses[id].(*types.Var)
+	if !ok || v.IsField() {
+		return false
+	}
+	if _, isPtr := v.Type().Underlying().(*types.Pointer); isPtr {
+		return false
+	}
+	fn := declaringFunc(v, funcs)
+	return fn != nil && confined(info, v, fn, atomicAddr)
+}
+
+// pointsToLocal reports whether e is the address of a private variable
+// (see privateVar), possibly converted through unsafe.Pointer, as in
+// (*eface)(unsafe.Pointer(&v)), the way sync/atomic.Value looks into an
+// interface value it holds in a local variable.
+func pointsToLocal(info *types.Info, e ast.Expr, funcs []ast.Node, atomicAddr map[*ast.UnaryExpr]bool) bool {
+	addr := localAddr(info, e)
+	if addr == nil {
+		return false
+	}
+	root := valueRoot(info, addr.X)
+	return root != nil && privateVar(info, root, funcs, atomicAddr)
+}
+
+// builtLocally reports whether x is a local pointer variable, confined
+// to its function, that the function defined from &T{...}, new(T) or a
+// pointer to a private variable: constructors set fields before they
+// publish the value. (Struct values are judged by privateCopy.)
+func builtLocally(info *types.Info, x ast.Expr, funcs []ast.Node, atomicAddr map[*ast.UnaryExpr]bool) bool {
+	id, ok := ast.Unparen(x).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := info.Uses[id].(*types.Var)
+	if !ok || v.IsField() {
+		return false
+	}
+	if _, isPtr := v.Type().Underlying().(*types.Pointer); !isPtr {
+		return false
+	}
+	fn := declaringFunc(v, funcs)
+	if fn == nil || !confined(info, v, fn, atomicAddr) {
+		return false
+	}
+	built := false
+	ast.Inspect(funcBody(fn), func(n ast.Node) bool {
+		if built {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.ValueSpec:
+			for i, name := range n.Names {
+				if info.Defs[name] == v && i < len(n.Values) {
+					built = fresh(info, n.Values[i]) || pointsToLocal(info, n.Values[i], funcs, atomicAddr)
+				}
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
+				for i, lhs := range n.Lhs {
+					if lid, ok := lhs.(*ast.Ident); ok && info.Defs[lid] == v {
+						built = fresh(info, n.Rhs[i]) || pointsToLocal(info, n.Rhs[i], funcs, atomicAddr)
+					}
+				}
+			}
+		}
+		return !built
+	})
+	return built
 }
 
 // fieldName names a field after the package-level struct type that
@@ -279,141 +536,6 @@ func methodWithPointerRecv(info *types.Info, p *ast.SelectorExpr) bool {
 	return ptrRecv
 }
 
-// enclosingFunc returns the innermost function (declaration or literal)
-// around cur, with its body and, for declarations, its name.
-func enclosingFunc(cur inspector.Cursor) (ast.Node, *ast.BlockStmt, string) {
-	for c := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
-		switch fn := c.Node().(type) {
-		case *ast.FuncDecl:
-			return fn, fn.Body, fn.Name.Name
-		case *ast.FuncLit:
-			// Literals inherit the name of the declaration around them,
-			// for the "Locked" naming convention.
-			name := ""
-			for d := range c.Enclosing((*ast.FuncDecl)(nil)) {
-				name = d.Node().(*ast.FuncDecl).Name.Name
-				break
-			}
-			return fn, fn.Body, name
-		}
-	}
-	return nil, nil, ""
-}
-
-// builtLocally reports whether x is a local pointer variable of the
-// function with body fnBody that the function defined from &T{...} or
-// new(T): constructors set fields before publishing the value. (Local
-// struct values are judged by privateCopy.)
-func builtLocally(info *types.Info, x ast.Expr, fn ast.Node, fnBody *ast.BlockStmt, atomicAddr map[*ast.UnaryExpr]bool) bool {
-	id, ok := ast.Unparen(x).(*ast.Ident)
-	if !ok {
-		return false
-	}
-	v, ok := info.Uses[id].(*types.Var)
-	if !ok || v.Pos() < fnBody.Pos() || v.Pos() >= fnBody.End() {
-		return false // a parameter, a receiver, a captured or package variable
-	}
-	if _, isPtr := v.Type().Underlying().(*types.Pointer); !isPtr {
-		return false
-	}
-	built := false
-	ast.Inspect(fnBody, func(n ast.Node) bool {
-		if built {
-			return false
-		}
-		switch n := n.(type) {
-		case *ast.ValueSpec:
-			for i, name := range n.Names {
-				if info.Defs[name] == v && i < len(n.Values) {
-					built = fresh(info, n.Values[i]) || pointsToLocal(info, n.Values[i], fn, atomicAddr)
-				}
-			}
-		case *ast.AssignStmt:
-			if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
-				for i, lhs := range n.Lhs {
-					if lid, ok := lhs.(*ast.Ident); ok && info.Defs[lid] == v {
-						built = fresh(info, n.Rhs[i]) || pointsToLocal(info, n.Rhs[i], fn, atomicAddr)
-					}
-				}
-			}
-		}
-		return !built
-	})
-	return built
-}
-
-// privateCopy reports whether sel reads or writes a field of a struct
-// value that only this function can see: a parameter, receiver or local
-// variable of struct (or array) type, reached without following a
-// pointer, whose address the function never takes and that no function
-// literal captures. Such a value is a copy; if making the copy raced,
-// the race is at the copy, not here.
-func privateCopy(info *types.Info, sel *ast.SelectorExpr, fn ast.Node, atomicAddr map[*ast.UnaryExpr]bool) bool {
-	root := valueRoot(info, sel)
-	if root == nil {
-		return false
-	}
-	return privateVar(info, root, fn, atomicAddr)
-}
-
-// privateVar reports whether the variable used by id is a non-pointer
-// parameter, receiver or local variable of fn whose address fn takes
-// only to pass it to sync/atomic (which keeps no pointer) and that no
-// function literal in fn captures.
-func privateVar(info *types.Info, id *ast.Ident, fn ast.Node, atomicAddr map[*ast.UnaryExpr]bool) bool {
-	v, ok := info.Uses[id].(*types.Var)
-	if !ok || v.IsField() || v.Pos() < fn.Pos() || v.Pos() >= fn.End() {
-		return false
-	}
-	if _, isPtr := v.Type().Underlying().(*types.Pointer); isPtr {
-		return false
-	}
-	private := true
-	ast.Inspect(fn, func(n ast.Node) bool {
-		if !private {
-			return false
-		}
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			if n == fn {
-				return true
-			}
-			ast.Inspect(n.Body, func(m ast.Node) bool {
-				if id, ok := m.(*ast.Ident); ok && info.Uses[id] == v {
-					private = false
-				}
-				return private
-			})
-			return false
-		case *ast.UnaryExpr:
-			if n.Op == token.AND && !atomicAddr[n] && valueRoot(info, n.X) != nil && info.Uses[valueRoot(info, n.X)] == v {
-				// Converted to a pointer to the same memory, the address
-				// stays in the function only if it is defined right here
-				// as a local pointer: pointsToLocal covers that use.
-				if !localPointerDef(info, n, fn) {
-					private = false
-				}
-			}
-		case *ast.SelectorExpr:
-			// A method with a pointer receiver called on the value, or
-			// on a field of it, takes its address implicitly.
-			if s, ok := info.Selections[n]; ok && s.Kind() == types.MethodVal && !s.Indirect() {
-				if _, isPtr := s.Recv().Underlying().(*types.Pointer); !isPtr {
-					if f, ok := s.Obj().(*types.Func); ok {
-						if _, ptrRecv := f.Type().(*types.Signature).Recv().Type().(*types.Pointer); ptrRecv {
-							if r := valueRoot(info, n.X); r != nil && info.Uses[r] == v {
-								private = false
-							}
-						}
-					}
-				}
-			}
-		}
-		return private
-	})
-	return private
-}
-
 // valueRoot returns the variable at the root of e when e reaches it
 // through field selections and array indexing only, without following
 // a pointer (x, x.f, x.a[i].g), or nil.
@@ -447,19 +569,6 @@ func valueRoot(info *types.Info, e ast.Expr) *ast.Ident {
 			return nil
 		}
 	}
-}
-
-// pointsToLocal reports whether e is the address of a private variable
-// of fn (see privateVar), possibly converted through unsafe.Pointer, as
-// in (*eface)(unsafe.Pointer(&v)), the way sync/atomic.Value looks into
-// an interface value it holds in a local variable.
-func pointsToLocal(info *types.Info, e ast.Expr, fn ast.Node, atomicAddr map[*ast.UnaryExpr]bool) bool {
-	addr := localAddr(info, e)
-	if addr == nil {
-		return false
-	}
-	root := valueRoot(info, addr.X)
-	return root != nil && privateVar(info, root, fn, atomicAddr)
 }
 
 // localAddr returns the &x expression inside e when e is &x or a

@@ -202,3 +202,62 @@ func (q *Queue) Init(start uint32) {
 func (q *Queue) newFromShared() *Queue {
 	return NewQueue(q.tail) // want `plain read of Queue.tail`
 }
+
+// stats is embedded in several types: atomic in client, under a lock
+// in account. The two are different memory.
+type stats struct {
+	inMsgs int64 // want inMsgs:"usedAtomically"
+}
+
+type client struct{ stats }
+
+type account struct {
+	st struct {
+		sync.Mutex
+		stats
+	}
+}
+
+func (c *client) in() { atomic.AddInt64(&c.inMsgs, 1) }
+
+func (a *account) in() {
+	a.st.Lock()
+	a.st.inMsgs++
+	a.st.Unlock()
+}
+
+// reset goes through the declaring type, which may point into a client.
+func (s *stats) reset() {
+	s.inMsgs = 0 // want `plain write of stats.inMsgs`
+}
+
+// ring is used atomically through its own type and plainly through a
+// type that embeds it.
+type ring struct {
+	tail uint32 // want tail:"usedAtomically"
+}
+
+type worker struct{ ring }
+
+func (r *ring) load() uint32 { return atomic.LoadUint32(&r.tail) }
+
+func (w *worker) push() {
+	w.tail++ // want `plain write of ring.tail`
+}
+
+// syncClosure fills a local through a closure it calls itself.
+func syncClosure(c *Counter) int64 {
+	var last Counter
+	keep := func() { last.n = atomic.LoadInt64(&c.n) }
+	keep()
+	defer func() { last.n = 0 }()
+	return last.n
+}
+
+// asyncClosure hands the closure to a goroutine.
+func asyncClosure(c *Counter) int64 {
+	var last Counter
+	keep := func() { atomic.StoreInt64(&last.n, atomic.LoadInt64(&c.n)) }
+	go keep()
+	return last.n // want `plain read of Counter.n`
+}
