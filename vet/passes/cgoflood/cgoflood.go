@@ -45,8 +45,13 @@
 // containing "acquire", or an if statement around the go statement
 // that starts once or counts up to a limit.
 //
-// Not reported: counting loops (for i := 0; i < n; i++, for range n),
-// which start a fixed pool; goroutines started through func values or
+// A statement next to the go statement that counts a variable up or
+// down that a condition of the loop reads is a goroutine budget, which
+// bounds it too.
+//
+// Not reported: counting loops (for i := 0; i < n; i++, for range n,
+// or a loop without a post statement whose body counts a variable of
+// its condition), which start a fixed pool; goroutines started through func values or
 // interface methods, whose target is unknown.
 //
 // The analyzer suggests no fix: the right bound is a design decision.
@@ -134,7 +139,11 @@ func run(pass *analysis.Pass) (any, error) {
 		if scope == nil {
 			continue
 		}
-		if bounded(pass.TypesInfo, scope, loop, g, guards) {
+		var budgetScope ast.Node = scope
+		if loop != nil {
+			budgetScope = loop
+		}
+		if bounded(pass.TypesInfo, scope, loop, g, guards) || budgeted(pass.TypesInfo, budgetScope, cur) {
 			continue
 		}
 		where := "per request"
@@ -259,7 +268,7 @@ func unboundedContext(info *types.Info, cur inspector.Cursor) (scope *ast.BlockS
 		case *ast.IfStmt:
 			guards = append(guards, n)
 		case *ast.ForStmt:
-			if n.Post != nil {
+			if n.Post != nil || countsInBody(info, n) {
 				return nil, nil, nil // a counting loop starts a fixed pool
 			}
 			return n.Body, n, guards
@@ -381,6 +390,108 @@ func bounded(info *types.Info, scope *ast.BlockStmt, loop ast.Stmt, g *ast.GoStm
 		events++
 	}
 	return found || (tokens > 0 && events > 0)
+}
+
+// countsInBody reports whether a for loop without a post statement is
+// a counting loop in disguise (for i := 0; i < n; { ...; i++ }): its
+// body increments or decrements a variable that its condition reads.
+func countsInBody(info *types.Info, loop *ast.ForStmt) bool {
+	if loop.Cond == nil {
+		return false
+	}
+	read := condObjects(info, loop.Cond)
+	counted := false
+	ast.Inspect(loop.Body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if obj := counter(info, n); obj != nil && read[obj] {
+			counted = true
+		}
+		return !counted
+	})
+	return counted
+}
+
+// condObjects returns the variables and fields that an expression reads.
+func condObjects(info *types.Info, e ast.Expr) map[types.Object]bool {
+	read := make(map[types.Object]bool)
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if obj, ok := info.Uses[id].(*types.Var); ok {
+				read[obj] = true
+			}
+		}
+		return true
+	})
+	return read
+}
+
+// counter returns the variable or field that n counts up or down
+// (x++, x--, x += k, x -= k), or nil.
+func counter(info *types.Info, n ast.Node) types.Object {
+	var x ast.Expr
+	switch n := n.(type) {
+	case *ast.IncDecStmt:
+		x = n.X
+	case *ast.AssignStmt:
+		if (n.Tok == token.ADD_ASSIGN || n.Tok == token.SUB_ASSIGN) && len(n.Lhs) == 1 {
+			x = n.Lhs[0]
+		}
+	}
+	switch x := ast.Unparen(x).(type) {
+	case *ast.Ident:
+		return info.Uses[x]
+	case *ast.SelectorExpr:
+		return info.Uses[x.Sel]
+	}
+	return nil
+}
+
+// budgeted reports whether the go statement at cur is counted against a
+// budget: a statement next to it counts a variable up or down that a
+// condition in the loop compares (if budget <= 0 { wait }; go work();
+// budget--).
+func budgeted(info *types.Info, loop ast.Node, cur inspector.Cursor) bool {
+	var siblings []ast.Stmt
+	switch p := cur.Parent().Node().(type) {
+	case *ast.BlockStmt:
+		siblings = p.List
+	case *ast.CaseClause:
+		siblings = p.Body
+	case *ast.CommClause:
+		siblings = p.Body
+	}
+	counted := make(map[types.Object]bool)
+	for _, s := range siblings {
+		if obj := counter(info, s); obj != nil {
+			counted[obj] = true
+		}
+	}
+	if len(counted) == 0 {
+		return false
+	}
+	found := false
+	ast.Inspect(loop, func(n ast.Node) bool {
+		var cond ast.Expr
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IfStmt:
+			cond = n.Cond
+		case *ast.ForStmt:
+			cond = n.Cond
+		}
+		if cond != nil {
+			for obj := range condObjects(info, cond) {
+				if counted[obj] {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 func isDone(x ast.Expr) bool {

@@ -44,7 +44,12 @@
 // or when the go statement is under an if statement whose condition
 // reads a variable that the if body assigns (start once, or count up to
 // a limit), calls a compare-and-swap or add of sync/atomic, or compares
-// a len or cap (a full semaphore channel).
+// a len or cap (a full semaphore channel), or when a statement next to
+// the go statement counts a variable up or down that a condition in
+// the loop reads (a goroutine budget). A for loop without a post
+// statement whose body counts a variable of its condition
+// (for i := 0; i < n; { ...; i++ }) is a counting loop, not an event
+// loop.
 //
 // Deliberately not reported: accept loops (for { c, _ := l.Accept();
 // go serve(c) }), which are the standard net/http idiom: the kernel's
@@ -93,7 +98,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if loop == nil {
 			continue
 		}
-		if bounded(pass.TypesInfo, loop, g, guards) {
+		if bounded(pass.TypesInfo, loop, g, guards) || budgeted(pass.TypesInfo, loop, cur) {
 			continue
 		}
 		pass.Report(analysis.Diagnostic{
@@ -124,7 +129,7 @@ func eventLoop(info *types.Info, cur inspector.Cursor) (ast.Stmt, []*ast.IfStmt)
 				return n, guards
 			}
 		case *ast.ForStmt:
-			if n.Post == nil && receivesBefore(info, n, g.Pos()) {
+			if n.Post == nil && !countsInBody(info, n) && receivesBefore(info, n, g.Pos()) {
 				return n, guards
 			}
 		}
@@ -176,6 +181,108 @@ func receivesBefore(info *types.Info, loop *ast.ForStmt, pos token.Pos) bool {
 		case *ast.UnaryExpr:
 			if n.Op == token.ARROW && isEventChan(info, n.X) {
 				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// countsInBody reports whether a for loop without a post statement is
+// a counting loop in disguise (for i := 0; i < n; { ...; i++ }): its
+// body increments or decrements a variable that its condition reads.
+func countsInBody(info *types.Info, loop *ast.ForStmt) bool {
+	if loop.Cond == nil {
+		return false
+	}
+	read := condObjects(info, loop.Cond)
+	counted := false
+	ast.Inspect(loop.Body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if obj := counter(info, n); obj != nil && read[obj] {
+			counted = true
+		}
+		return !counted
+	})
+	return counted
+}
+
+// condObjects returns the variables and fields that an expression reads.
+func condObjects(info *types.Info, e ast.Expr) map[types.Object]bool {
+	read := make(map[types.Object]bool)
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if obj, ok := info.Uses[id].(*types.Var); ok {
+				read[obj] = true
+			}
+		}
+		return true
+	})
+	return read
+}
+
+// counter returns the variable or field that n counts up or down
+// (x++, x--, x += k, x -= k), or nil.
+func counter(info *types.Info, n ast.Node) types.Object {
+	var x ast.Expr
+	switch n := n.(type) {
+	case *ast.IncDecStmt:
+		x = n.X
+	case *ast.AssignStmt:
+		if (n.Tok == token.ADD_ASSIGN || n.Tok == token.SUB_ASSIGN) && len(n.Lhs) == 1 {
+			x = n.Lhs[0]
+		}
+	}
+	switch x := ast.Unparen(x).(type) {
+	case *ast.Ident:
+		return info.Uses[x]
+	case *ast.SelectorExpr:
+		return info.Uses[x.Sel]
+	}
+	return nil
+}
+
+// budgeted reports whether the go statement at cur is counted against a
+// budget: a statement next to it counts a variable up or down that a
+// condition in the loop compares (if budget <= 0 { wait }; go work();
+// budget--).
+func budgeted(info *types.Info, loop ast.Stmt, cur inspector.Cursor) bool {
+	var siblings []ast.Stmt
+	switch p := cur.Parent().Node().(type) {
+	case *ast.BlockStmt:
+		siblings = p.List
+	case *ast.CaseClause:
+		siblings = p.Body
+	case *ast.CommClause:
+		siblings = p.Body
+	}
+	counted := make(map[types.Object]bool)
+	for _, s := range siblings {
+		if obj := counter(info, s); obj != nil {
+			counted[obj] = true
+		}
+	}
+	if len(counted) == 0 {
+		return false
+	}
+	found := false
+	ast.Inspect(loop, func(n ast.Node) bool {
+		var cond ast.Expr
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IfStmt:
+			cond = n.Cond
+		case *ast.ForStmt:
+			cond = n.Cond
+		}
+		if cond != nil {
+			for obj := range condObjects(info, cond) {
+				if counted[obj] {
+					found = true
+				}
 			}
 		}
 		return !found

@@ -109,3 +109,27 @@ func funcValue(events chan []byte, f func([]byte)) {
 		go f(ev)
 	}
 }
+
+// countedPool counts its workers in the body: a fixed pool.
+func countedPool(events chan []byte, n int) { // want countedPool:"callsCgo"
+	for i := 0; i < n; {
+		i++
+		go func() {
+			for ev := range events {
+				process(ev)
+			}
+		}()
+	}
+}
+
+// budget starts C calls against a budget checked by the loop.
+func budget(events chan []byte) { // want budget:"callsCgo"
+	running := 0
+	for ev := range events {
+		if running >= 8 {
+			continue
+		}
+		go process(ev)
+		running++
+	}
+}

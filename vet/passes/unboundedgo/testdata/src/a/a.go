@@ -254,3 +254,34 @@ func tryAcquire(events chan Event, sem chan struct{}) {
 		}
 	}
 }
+
+// budget starts workers against a budget it checks in the loop, as
+// prometheus.Registry.Gather does.
+func budget(events chan Event, collectors []func()) {
+	goroutineBudget := len(collectors)
+	for {
+		select {
+		case ev := <-events:
+			process(ev)
+		default:
+			if goroutineBudget <= 0 {
+				process(<-events)
+				break
+			}
+			go process(Event{})
+			goroutineBudget--
+		}
+	}
+}
+
+// countedInBody is a counting loop with a token semaphore.
+func countedInBody(tokens chan struct{}, n int) {
+	for i := 0; i < n; {
+		<-tokens
+		i++
+		go func() {
+			defer func() { tokens <- struct{}{} }()
+			process(Event{})
+		}()
+	}
+}
