@@ -29,13 +29,14 @@
 // field declared in one package and used atomically only in another is
 // checked within that other package alone.
 //
-// The fact also records the struct types through which the field was
-// reached. A struct embedded in several types is different memory in
-// each: its counters may be atomic in one embedding and guarded by a
-// lock in another. A plain access is reported when it reaches the field
-// through a type an atomic access went through, or when either goes
-// through the struct that declares the field, whose pointers may point
-// into any type embedding it.
+// The fact also records the types whose memory held the field in the
+// atomic accesses: for a.b.c.f with a a pointer and b and c struct
+// values, a's element type. A struct embedded in (or held by value by)
+// several types is different memory in each: its counters may be
+// atomic in one and guarded by a lock in another. A plain access is
+// reported when its holder is one an atomic access had, or when either
+// is the struct that declares the field, a pointer to which may point
+// into any type that contains it.
 //
 // These plain accesses are not reported:
 //
@@ -112,9 +113,9 @@ var Analyzer = &analysis.Analyzer{
 // (internal/facts, which encodes objects with objectpath) carries facts
 // on fields to every importer, as it does for methods.
 //
-// Via lists the struct types (see typeKey) through which the field was
-// passed to sync/atomic: a field of a struct embedded in several types
-// may be atomic in one of them and guarded by a lock in another.
+// Via lists the types (see typeKey) whose memory held the field when it
+// was passed to sync/atomic: a field of a struct embedded in several
+// types may be atomic in one of them and guarded by a lock in another.
 type usedAtomically struct {
 	Via []string
 }
@@ -150,7 +151,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if !ok {
 			continue
 		}
-		field, outer, _ := selectedField(info, sel)
+		field, holder, _ := selectedField(info, sel)
 		if field == nil {
 			continue
 		}
@@ -159,7 +160,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if via[field] == nil {
 			via[field] = make(map[string]bool)
 		}
-		via[field][outer] = true
+		via[field][holder] = true
 	}
 	for field, seen := range via {
 		if field.Pkg() == pass.Pkg {
@@ -173,7 +174,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if atomicOperand[sel] || strings.HasSuffix(pass.Fset.File(sel.Pos()).Name(), "_test.go") {
 			continue
 		}
-		field, outer, decl := selectedField(info, sel)
+		field, holder, decl := selectedField(info, sel)
 		if field == nil {
 			continue
 		}
@@ -190,11 +191,11 @@ func run(pass *analysis.Pass) (any, error) {
 				}
 			}
 		}
-		// The memory is the same when the plain access goes through a
-		// type the atomic one went through, or either goes through the
-		// struct that declares the field (a pointer to which may point
-		// into any type that embeds it).
-		if len(atomicVia) == 0 || !(atomicVia[outer] || atomicVia[decl] || outer == decl) {
+		// The memory may be the same when the plain access is held by a
+		// type an atomic one was held by, or either is held by the struct
+		// that declares the field (a pointer to which may point into any
+		// type that contains it).
+		if len(atomicVia) == 0 || !(atomicVia[holder] || atomicVia[decl] || holder == decl) {
 			continue
 		}
 
@@ -235,10 +236,12 @@ func run(pass *analysis.Pass) (any, error) {
 }
 
 // selectedField returns the struct field (by origin) selected by sel,
-// the key of the type sel selects it from (after any pointer), and the
-// key of the struct type that declares it (different when the field is
-// promoted from an embedded struct).
-func selectedField(info *types.Info, sel *ast.SelectorExpr) (field *types.Var, outer, decl string) {
+// the key of the type whose memory holds it, and the key of the struct
+// type that declares it. The holder is the type found after the last
+// pointer on the way to the field: for a.b.c.f where a is a pointer
+// and b and c are struct values (embedded or not), it is a's element
+// type, because that is the allocation a.b.c.f lives in.
+func selectedField(info *types.Info, sel *ast.SelectorExpr) (field *types.Var, holder, decl string) {
 	s, ok := info.Selections[sel]
 	if !ok || s.Kind() != types.FieldVal {
 		return nil, "", ""
@@ -247,8 +250,8 @@ func selectedField(info *types.Info, sel *ast.SelectorExpr) (field *types.Var, o
 	if !ok {
 		return nil, "", ""
 	}
+	holder = holderKey(info, sel.X)
 	t := s.Recv()
-	outer = typeKey(t)
 	path := s.Index()
 	for _, i := range path[:len(path)-1] {
 		st, ok := deref(t).Underlying().(*types.Struct)
@@ -256,8 +259,54 @@ func selectedField(info *types.Info, sel *ast.SelectorExpr) (field *types.Var, o
 			return nil, "", ""
 		}
 		t = st.Field(i).Type()
+		if _, isPtr := t.Underlying().(*types.Pointer); isPtr {
+			holder = typeKey(t) // an embedded pointer: memory of its own
+		}
 	}
-	return v.Origin(), outer, typeKey(t)
+	return v.Origin(), holder, typeKey(t)
+}
+
+// holderKey returns the key of the type whose memory holds the value
+// of x: x's own type if it is a pointer (its element) or anything but a
+// field selection, and otherwise, for a field x = y.g of a struct value
+// y, the holder of y.
+func holderKey(info *types.Info, x ast.Expr) string {
+	for {
+		t := info.TypeOf(x)
+		if t == nil {
+			return ""
+		}
+		if _, isPtr := t.Underlying().(*types.Pointer); isPtr {
+			return typeKey(t)
+		}
+		sel, ok := ast.Unparen(x).(*ast.SelectorExpr)
+		if !ok {
+			return typeKey(t)
+		}
+		s, ok := info.Selections[sel]
+		if !ok || s.Kind() != types.FieldVal {
+			return typeKey(t)
+		}
+		// The holder of sel.X, unless an embedded pointer on the way
+		// from sel.X to the field starts new memory.
+		inner := ""
+		rt := s.Recv()
+		path := s.Index()
+		for _, i := range path[:len(path)-1] {
+			st, ok := deref(rt).Underlying().(*types.Struct)
+			if !ok {
+				return typeKey(t)
+			}
+			rt = st.Field(i).Type()
+			if _, isPtr := rt.Underlying().(*types.Pointer); isPtr {
+				inner = typeKey(rt)
+			}
+		}
+		if inner != "" {
+			return inner
+		}
+		x = sel.X
+	}
 }
 
 func deref(t types.Type) types.Type {

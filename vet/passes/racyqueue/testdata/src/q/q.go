@@ -261,3 +261,24 @@ func asyncClosure(c *Counter) int64 {
 	go keep()
 	return last.n // want `plain read of Counter.n`
 }
+
+// totals holds stats by value in named fields, under its lock.
+type totals struct {
+	sync.Mutex
+	stats
+	rt stats
+}
+
+func (t *totals) add(n int64) {
+	t.Lock()
+	t.inMsgs += n
+	t.rt.inMsgs += n
+	t.Unlock()
+}
+
+// owner holds a ring by pointer: its memory is the ring's own.
+type owner struct{ *ring }
+
+func (o *owner) push() {
+	o.tail++ // want `plain write of ring.tail`
+}
