@@ -1,0 +1,135 @@
+package a
+
+/*
+static void long_running_c_function(void *p, int n) { (void)p; (void)n; }
+*/
+import "C"
+
+import (
+	"clib"
+	"net/http"
+	"unsafe"
+)
+
+// process is the example's function: it calls C.
+func process(data []byte) { // want process:"callsCgo"
+	C.long_running_c_function(unsafe.Pointer(&data[0]), C.int(len(data)))
+}
+
+func pure(data []byte) int { return len(data) }
+
+// flood starts a C call per event.
+func flood(events chan []byte) { // want flood:"callsCgo"
+	for ev := range events {
+		go process(ev) // want `goroutine that calls C started in a loop with no bound`
+	}
+}
+
+// bounded caps the simultaneous C calls with a semaphore.
+func bounded(events chan []byte) { // want bounded:"callsCgo"
+	sem := make(chan struct{}, 8)
+	for ev := range events {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			process(ev) // cgo inside
+		}()
+	}
+}
+
+// imported starts goroutines on another package's wrappers.
+func imported(chunks [][]byte) { // want imported:"callsCgo"
+	for _, c := range chunks {
+		go clib.Compress(c) // want `goroutine that calls C started in a loop`
+	}
+	for _, c := range chunks {
+		go func() { // want `goroutine that calls C started in a loop`
+			clib.CompressAll([][]byte{c})
+		}()
+	}
+}
+
+// strings only converts strings in its goroutines.
+func strings(names []string) {
+	for _, n := range names {
+		go clib.Name(n)
+	}
+}
+
+// noC starts goroutines that never call C.
+func noC(events chan []byte) {
+	for ev := range events {
+		go pure(ev)
+	}
+}
+
+// pool starts a fixed number of workers that call C.
+func pool(events chan []byte) { // want pool:"callsCgo"
+	for i := 0; i < 4; i++ {
+		go func() {
+			for ev := range events {
+				process(ev)
+			}
+		}()
+	}
+}
+
+// handler starts a C call per request.
+func handler(w http.ResponseWriter, r *http.Request) { // want handler:"callsCgo"
+	go process(nil) // want `goroutine that calls C started per request with no bound`
+}
+
+// direct starts the C function itself in a goroutine, per event.
+func direct(events chan []byte) { // want direct:"callsCgo"
+	for range events {
+		go C.long_running_c_function(nil, 0) // want `goroutine that calls C started in a loop`
+	}
+}
+
+// once starts a C call outside any loop: not reported.
+func once(data []byte) { // want once:"callsCgo"
+	go process(data)
+}
+
+// dispatch starts the C call on its own goroutine.
+func dispatch(data []byte) { // want dispatch:"callsCgo"
+	go process(data)
+}
+
+// viaDispatch starts a dispatcher per event: as many C calls.
+func viaDispatch(events chan []byte) { // want viaDispatch:"callsCgo"
+	for ev := range events {
+		go dispatch(ev) // want `goroutine that calls C started in a loop`
+	}
+}
+
+// funcValue starts goroutines through a func value: unknown target.
+func funcValue(events chan []byte, f func([]byte)) {
+	for ev := range events {
+		go f(ev)
+	}
+}
+
+// countedPool counts its workers in the body: a fixed pool.
+func countedPool(events chan []byte, n int) { // want countedPool:"callsCgo"
+	for i := 0; i < n; {
+		i++
+		go func() {
+			for ev := range events {
+				process(ev)
+			}
+		}()
+	}
+}
+
+// budget starts C calls against a budget checked by the loop.
+func budget(events chan []byte) { // want budget:"callsCgo"
+	running := 0
+	for ev := range events {
+		if running >= 8 {
+			continue
+		}
+		go process(ev)
+		running++
+	}
+}

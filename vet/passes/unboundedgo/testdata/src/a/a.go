@@ -1,0 +1,287 @@
+package a
+
+import (
+	"context"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+type Event struct{ id int }
+
+func process(ev Event) {}
+
+// hotProducer is the classic example: one goroutine per event.
+func hotProducer(events chan Event) {
+	for {
+		ev := <-events
+		go process(ev) // want `go statement per received event with no bound on concurrency`
+	}
+}
+
+// rangeEvents is the same with a range over the channel.
+func rangeEvents(events <-chan Event) {
+	for ev := range events {
+		go process(ev) // want `go statement per received event`
+	}
+}
+
+// selectEvents receives in a select, with a cancellation case.
+func selectEvents(ctx context.Context, events chan Event) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-events:
+			go func() { // want `go statement per received event`
+				process(ev)
+			}()
+		}
+	}
+}
+
+// fanOut starts a goroutine per item of each received batch.
+func fanOut(batches chan []Event) {
+	for batch := range batches {
+		for _, ev := range batch {
+			go process(ev) // want `go statement per received event`
+		}
+	}
+}
+
+// boundInside acquires the slot inside the goroutine: the goroutines
+// themselves still pile up.
+func boundInside(events chan Event, sem chan struct{}) {
+	for ev := range events {
+		go func() { // want `go statement per received event`
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			process(ev)
+		}()
+	}
+}
+
+// semaphore is the usual fix: acquire a slot before the go statement.
+func semaphore(events chan Event) {
+	const N = 100
+	sem := make(chan struct{}, N)
+	for ev := range events {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			process(ev)
+		}()
+	}
+}
+
+// pool is the other fix: a fixed number of workers, and back pressure
+// on the producer.
+func pool(events chan Event) {
+	const N = 100
+	work := make(chan Event, 1000)
+	for i := 0; i < N; i++ {
+		go func() {
+			for ev := range work {
+				process(ev)
+			}
+		}()
+	}
+	for ev := range events {
+		work <- ev
+	}
+}
+
+// tokens takes a token from a pre-filled channel before each start.
+func tokens(events chan Event, tok chan struct{}) {
+	for {
+		ev := <-events
+		<-tok
+		go func() {
+			defer func() { tok <- struct{}{} }()
+			process(ev)
+		}()
+	}
+}
+
+// batch waits for the goroutines of each received batch.
+func batch(batches chan []Event) {
+	for b := range batches {
+		var wg sync.WaitGroup
+		for _, ev := range b {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				process(ev)
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+// join waits for each goroutine before taking the next event.
+func join(events chan Event) {
+	for {
+		ev := <-events
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			process(ev)
+		}()
+		<-done
+	}
+}
+
+type weighted struct{}
+
+func (*weighted) Acquire(ctx context.Context, n int64) error { return nil }
+func (*weighted) Release(n int64)                            {}
+
+// acquire uses a semaphore.Weighted-like type.
+func acquire(ctx context.Context, events chan Event, sem *weighted) {
+	for ev := range events {
+		if err := sem.Acquire(ctx, 1); err != nil {
+			return
+		}
+		go func() {
+			defer sem.Release(1)
+			process(ev)
+		}()
+	}
+}
+
+// once starts a single worker on the first event.
+func once(events chan Event) {
+	started := false
+	for ev := range events {
+		if !started {
+			started = true
+			go process(ev)
+		}
+	}
+}
+
+// counted keeps an atomic count of running goroutines under a limit.
+func counted(events chan Event, running *int32) {
+	for ev := range events {
+		if atomic.AddInt32(running, 1) <= 8 {
+			go func() {
+				defer atomic.AddInt32(running, -1)
+				process(ev)
+			}()
+		} else {
+			atomic.AddInt32(running, -1)
+		}
+	}
+}
+
+// ticker starts a refresh per tick: time-driven, not event-driven.
+func ticker(t *time.Ticker) {
+	for range t.C {
+		go process(Event{})
+	}
+}
+
+// accept is the net/http idiom, deliberately not reported.
+func accept(l net.Listener) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+		}()
+	}
+}
+
+// counting loops start a fixed pool.
+func fixed(events chan Event) {
+	for i := 0; i < 4; i++ {
+		go func() {
+			for ev := range events {
+				process(ev)
+			}
+		}()
+	}
+}
+
+// nested starts goroutines in a closure defined in the loop: the
+// closure's own go statement is not tied to the loop.
+func nested(events chan Event) {
+	for ev := range events {
+		start := func() { go process(ev) }
+		_ = start
+	}
+}
+
+// doneOnly waits on cancellation only: no event is received.
+func doneOnly(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		default:
+		}
+		go process(Event{})
+		time.Sleep(time.Second)
+	}
+}
+
+// cancelCheck checks cancellation before each start, which does not
+// bound anything.
+func cancelCheck(ctx context.Context, events chan Event) {
+	for ev := range events {
+		select {
+		case <-ctx.Done():
+			return
+		default:
+		}
+		go process(ev) // want `go statement per received event`
+	}
+}
+
+// tryAcquire drops events when no slot is free.
+func tryAcquire(events chan Event, sem chan struct{}) {
+	for ev := range events {
+		select {
+		case sem <- struct{}{}:
+			go func() {
+				defer func() { <-sem }()
+				process(ev)
+			}()
+		default:
+		}
+	}
+}
+
+// budget starts workers against a budget it checks in the loop, as
+// prometheus.Registry.Gather does.
+func budget(events chan Event, collectors []func()) {
+	goroutineBudget := len(collectors)
+	for {
+		select {
+		case ev := <-events:
+			process(ev)
+		default:
+			if goroutineBudget <= 0 {
+				process(<-events)
+				break
+			}
+			go process(Event{})
+			goroutineBudget--
+		}
+	}
+}
+
+// countedInBody is a counting loop with a token semaphore.
+func countedInBody(tokens chan struct{}, n int) {
+	for i := 0; i < n; {
+		<-tokens
+		i++
+		go func() {
+			defer func() { tokens <- struct{}{} }()
+			process(Event{})
+		}()
+	}
+}
