@@ -22,8 +22,9 @@ func TestAnalyzers(t *testing.T) {
 			t.Errorf("%s: doc %q, URL %q", a.Name, a.Doc, a.URL)
 		}
 	}
-	// The analyzers of this part of the suite; the list may grow.
-	for _, want := range []string{"lockthread", "maxprocsone", "callfreeloop", "selectspin", "containerprocs"} {
+	// One analyzer for each pitfall with a static rule.
+	for _, want := range []string{"lockthread", "maxprocsone", "callfreeloop", "unboundedgo", "racyqueue",
+		"yieldless", "selectspin", "cgoflood", "containerprocs"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("suite lacks %s: %v", want, names)
 		}

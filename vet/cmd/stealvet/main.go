@@ -1,7 +1,9 @@
 // Command stealvet reports Go code that defeats the runtime's
 // work-stealing scheduler: threads locked across work loops,
-// GOMAXPROCS pinned to one or to NumCPU, call-free spin loops and
-// select-with-default spins.
+// GOMAXPROCS pinned to one or to NumCPU, call-free spin loops,
+// select-with-default spins, a goroutine per event with no bound,
+// scheduler loops that never yield, unbounded concurrent cgo calls and,
+// with -racyqueue.enable, plain accesses to fields used atomically.
 //
 // It runs standalone,
 //

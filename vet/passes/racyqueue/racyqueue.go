@@ -131,7 +131,19 @@ func (*usedAtomically) AFact() {}
 
 func (f *usedAtomically) String() string { return "usedAtomically(" + strings.Join(f.Via, ",") + ")" }
 
+// enabled is the analyzer's -racyqueue.enable flag. The analyzer is opt-in
+// (see OptIn): without the flag it reports nothing and exports no facts,
+// so that it can sit in every suite, go vet's included, switched off.
+var enabled bool
+
+func init() {
+	Analyzer.Flags.BoolVar(&enabled, "enable", false, "turn the analyzer on (it is opt-in: it has false positives on real code)")
+}
+
 func run(pass *analysis.Pass) (any, error) {
+	if !enabled {
+		return nil, nil
+	}
 	inspect := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	info := pass.TypesInfo
 
