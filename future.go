@@ -55,11 +55,12 @@ func runFutureTask(w *Worker) {
 
 // Spawn starts fn as a fork-join task on w's deque and returns its future.
 // It must be called by the task that received w. fn sees that task's
-// context (less the cancellation when that task returns: see
+// context (less the cancellations of the scopes it is spawned in: see
 // Worker.Context) and may run on any worker; if nobody waits for it, it
-// still runs, even after that task has returned, unless the context is
-// done before it starts: then it is skipped, and Wait reports a
-// *SkippedError.
+// still runs, even after that task, or the group or map it was spawned
+// from, has ended (see the package doc's "Spawned tasks run"), unless a
+// context a user cancels is done before it starts: then it is skipped,
+// and Wait reports a *SkippedError.
 //
 // Cost: one allocation (the future, its task record and its latch
 // together: 144 bytes for an 8-byte T) plus what fn's closure costs the

@@ -136,10 +136,11 @@ func (w *Worker) Pool() *Pool { return w.core().pool }
 //   - Go, Pool.Run: the pool's context;
 //   - Join, Fork2, For: the forking task's;
 //   - Spawn, Spawn of a Future: the spawning task's, but for the
-//     cancellation when that task returns: a spawned task may start after
-//     its spawner has returned, and then it still runs. It is cancelled
-//     when it returns itself if its spawner was submitted with a context
-//     of its own;
+//     cancellations of the scopes it was spawned in (the spawner's return,
+//     a group round's end or first error, a map's): a spawned task may
+//     start after they have ended, and then it still runs (see the package
+//     doc's "Spawned tasks run"). It is cancelled when it returns itself
+//     if its spawner was submitted with a context of its own;
 //   - a Group child: the group's, cancelled on the group's first error.
 //
 // The pool's context is cancelled when Shutdown gives up waiting and after
@@ -164,8 +165,11 @@ func (w *Worker) Context() context.Context {
 // see Context). Only the task that received w may call it.
 // Spawn never blocks, not even when WithMaxQueued is set, and works on a
 // closed pool: a pool drains everything its running tasks spawn before it
-// stops. If the context is done by the time fn would start, fn is skipped
-// and counted in Stats.Skipped.
+// stops. fn still runs, even after this task, or the group or map it
+// spawned fn from, has ended (see the package doc's "Spawned tasks run").
+// If a context a user cancels (a submitter's, or the pool's once Shutdown
+// gives up) is done by the time fn would start, fn is skipped, counted in
+// Stats.Skipped and in the *SkippedError that Close returns.
 //
 // Cost: one atomic swap, a 48-byte record from the worker's slab (one
 // allocation per 10 spawns), and a wake-up check that is two atomic loads

@@ -45,6 +45,10 @@ func Map[T, R any](w *Worker, in []T, f func(w *Worker, x T) R) []R {
 // call was made, it is a *SkippedError counting the calls not made. A
 // panic in f cancels the rest likewise and is re-raised as by Map.
 //
+// Tasks that f spawns do not see that context: they run even if they
+// start after MapErr has returned (see the package doc's "Spawned tasks
+// run").
+//
 // Cost: Map's, plus a derived context per MapErr, and a check of that
 // context (an atomic load) before each call.
 func MapErr[T, R any](w *Worker, in []T, f func(w *Worker, x T) (R, error)) ([]R, error) {
@@ -54,7 +58,7 @@ func MapErr[T, R any](w *Worker, in []T, f func(w *Worker, x T) (R, error)) ([]R
 	out := make([]R, len(in))
 	m := newMapRun(w)
 	defer m.cancel(nil)
-	asPart(w, m.ctx, func(w *Worker) { mapSlice(w, in, out, errBody(m, f)) })
+	asPart(w, newScope(w, m.ctx), func(w *Worker) { mapSlice(w, in, out, errBody(m, f)) })
 	return out, m.err()
 }
 
@@ -65,7 +69,9 @@ func MapErr[T, R any](w *Worker, in []T, f func(w *Worker, x T) (R, error)) ([]R
 // nothing, if the pool is closed, and a *SkippedError if ctx or the pool's
 // context was done before the map started; a panic in f is re-raised as
 // by Pool.Run. Called from a task of p it maps on the calling worker, as
-// part of that task, instead of waiting for the pool.
+// part of that task, instead of waiting for the pool; tasks that f spawns
+// then see ctx and run even if they start after PoolMap has returned (see
+// the package doc's "Spawned tasks run").
 func PoolMap[T, R any](ctx context.Context, p *Pool, in []T, f func(w *Worker, x T) R) ([]R, error) {
 	if f == nil {
 		nilFunc("PoolMap")

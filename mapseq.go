@@ -45,7 +45,8 @@ func MapSeq[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) R) []R 
 // results and error of MapErr; indexes count the elements in the order
 // seq yielded them. Once the map's context is done, MapSeqErr stops
 // reading seq: the calls not made that it counts are those of the elements
-// it had already read.
+// it had already read. Tasks that f spawns run even if they start after
+// MapSeqErr has returned (see the package doc's "Spawned tasks run").
 func MapSeqErr[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) (R, error)) ([]R, error) {
 	if seq == nil || f == nil {
 		nilFunc("MapSeqErr")
@@ -54,7 +55,7 @@ func MapSeqErr[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) (R, 
 	defer m.cancel(nil)
 	var out []R
 	stop := func() bool { return m.ctx.Err() != nil }
-	asPart(w, m.ctx, func(w *Worker) { out = mapSeq(w, seq, errBody(m, f), stop) })
+	asPart(w, newScope(w, m.ctx), func(w *Worker) { out = mapSeq(w, seq, errBody(m, f), stop) })
 	return out, m.err()
 }
 

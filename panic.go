@@ -23,6 +23,10 @@ type panicSink struct {
 	dropped      uint64  // dropped, not yet taken
 	keptTotal    uint64  // kept since the pool started
 	droppedTotal uint64  // dropped since the pool started
+	// Tasks spawned inside the pool (Worker.Spawn) that nobody waits for
+	// and that were skipped, not yet reported by Close: see skipSpawned.
+	skipped   int
+	skipCause error
 }
 
 // init sets the sink up from the pool's options.
@@ -66,9 +70,25 @@ func (s *panicSink) take() error {
 	if s.dropped > 0 {
 		s.errs = append(s.errs, &DroppedPanicsError{Count: s.dropped, Limit: s.limit})
 	}
+	if s.skipped > 0 {
+		s.errs = append(s.errs, &SkippedError{Count: s.skipped, Cause: s.skipCause})
+	}
 	err := errors.Join(s.errs...)
-	s.errs, s.dropped = nil, 0
+	s.errs, s.dropped, s.skipped, s.skipCause = nil, 0, 0, nil
 	return err
+}
+
+// skipSpawned notes a task spawned inside the pool (Worker.Spawn) that
+// was skipped with nobody waiting for it, for Close to report: a task a
+// user spawned runs, or an error someone receives says it did not (see
+// the package doc's "Spawned tasks run"). Only the first cause is kept.
+func (s *panicSink) skipSpawned(cause error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.skipped == 0 {
+		s.skipCause = cause
+	}
+	s.skipped++
 }
 
 // counts returns how many panics were kept and dropped since the start.

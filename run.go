@@ -46,9 +46,11 @@ func (p *Pool) runCtx(ctx context.Context, fn func(w *Worker)) error {
 		run := fn
 		if own {
 			run = func(w *Worker) {
-				ctx, cancel := p.joinCtx(ctx)
+				joined, cancel := p.joinCtx(ctx)
 				defer cancel()
-				asPart(w, ctx, fn)
+				// What fn spawns outlives the call: it sees ctx, as the
+				// tasks of a Submit with ctx do.
+				asPart(w, &scopeCtx{Context: joined, base: ctx, own: true}, fn)
 			}
 		} else {
 			cur.handed = true // fn gets cur's record as its handle: never reuse it

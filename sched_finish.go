@@ -79,6 +79,9 @@ func (c *core) skip(t *task, ctx context.Context) {
 	t.forget()
 	switch {
 	case l == nil:
+		if t.sub == subNone && !t.goFn { // a Worker.Spawn: nobody else can hear of it
+			c.pool.panics.skipSpawned(context.Cause(ctx))
+		}
 	case l.group != nil:
 		l.group.addSkipped(1, context.Cause(ctx))
 		l.group.childDone()
