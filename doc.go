@@ -253,13 +253,18 @@
 // worker that waits for room in its own queue could wait forever.
 //
 // A panicking task never kills its worker. The panic becomes a *PanicError
-// (value, worker and stack; its Error is one line, without the stack). A
-// panic in a task someone waits for (Run, Join, For, Group, a Future) goes
-// to that waiter. Any other goes to the handler set with WithPanicHandler or
+// (value, worker and stack; its Error is one line, without the stack).
+// Every panic reaches a waiter, the panic handler, or Close. A panic in a
+// task someone waits for (Run, Join, For, Group) goes to that waiter. Any
+// other goes to the handler set with WithPanicHandler or
 // Pool.SetPanicHandler; without one, the pool keeps the first 64
 // (WithPanicLimit) and only counts the rest, and Close or Shutdown returns
 // the kept ones joined into one error with a *DroppedPanicsError saying how
-// many more there were. Memory held for panics is therefore bounded.
+// many more there were. A future (Spawn, PoolSpawn) may be waited for
+// later or never, which nobody can tell when it panics: its waiters get
+// the panic, and a handler, if there is one, hears of it at once as well;
+// without a handler, Close keeps it as above if nobody has waited for the
+// future by then. Memory held for panics is therefore bounded.
 // Default(), which nobody closes, instead logs each panic through log/slog
 // and keeps none. Stats counts panics kept and dropped.
 //

@@ -109,7 +109,9 @@ func PoolSpawn[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (*Futu
 }
 
 // Wait returns fn's result once it has run. If fn panicked or called
-// runtime.Goexit, Wait returns the zero value and a *PanicError; if fn was
+// runtime.Goexit, Wait returns the zero value and a *PanicError (which
+// Close then no longer reports; see the package doc's "Backlog, panics,
+// shutdown" for a future nobody waits for); if fn was
 // skipped because its context ended first, a *SkippedError.
 //
 // Called from a task with that task's worker, Wait helps run other tasks
@@ -178,11 +180,28 @@ func (f *Future[T]) WaitContext(ctx context.Context) (T, error) {
 	return f.result()
 }
 
-// result returns fn's result, or the error it failed with.
+// result returns fn's result, or the error it failed with. A panic it
+// returns is the waiter's: Close no longer reports it (claimFuture).
 func (f *Future[T]) result() (T, error) {
 	if err := f.j.latch.err; err != nil {
+		if _, ok := err.(*PanicError); ok {
+			f.p.panics.claimFuture(&f.j.latch)
+		}
 		var zero T
 		return zero, err
 	}
 	return f.val, nil
 }
+
+// isFuture reports whether t is a future's task: every future's record
+// runs runFutureTask (a func value is a pointer to its code and captures;
+// that of a top-level function is one static word for the program).
+func (t *task) isFuture() bool {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&t.fn)) == futureTaskFn
+}
+
+// futureTaskFn is runFutureTask's func value, as isFuture compares it.
+var futureTaskFn = func() unsafe.Pointer {
+	fn := runFutureTask
+	return *(*unsafe.Pointer)(unsafe.Pointer(&fn))
+}()

@@ -17,6 +17,7 @@ func (c *core) finish(t *task, prev *task, returned *bool) {
 		tc = t.ctx.(*taskCtx)
 	}
 	reuse := t.reusable()
+	future := l != nil && l.group == nil && t.isFuture()
 	t.c = nil
 	t.forget()
 	var fail *PanicError
@@ -43,6 +44,9 @@ func (c *core) finish(t *task, prev *task, returned *bool) {
 	default:
 		if fail != nil {
 			l.err = fail
+			if future { // a waiter may never come: see panicSink.addFuture
+				c.pool.panics.addFuture(l, fail)
+			}
 		}
 		l.countDown()
 	}

@@ -95,7 +95,9 @@ type Stats struct {
 	// PanicsKept counts the panics kept for Close since the pool started,
 	// PanicsDropped those only counted because as many as WithPanicLimit
 	// allows were already kept. The rest of Total.Panics went to a panic
-	// handler. Unlike Total, both are exact at once.
+	// handler or to their waiters. A future's panic that nobody has
+	// waited for is counted kept only once Close takes it. Unlike Total,
+	// both are exact at once.
 	PanicsKept, PanicsDropped uint64
 }
 
