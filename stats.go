@@ -76,8 +76,8 @@ type Stats struct {
 	Workers  []WorkerStats
 	Total    WorkerStats // sum over workers and spares (RingLen summed, Runnext: any)
 	Inject   int         // tasks in the inject queue now
-	Idle     int         // parked workers now
-	Spinning int         // workers looking for work now
+	Idle     int         // parked workers now, of the pool's own (Workers); spares left out
+	Spinning int         // workers looking for work now, spares included
 
 	// Submitted counts the tasks queued through the pool's inject queue
 	// since it started: by Submit, SubmitBatch, TrySubmit, Go, Run and a
@@ -110,7 +110,7 @@ func (p *Pool) Stats() Stats {
 	s := Stats{
 		Workers:  make([]WorkerStats, len(p.workers)),
 		Inject:   p.inject.len(),
-		Idle:     int(p.nidle.Load()),
+		Idle:     p.idleWorkers(),
 		Spinning: int(p.nspinning.Load()),
 	}
 	for i, w := range p.workers {
