@@ -149,7 +149,8 @@ func WithProfileLabels() Option {
 
 // WithStallDetector reports, through report, every worker stuck in one task
 // for longer than threshold while tasks wait to run anywhere in the pool:
-// in the inject queue, or in any worker's runnext, ring or fork-join deque.
+// in the inject queue, or in any worker's or spare's runnext, ring or
+// fork-join deque.
 // Stuck means the worker started no task and took no step in that time,
 // where a step is a call of Join, Fork2 or Worker.Spawn, or one sub-range
 // of For or ForRange. A stall usually means a task that blocks (I/O, a
@@ -162,6 +163,9 @@ func WithProfileLabels() Option {
 // Future.Wait (it runs other tasks, sleeps on the idle list, or waits
 // while a spare runs a submitted task it came upon), for a parked worker,
 // and for a task blocked in Worker.Block while its spare works or parks.
+// A spare is watched like a worker: one stuck in a task while tasks wait
+// is reported with its own ID (see Stall.Worker), since the worker it
+// stands in for is then stuck as well.
 //
 // report is called once per stall, from the detector's goroutine, and
 // again for the same worker only after it has made progress; the detector
