@@ -108,6 +108,29 @@ func PoolSpawn[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (*Futu
 	return f, nil
 }
 
+// TryPoolSpawn is PoolSpawn without waiting: it returns ErrBacklogFull,
+// queueing nothing, instead of blocking when WithMaxQueued tasks are
+// already waiting for a worker to pick them up, and ErrClosed once Close
+// or Shutdown has begun, backlog full or not. fn sees the pool's context,
+// as with PoolSpawn and a nil ctx, and Wait reports a *SkippedError if
+// that is done before fn starts. Any goroutine may call it, tasks included
+// (TrySubmit's twin for a result: a task that must not block on a full
+// backlog).
+//
+// Cost: TrySubmit's, plus the future and fn's closure.
+func TryPoolSpawn[T any](p *Pool, fn func(w *Worker) T) (*Future[T], error) {
+	if fn == nil {
+		nilFunc("TryPoolSpawn")
+	}
+	f := newFuture(p, fn)
+	f.j.ctx = p.ctx
+	f.j.lazy = lazyMay // as Submit's: a context of its own once asked for
+	if err := p.submitTask(&f.j.task, false); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
 // Wait returns fn's result once it has run. If fn panicked or called
 // runtime.Goexit, Wait returns the zero value and a *PanicError (which
 // Close then no longer reports; see the package doc's "Backlog, panics,
