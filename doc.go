@@ -29,8 +29,9 @@
 // is for any goroutine. A task waiting inside the pool runs other tasks, so
 // waits nest to any depth, even on one worker (the rules are under Waiting
 // on the pool from inside it).
-// A nil function (a task, a body, f, a sequence) is refused at the call
-// with a panic that names the call, before anything is queued.
+// A nil function (a task, a body, f, a sequence) or a nil *Worker is
+// refused at the call with a panic that names the call, before anything
+// is queued.
 //
 // # Design
 //
@@ -207,7 +208,7 @@
 // and NewResultGroup. Outside the pool, or shared between goroutines, they
 // belong to the pool: the methods Pool.Run, Pool.Join, Pool.For,
 // Pool.ForRange and Pool.Group, and, since Go methods cannot have type
-// parameters, the functions PoolSpawn, PoolMap, PoolMapErr, PoolMapSeq,
+// parameters, the functions PoolSpawn, TryPoolSpawn, PoolMap, PoolMapErr, PoolMapSeq,
 // PoolMapSeqErr and PoolResultGroup, which take a context and then the
 // pool. Called from
 // a task of the same pool, the outside forms run inline or help, as above.

@@ -66,6 +66,9 @@ func runFutureTask(w *Worker) {
 // together: 144 bytes for an 8-byte T) plus what fn's closure costs the
 // caller.
 func Spawn[T any](w *Worker, fn func(w *Worker) T) *Future[T] {
+	if w == nil {
+		nilWorker("Spawn")
+	}
 	if fn == nil {
 		nilFunc("Spawn")
 	}

@@ -138,6 +138,9 @@ type groupShared struct {
 // little alive, so the collector runs often and, more than the scheduler,
 // sets its pace: docs/xlang.md measures it, and what GOGC changes.
 func NewGroup(w *Worker) *Group {
+	if w == nil {
+		nilWorker("NewGroup")
+	}
 	w.core()
 	g := &Group{owner: w, p: w.c.pool, parent: w.forkCtx(), up: w.group(), round1: true}
 	g.latch.group = g

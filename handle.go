@@ -108,6 +108,13 @@ func (w *Worker) checkCurrent(c *core) {
 	}
 }
 
+// nilWorker panics for a nil *Worker passed to call, which would
+// otherwise fail with a nil dereference deep in the scheduler that names
+// neither the call nor the mistake.
+func nilWorker(call string) {
+	panic("steal: nil *Worker passed to " + call + "; pass the handle your task received")
+}
+
 func (w *Worker) misuse() {
 	if w.c == nil {
 		panic("steal: Worker used outside its task: the task that received it has returned, " +
@@ -122,10 +129,20 @@ func (w *Worker) misuse() {
 // a submitted task a waiting task came upon: see the package doc's
 // "Waiting on the pool from inside it") have IDs from Workers() up, so
 // any submitted task may see one.
-func (w *Worker) ID() int { return w.core().id }
+func (w *Worker) ID() int {
+	if w == nil {
+		nilWorker("Worker.ID")
+	}
+	return w.core().id
+}
 
 // Pool returns the pool the task runs on.
-func (w *Worker) Pool() *Pool { return w.core().pool }
+func (w *Worker) Pool() *Pool {
+	if w == nil {
+		nilWorker("Worker.Pool")
+	}
+	return w.core().pool
+}
 
 // Context returns the task's context. It is the context of the place that
 // created the task, whoever runs it:
@@ -154,6 +171,9 @@ func (w *Worker) Pool() *Pool { return w.core().pool }
 // (context.WithCancelCause). A context made after both the submitter's
 // context and the pool's have ended reports the submitter's cause.
 func (w *Worker) Context() context.Context {
+	if w == nil {
+		nilWorker("Worker.Context")
+	}
 	w.core()
 	w.makeContext()
 	return w.ctx
@@ -175,6 +195,9 @@ func (w *Worker) Context() context.Context {
 // allocation per 10 spawns), and a wake-up check that is two atomic loads
 // when no worker is idle; fn's closure is the caller's.
 func (w *Worker) Spawn(fn func(w *Worker)) {
+	if w == nil {
+		nilWorker("Worker.Spawn")
+	}
 	if fn == nil {
 		nilFunc("Worker.Spawn")
 	}
@@ -211,6 +234,9 @@ const maxSpares = 256
 // no spare. A panic or Goexit in fn goes on unchanged after the
 // spare is released.
 func (w *Worker) Block(fn func()) {
+	if w == nil {
+		nilWorker("Worker.Block")
+	}
 	if fn == nil {
 		nilFunc("Worker.Block")
 	}

@@ -23,6 +23,9 @@ import (
 // Cost: the result slice and ForRange's: about a function call per
 // element when nobody steals, and a few tasks per thief.
 func Map[T, R any](w *Worker, in []T, f func(w *Worker, x T) R) []R {
+	if w == nil {
+		nilWorker("Map")
+	}
 	if f == nil {
 		nilFunc("Map")
 	}
@@ -52,6 +55,9 @@ func Map[T, R any](w *Worker, in []T, f func(w *Worker, x T) R) []R {
 // Cost: Map's, plus a derived context per MapErr, and a check of that
 // context (an atomic load) before each call.
 func MapErr[T, R any](w *Worker, in []T, f func(w *Worker, x T) (R, error)) ([]R, error) {
+	if w == nil {
+		nilWorker("MapErr")
+	}
 	if f == nil {
 		nilFunc("MapErr")
 	}

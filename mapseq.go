@@ -35,6 +35,9 @@ import (
 // sequence first; with an f of a microsecond, about a sixth slower than
 // Map, and a little slower than collecting first (see BenchmarkMap).
 func MapSeq[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) R) []R {
+	if w == nil {
+		nilWorker("MapSeq")
+	}
 	if seq == nil || f == nil {
 		nilFunc("MapSeq")
 	}
@@ -48,6 +51,9 @@ func MapSeq[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) R) []R 
 // it had already read. Tasks that f spawns run even if they start after
 // MapSeqErr has returned (see the package doc's "Spawned tasks run").
 func MapSeqErr[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) (R, error)) ([]R, error) {
+	if w == nil {
+		nilWorker("MapSeqErr")
+	}
 	if seq == nil || f == nil {
 		nilFunc("MapSeqErr")
 	}
