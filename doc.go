@@ -204,13 +204,13 @@
 //
 // Entry points come in two forms. Inside a task, functions take the task's
 // *Worker as their first argument and their context from it: Join, Join2,
-// Fork2, For, ForRange, Spawn, Map, MapErr, MapSeq, MapSeqErr, NewGroup
-// and NewResultGroup. Outside the pool, or shared between goroutines, they
-// belong to the pool: the methods Pool.Run, Pool.Join, Pool.For,
-// Pool.ForRange and Pool.Group, and, since Go methods cannot have type
-// parameters, the functions PoolSpawn, TryPoolSpawn, PoolMap, PoolMapErr, PoolMapSeq,
-// PoolMapSeqErr and PoolResultGroup, which take a context and then the
-// pool. Called from
+// Fork2, For, ForRange, Spawn, Map, MapErr, MapLimit, MapErrLimit, MapSeq,
+// MapSeqErr, NewGroup and NewResultGroup. Outside the pool, or shared
+// between goroutines, they belong to the pool: the methods Pool.Run,
+// Pool.Join, Pool.For, Pool.ForRange and Pool.Group, and, since Go methods
+// cannot have type parameters, the functions PoolSpawn, TryPoolSpawn,
+// PoolMap, PoolMapErr, PoolMapSeq, PoolMapSeqErr and PoolResultGroup,
+// which take a context (but TryPoolSpawn) and then the pool. Called from
 // a task of the same pool, the outside forms run inline or help, as above.
 // Group's documentation says why groups keep two constructors.
 //

@@ -14,7 +14,9 @@ import (
 // Map splits in as ForRange does, lazily, with no grain size: with no idle
 // worker it is a loop over in; idle workers steal halves of what is left.
 // A task waiting for a stolen half runs other tasks, so Map nests to any
-// depth, even on one worker.
+// depth, even on one worker. Map does not bound how many calls run at
+// once: each call that blocks in Worker.Block lets a spare take more of
+// in; MapLimit and MapErrLimit do.
 //
 // A panic in f stops the part of in that was running it; the other parts
 // still run, and the first panic is re-raised in the caller as a
