@@ -255,6 +255,14 @@
 //
 // A panicking task never kills its worker. The panic becomes a *PanicError
 // (value, worker and stack; its Error is one line, without the stack).
+// The rule for a panic in work someone waits for: a call that returns an
+// error returns it, as a *PanicError (Run, Pool.Join, Pool.For,
+// Pool.ForRange, MapErr, MapSeqErr, MapErrLimit, the Pool... maps,
+// Group.Wait, Future.Wait); a call that returns no error re-raises it in
+// its caller, as a *PanicError (Join, Join2, Fork2, For, ForRange, Map,
+// MapSeq, MapLimit), once the parts it offered to thieves have finished.
+// A runtime.Goexit is reported the same way, as a *PanicError wrapping
+// ErrGoexit, where it can be (see Goexit).
 // Every panic reaches a waiter, the panic handler, or Close. A panic in a
 // task someone waits for (Run, Join, For, Group) goes to that waiter. Any
 // other goes to the handler set with WithPanicHandler or

@@ -36,8 +36,8 @@ func MapLimit[T, R any](w *Worker, limit int, in []T, f func(w *Worker, x T) R) 
 // MapErrLimit is MapErr with at most limit calls of f running at once, as
 // MapLimit bounds Map: the first error (or panic) cancels the context the
 // other calls see, and the elements no lane has taken by then are not
-// called; the results and error are those of MapErr. A limit below 1
-// panics.
+// called; the results and error are those of MapErr, a panic in f
+// included. A limit below 1 panics.
 func MapErrLimit[T, R any](w *Worker, limit int, in []T, f func(w *Worker, x T) (R, error)) ([]R, error) {
 	if w == nil {
 		nilWorker("MapErrLimit")
@@ -49,7 +49,7 @@ func MapErrLimit[T, R any](w *Worker, limit int, in []T, f func(w *Worker, x T) 
 	out := make([]R, len(in))
 	m := newMapRun(w)
 	defer m.cancel(nil)
-	asPart(w, newScope(w, m.ctx), func(w *Worker) {
+	pe := asPartErr(w, newScope(w, m.ctx), func(w *Worker) {
 		mapLanes(w, limit, len(in), func(w *Worker, i int) {
 			if m.ctx.Err() != nil {
 				m.skipped.Add(1)
@@ -70,6 +70,9 @@ func MapErrLimit[T, R any](w *Worker, limit int, in []T, f func(w *Worker, x T) 
 			out[i] = r
 		})
 	})
+	if pe != nil {
+		return out, pe
+	}
 	return out, m.err()
 }
 

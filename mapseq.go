@@ -61,7 +61,9 @@ func MapSeqErr[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) (R, 
 	defer m.cancel(nil)
 	var out []R
 	stop := func() bool { return m.ctx.Err() != nil }
-	asPart(w, newScope(w, m.ctx), func(w *Worker) { out = mapSeq(w, seq, errBody(m, f), stop) })
+	if pe := asPartErr(w, newScope(w, m.ctx), func(w *Worker) { out = mapSeq(w, seq, errBody(m, f), stop) }); pe != nil {
+		return out, pe
+	}
 	return out, m.err()
 }
 
