@@ -53,12 +53,19 @@ func WithWorkers(n int) Option {
 // ErrBacklogFull. n <= 0 means no cap (the default). Spawns from inside tasks
 // are not counted and never block.
 //
-// A worker picks submitted tasks up in batches (at most 128, and about the
-// queue's length divided by the number of workers), runs the first and
-// keeps the rest in its own queue, where other workers may steal them; a
-// batch leaves the backlog as it is picked up. So at most n tasks wait in
-// the pool's queue, and up to about 128 more per worker wait, picked up,
-// in the workers' own queues.
+// A worker picks submitted tasks up in batches (at most 128, about the
+// queue's length divided by the number of workers W, and with a cap at
+// most max(1, n/W)), runs the first and keeps the rest in its own queue,
+// where other workers may steal them; a batch leaves the backlog as it is
+// picked up, and a worker picks up another only once its own queue is
+// empty. So at most n tasks wait in the pool's queue, and Stats.Backlog
+// (submitted, neither started nor skipped) stays within n plus
+// max(1, n/W)-1 for each worker and each spare running for Block or a
+// lent task (see the package doc's "Waiting on the pool from inside it"),
+// except for tasks that this pool's own tasks queued past the cap (Submit
+// from a task never waits: see Submit) and for tasks that a ring full of
+// spawned tasks moved back to the inject queue, which are not counted
+// again.
 func WithMaxQueued(n int) Option {
 	return func(c *config) { c.maxQueued = max(n, 0) }
 }
