@@ -287,8 +287,9 @@
 //
 // Stats counts what pool users monitor: submitted tasks and the backlog
 // not yet picked up, tasks completed, failed and skipped, and a histogram
-// of how long submitted tasks wait in the queue (about one in 64 timed,
-// chosen by a hash of its place in the queue).
+// of how long submitted tasks wait in the queue and of how long they run
+// (about one in 64 timed, the same for both, chosen by a hash of its place
+// in the queue; WithQueueWaitSampling sets the rate).
 // Pool.Expvar publishes it through expvar; the module
 // github.com/worksteal/steal/prom exports it to Prometheus. Named gives
 // tasks a name, carried in their context, that shows in the timeline of

@@ -125,7 +125,8 @@ func (c *config) fromEnv() {
 
 // WithQueueWaitSampling sets how many submitted tasks (Submit, SubmitBatch,
 // TrySubmit, Go, Run, a Pool.Group's Go) there are to one whose queue wait
-// is timed for Stats.QueueWait: about one in n, chosen by a hash of the
+// is timed for Stats.QueueWait, and whose run is timed for Stats.TaskTime:
+// about one in n, chosen by a hash of the
 // task's place in the inject queue (Fibonacci hashing), which spreads the
 // timed tasks evenly over any pattern of submissions and needs no counter
 // or random draw of its own. 1 times every task; n <= 0 times none. The
@@ -133,8 +134,9 @@ func (c *config) fromEnv() {
 //
 // Cost: a multiplication per submitted task; a timed task adds two clock
 // readings and one small allocation, about 130 ns, the first reading and
-// the allocation before the task takes its place in the inject queue. See
-// docs/metrics.md for measurements.
+// the allocation before the task takes its place in the inject queue, and
+// one more clock reading when it returns. See docs/metrics.md for
+// measurements.
 func WithQueueWaitSampling(n int) Option {
 	return func(c *config) { c.waitEvery = max(n, 0); c.waitEverySet = true }
 }

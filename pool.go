@@ -76,6 +76,7 @@ type Pool struct {
 
 	// Written by workers now and then: timed queue waits, panics, spares.
 	waits       waitHist
+	runs        waitHist // Stats.TaskTime, of the tasks waits times
 	panics      panicSink
 	spares      spareSet
 	workersDone sync.WaitGroup

@@ -91,6 +91,11 @@ type Stats struct {
 	// QueueWait is how long submitted tasks waited before a worker started
 	// them (or skipped them), timed for one task in QueueWait.Every.
 	QueueWait WaitHistogram
+	// TaskTime is how long the same timed tasks ran, from their start to
+	// their return (a panic or Goexit included): the time a task spends
+	// waiting inside the pool (Join, Wait, Block), and running other tasks
+	// meanwhile, is part of it. Skipped tasks are left out.
+	TaskTime WaitHistogram
 
 	// PanicsKept counts the panics kept for Close since the pool started,
 	// PanicsDropped those only counted because as many as WithPanicLimit
@@ -126,6 +131,7 @@ func (p *Pool) Stats() Stats {
 	// taken was read first and never exceeds submitted, so Backlog >= 0.
 	s.Backlog = int(uint(s.Submitted) - taken)
 	s.QueueWait = p.waits.snapshot(p.metrics.every)
+	s.TaskTime = p.runs.snapshot(p.metrics.every)
 	s.PanicsKept, s.PanicsDropped = p.panics.counts()
 	return s
 }
