@@ -1,6 +1,7 @@
 package steal
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -12,7 +13,7 @@ func TestIdleLeavesOutSpares(t *testing.T) {
 	defer p.Close()
 	release := make(chan struct{})
 	blocked := make(chan struct{})
-	if err := p.Submit(nil, func(w *Worker) {
+	if err := p.Submit(context.Background(), func(w *Worker) {
 		w.Block(func() {
 			close(blocked)
 			<-release

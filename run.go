@@ -22,7 +22,7 @@ func (p *Pool) Run(fn func(w *Worker)) error {
 	if fn == nil {
 		nilFunc("Pool.Run")
 	}
-	return p.runCtx(nil, fn)
+	return p.runCtx(context.Background(), fn)
 }
 
 // runCtx is Run with a context: fn sees ctx, joined with the pool's, and

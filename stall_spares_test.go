@@ -44,14 +44,14 @@ func TestStallSpareOfBlock(t *testing.T) {
 	defer close(releaseS)
 	defer close(releaseT)
 	inBlock, inS := make(chan struct{}), make(chan struct{})
-	if err := p.Submit(nil, func(w *Worker) {
+	if err := p.Submit(context.Background(), func(w *Worker) {
 		w.Block(func() { close(inBlock); <-releaseT })
 	}); err != nil {
 		t.Fatal(err)
 	}
 	waitClosed(t, inBlock, 10*time.Second, "Block")
 	// The spare runs this one, which is stuck.
-	if err := p.Submit(nil, func(*Worker) { close(inS); <-releaseS }); err != nil {
+	if err := p.Submit(context.Background(), func(*Worker) { close(inS); <-releaseS }); err != nil {
 		t.Fatal(err)
 	}
 	waitClosed(t, inS, 10*time.Second, "the spare's task")
@@ -78,12 +78,12 @@ func TestStallSpareOfLend(t *testing.T) {
 	g := p.Group(context.Background())
 	g.Go(func(*Worker) error { close(inC); <-releaseC; return nil })
 	waitClosed(t, inC, 10*time.Second, "the group's child")
-	if err := p.Submit(nil, func(w *Worker) { close(inT); g.Wait() }); err != nil {
+	if err := p.Submit(context.Background(), func(w *Worker) { close(inT); g.Wait() }); err != nil {
 		t.Fatal(err)
 	}
 	waitClosed(t, inT, 10*time.Second, "the waiting task")
 	// T's wait comes upon S and lends it to a spare, where it is stuck.
-	if err := p.Submit(nil, func(*Worker) { close(inS); <-releaseS }); err != nil {
+	if err := p.Submit(context.Background(), func(*Worker) { close(inS); <-releaseS }); err != nil {
 		t.Fatal(err)
 	}
 	waitClosed(t, inS, 10*time.Second, "the lent task")
