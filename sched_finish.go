@@ -16,16 +16,17 @@ func (c *core) finish(t *task, prev *task, returned *bool) {
 	if t.lazy == lazyMade {
 		tc = t.ctx.(*taskCtx)
 	}
-	reuse := t.reusable()
-	future := l != nil && l.group == nil && t.isFuture()
-	t.c = nil
-	t.forget()
 	var fail *PanicError
 	if r := recover(); r != nil {
 		fail = newPanicError(r, c.id)
 	} else if !*returned {
 		fail = newPanicError(ErrGoexit, c.id)
 	}
+	// Asked only of a failed task, before forget clears fn, which tells.
+	future := fail != nil && l != nil && l.group == nil && t.isFuture()
+	reuse := t.reusable()
+	t.c = nil
+	t.forget()
 	if fail != nil {
 		c.stats.panics.inc()
 	} else {
