@@ -75,8 +75,10 @@ func WithMaxQueued(n int) Option {
 // instead of keeping it for Close; Close then returns no panics. h must not
 // panic and should return quickly: the worker runs nothing else meanwhile.
 // Pool.SetPanicHandler replaces h at run time. A panic in a task that
-// someone waits for (Run, Join, For, Group, a Future) goes to that waiter
-// instead, as their docs say.
+// someone waits for (Run, Join, For, Group) goes to that waiter instead,
+// as their docs say. A future's (Spawn, PoolSpawn, TryPoolSpawn) goes to
+// h when it happens, since nobody can tell then whether a waiter will
+// come, and to its waiters as well.
 func WithPanicHandler(h func(*PanicError)) Option {
 	return func(c *config) { c.panicHandler = h }
 }
@@ -85,7 +87,8 @@ func WithPanicHandler(h func(*PanicError)) Option {
 // for Close and Shutdown to return: the first n, as *PanicError values.
 // Later panics are only counted, and Close adds a *DroppedPanicsError with
 // their number, so the memory panics hold stays bounded however many tasks
-// panic. n <= 0 keeps none and only counts. The default is 64. Stats reports
+// panic. The panics of futures nobody has waited for yet are held within
+// the same limit, apart, until a waiter takes one or Close returns them. n <= 0 keeps none and only counts. The default is 64. Stats reports
 // how many were kept and dropped.
 func WithPanicLimit(n int) Option {
 	n = max(n, 0)
