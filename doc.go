@@ -36,8 +36,9 @@
 //	run it and wait       call it                       p.Run
 //	two halves            Join, Join2, Fork2            p.Join
 //	a loop                For, ForRange                 p.For, p.ForRange
-//	a result later        Spawn (a *Future)             PoolSpawn
+//	a result later        Spawn (a *Future)             PoolSpawn, TryPoolSpawn
 //	map a slice           Map, MapErr                   PoolMap, PoolMapErr
+//	map, at most n at once MapLimit, MapErrLimit        (compose with a SetLimit group)
 //	map a sequence        MapSeq, MapSeqErr             PoolMapSeq, PoolMapSeqErr
 //	errgroup              NewGroup                      p.Group
 //	errgroup of results   NewResultGroup                PoolResultGroup
@@ -45,8 +46,9 @@
 //
 // A *Worker is valid only inside the task that received it: kept after the
 // task returned, or used by another goroutine while the task waits, it
-// panics with a message that says so. A nil function is refused at the
-// call with a panic that names the call, before anything is queued.
+// panics with a message that says so. A nil function or a nil *Worker is
+// refused at the call with a panic that names the call, before anything
+// is queued.
 //
 // # Waiting inside the pool
 //
@@ -71,14 +73,36 @@
 // For) always run, since the task that forked them needs them. A group's
 // first error cancels its context, as errgroup's does.
 //
+// # Spawned tasks run
+//
+// A task a user spawned runs, or an error that someone receives says it
+// did not. A task spawned inside the pool (Worker.Spawn, Spawn) may start
+// after the scope it was spawned in has ended: its task has returned, the
+// group round whose child spawned it has been waited for, the map whose
+// call spawned it has returned. Such an end is no failure of the spawned
+// task, so it sees the context of the place that opened the scope, less
+// the scope's own cancellation, and runs. Only the contexts a user cancels
+// (the one given to Submit, PoolSpawn, Pool.Group, PoolMap...) and the
+// pool's (Shutdown giving up) skip it, and then it is reported: a future's
+// Wait returns a *SkippedError, and a Worker.Spawn's task, which nobody
+// waits for, is counted in the *SkippedError that Close or Shutdown
+// returns, joined with the kept panics.
+//
 // # Panics and Goexit
 //
 // A panicking task never kills its worker. The panic becomes a *PanicError
-// (value, worker, stack) and goes to whoever waits for the task: a group's
-// Wait or a Future's Wait returns it; Run, Join, For and the Map family
-// re-raise it in the caller. A panic nobody waits for goes to the handler
-// set with WithPanicHandler, or is kept (the first 64, WithPanicLimit) for
-// Close and Shutdown to return. runtime.Goexit in a task is reported as a
+// (value, worker, stack), and every panic reaches a waiter, the panic
+// handler, or Close. For work someone waits for, one rule: a call that
+// returns an error returns the panic as a *PanicError (Run, Pool.Join,
+// Pool.For, Pool.ForRange, MapErr, MapSeqErr, MapErrLimit, the Pool...
+// maps, Group.Wait, Future.Wait); a call that returns no error re-raises
+// it in its caller (Join, Join2, Fork2, For, ForRange, Map, MapSeq,
+// MapLimit), once the parts it offered to thieves have finished. A panic
+// nobody waits for goes to the handler set with WithPanicHandler, or is
+// kept (the first 64, WithPanicLimit) for Close and Shutdown to return. A
+// future may be waited for later or never: its waiters get the panic, and
+// a handler, if there is one, hears of it at once as well; without one,
+// Close keeps it if nobody has waited for the future by then. runtime.Goexit in a task is reported as a
 // *PanicError wrapping ErrGoexit, and the pool keeps its worker.
 //
 // # Backlog and shutdown
@@ -94,7 +118,8 @@
 // # Watching the pool
 //
 // Stats counts tasks submitted, completed, failed and skipped, the backlog,
-// steals, and a histogram of queue waits; Pool.Expvar publishes it, and the
+// steals, and histograms of queue waits and of run times (one task in 64
+// by default, WithQueueWaitSampling); Pool.Expvar publishes it, and the
 // module github.com/worksteal/steal/prom exports it to Prometheus.
 // WithStallDetector reports a worker stuck on one task while work waits
 // behind it; WithSchedTrace prints a line like the runtime's

@@ -20,6 +20,9 @@ import "time"
 // runtime.Goexit in body likewise ends the loop, and the task, only once
 // they have finished.
 func For(w *Worker, lo, hi int, body func(w *Worker, i int)) {
+	if w == nil {
+		nilWorker("For")
+	}
 	if body == nil {
 		nilFunc("For")
 	}
@@ -36,6 +39,9 @@ func For(w *Worker, lo, hi int, body func(w *Worker, i int)) {
 // last one took under 25 µs, so the check for thieves is amortised over
 // cheap bodies without keeping a thief waiting behind an expensive one.
 func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
+	if w == nil {
+		nilWorker("ForRange")
+	}
 	if body == nil {
 		nilFunc("ForRange")
 	}

@@ -88,7 +88,9 @@ func runLoop(p *Pool, fn func(w *Worker)) (panicked any) {
 			panicked = pe.Value
 		}
 	}()
-	p.Run(fn)
+	if pe, ok := p.Run(fn).(*PanicError); ok { // Run returns a panic: raise it for the above
+		panic(pe)
+	}
 	return nil
 }
 

@@ -18,6 +18,9 @@ package steal
 //		return a + b
 //	}
 func Fork2[T, R any](w *Worker, f func(*Worker, T) R, x, y T) (rx, ry R) {
+	if w == nil {
+		nilWorker("Fork2")
+	}
 	if f == nil {
 		nilFunc("Fork2")
 	}

@@ -55,16 +55,20 @@ func runFutureTask(w *Worker) {
 
 // Spawn starts fn as a fork-join task on w's deque and returns its future.
 // It must be called by the task that received w. fn sees that task's
-// context (less the cancellation when that task returns: see
+// context (less the cancellations of the scopes it is spawned in: see
 // Worker.Context) and may run on any worker; if nobody waits for it, it
-// still runs, even after that task has returned, unless the context is
-// done before it starts: then it is skipped, and Wait reports a
-// *SkippedError.
+// still runs, even after that task, or the group or map it was spawned
+// from, has ended (see the package doc's "Spawned tasks run"), unless a
+// context a user cancels is done before it starts: then it is skipped,
+// and Wait reports a *SkippedError.
 //
 // Cost: one allocation (the future, its task record and its latch
 // together: 144 bytes for an 8-byte T) plus what fn's closure costs the
 // caller.
 func Spawn[T any](w *Worker, fn func(w *Worker) T) *Future[T] {
+	if w == nil {
+		nilWorker("Spawn")
+	}
 	if fn == nil {
 		nilFunc("Spawn")
 	}
@@ -107,8 +111,33 @@ func PoolSpawn[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (*Futu
 	return f, nil
 }
 
+// TryPoolSpawn is PoolSpawn without waiting: it returns ErrBacklogFull,
+// queueing nothing, instead of blocking when WithMaxQueued tasks are
+// already waiting for a worker to pick them up, and ErrClosed once Close
+// or Shutdown has begun, backlog full or not. fn sees the pool's context,
+// as with PoolSpawn and a nil ctx, and Wait reports a *SkippedError if
+// that is done before fn starts. Any goroutine may call it, tasks included
+// (TrySubmit's twin for a result: a task that must not block on a full
+// backlog).
+//
+// Cost: TrySubmit's, plus the future and fn's closure.
+func TryPoolSpawn[T any](p *Pool, fn func(w *Worker) T) (*Future[T], error) {
+	if fn == nil {
+		nilFunc("TryPoolSpawn")
+	}
+	f := newFuture(p, fn)
+	f.j.ctx = p.ctx
+	f.j.lazy = lazyMay // as Submit's: a context of its own once asked for
+	if err := p.submitTask(&f.j.task, false); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
 // Wait returns fn's result once it has run. If fn panicked or called
-// runtime.Goexit, Wait returns the zero value and a *PanicError; if fn was
+// runtime.Goexit, Wait returns the zero value and a *PanicError (which
+// Close then no longer reports; see the package doc's "Backlog, panics,
+// shutdown" for a future nobody waits for); if fn was
 // skipped because its context ended first, a *SkippedError.
 //
 // Called from a task with that task's worker, Wait helps run other tasks
@@ -177,11 +206,28 @@ func (f *Future[T]) WaitContext(ctx context.Context) (T, error) {
 	return f.result()
 }
 
-// result returns fn's result, or the error it failed with.
+// result returns fn's result, or the error it failed with. A panic it
+// returns is the waiter's: Close no longer reports it (claimFuture).
 func (f *Future[T]) result() (T, error) {
 	if err := f.j.latch.err; err != nil {
+		if _, ok := err.(*PanicError); ok {
+			f.p.panics.claimFuture(&f.j.latch)
+		}
 		var zero T
 		return zero, err
 	}
 	return f.val, nil
 }
+
+// isFuture reports whether t is a future's task: every future's record
+// runs runFutureTask (a func value is a pointer to its code and captures;
+// that of a top-level function is one static word for the program).
+func (t *task) isFuture() bool {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&t.fn)) == futureTaskFn
+}
+
+// futureTaskFn is runFutureTask's func value, as isFuture compares it.
+var futureTaskFn = func() unsafe.Pointer {
+	fn := runFutureTask
+	return *(*unsafe.Pointer)(unsafe.Pointer(&fn))
+}()

@@ -122,7 +122,9 @@ type groupShared struct {
 // NewGroup returns a group whose children are queued on w's worker, where
 // idle workers may steal them, for use by the task that received w. Its
 // context derives from w.Context(), so a group nested in a group child is
-// cancelled with its parent.
+// cancelled with its parent. Tasks that its children spawn do not see the
+// round's cancellation, and run even if they start after Wait has
+// returned (see the package doc's "Spawned tasks run").
 //
 // Cost: one 320-byte allocation holds the group, its first round's
 // context and the task records of the first round's first two children;
@@ -136,6 +138,9 @@ type groupShared struct {
 // little alive, so the collector runs often and, more than the scheduler,
 // sets its pace: docs/xlang.md measures it, and what GOGC changes.
 func NewGroup(w *Worker) *Group {
+	if w == nil {
+		nilWorker("NewGroup")
+	}
 	w.core()
 	g := &Group{owner: w, p: w.c.pool, parent: w.forkCtx(), up: w.group(), round1: true}
 	g.latch.group = g
@@ -147,6 +152,9 @@ func NewGroup(w *Worker) *Group {
 // pool: Go queues children through the pool's inject queue, and Wait blocks
 // (or, called from a task of this pool, helps run tasks). Its context
 // derives from ctx and is also cancelled when the pool's context is.
+// Tasks that its children spawn see ctx instead, and run even if they
+// start after Wait has returned (see the package doc's "Spawned tasks
+// run").
 func (p *Pool) Group(ctx context.Context) *Group {
 	if ctx == nil {
 		ctx = context.Background()
@@ -174,7 +182,16 @@ func (g *Group) newRound() {
 		lazy.init(parent, &g.p.ctxEpoch)
 		g.ctx = lazy
 	} else {
-		g.ctx, g.sh.cancel = context.WithCancelCause(parent)
+		ctx, cancel := context.WithCancelCause(parent)
+		// The round ends when Wait returns, perhaps before the tasks its
+		// children spawned have started: those see the group's parent,
+		// joined with the pool's context as a Submit's task sees its own.
+		own := g.parent != context.Background() && g.parent != context.TODO() && g.parent != g.p.ctx
+		base := parent
+		if !own {
+			base = g.p.ctx
+		}
+		g.ctx, g.sh.cancel = &scopeCtx{Context: ctx, base: base, own: own}, cancel
 	}
 	if g.owner == nil && g.parent != g.p.ctx {
 		// A Pool.Group's children must also stop with the pool. The

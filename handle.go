@@ -108,6 +108,13 @@ func (w *Worker) checkCurrent(c *core) {
 	}
 }
 
+// nilWorker panics for a nil *Worker passed to call, which would
+// otherwise fail with a nil dereference deep in the scheduler that names
+// neither the call nor the mistake.
+func nilWorker(call string) {
+	panic("steal: nil *Worker passed to " + call + "; pass the handle your task received")
+}
+
 func (w *Worker) misuse() {
 	if w.c == nil {
 		panic("steal: Worker used outside its task: the task that received it has returned, " +
@@ -122,10 +129,20 @@ func (w *Worker) misuse() {
 // a submitted task a waiting task came upon: see the package doc's
 // "Waiting inside the pool") have IDs from Workers() up, so
 // any submitted task may see one.
-func (w *Worker) ID() int { return w.core().id }
+func (w *Worker) ID() int {
+	if w == nil {
+		nilWorker("Worker.ID")
+	}
+	return w.core().id
+}
 
 // Pool returns the pool the task runs on.
-func (w *Worker) Pool() *Pool { return w.core().pool }
+func (w *Worker) Pool() *Pool {
+	if w == nil {
+		nilWorker("Worker.Pool")
+	}
+	return w.core().pool
+}
 
 // Context returns the task's context. It is the context of the place that
 // created the task, whoever runs it:
@@ -136,10 +153,11 @@ func (w *Worker) Pool() *Pool { return w.core().pool }
 //   - Go, Pool.Run: the pool's context;
 //   - Join, Fork2, For: the forking task's;
 //   - Spawn, Spawn of a Future: the spawning task's, but for the
-//     cancellation when that task returns: a spawned task may start after
-//     its spawner has returned, and then it still runs. It is cancelled
-//     when it returns itself if its spawner was submitted with a context
-//     of its own;
+//     cancellations of the scopes it was spawned in (the spawner's return,
+//     a group round's end or first error, a map's): a spawned task may
+//     start after they have ended, and then it still runs (see the package
+//     doc's "Spawned tasks run"). It is cancelled when it returns itself
+//     if its spawner was submitted with a context of its own;
 //   - a Group child: the group's, cancelled on the group's first error.
 //
 // The pool's context is cancelled when Shutdown gives up waiting and after
@@ -153,6 +171,9 @@ func (w *Worker) Pool() *Pool { return w.core().pool }
 // (context.WithCancelCause). A context made after both the submitter's
 // context and the pool's have ended reports the submitter's cause.
 func (w *Worker) Context() context.Context {
+	if w == nil {
+		nilWorker("Worker.Context")
+	}
 	w.core()
 	w.makeContext()
 	return w.ctx
@@ -164,13 +185,19 @@ func (w *Worker) Context() context.Context {
 // see Context). Only the task that received w may call it.
 // Spawn never blocks, not even when WithMaxQueued is set, and works on a
 // closed pool: a pool drains everything its running tasks spawn before it
-// stops. If the context is done by the time fn would start, fn is skipped
-// and counted in Stats.Skipped.
+// stops. fn still runs, even after this task, or the group or map it
+// spawned fn from, has ended (see the package doc's "Spawned tasks run").
+// If a context a user cancels (a submitter's, or the pool's once Shutdown
+// gives up) is done by the time fn would start, fn is skipped, counted in
+// Stats.Skipped and in the *SkippedError that Close returns.
 //
 // Cost: one atomic swap, a 48-byte record from the worker's slab (one
 // allocation per 10 spawns), and a wake-up check that is two atomic loads
 // when no worker is idle; fn's closure is the caller's.
 func (w *Worker) Spawn(fn func(w *Worker)) {
+	if w == nil {
+		nilWorker("Worker.Spawn")
+	}
 	if fn == nil {
 		nilFunc("Worker.Spawn")
 	}
@@ -207,6 +234,9 @@ const maxSpares = 256
 // no spare. A panic or Goexit in fn goes on unchanged after the
 // spare is released.
 func (w *Worker) Block(fn func()) {
+	if w == nil {
+		nilWorker("Worker.Block")
+	}
 	if fn == nil {
 		nilFunc("Worker.Block")
 	}

@@ -37,6 +37,9 @@ package steal
 // and its two arguments, and allocate nothing. Join suits halves that
 // differ, or that are not hot.
 func Join(w *Worker, a, b func(w *Worker)) {
+	if w == nil {
+		nilWorker("Join")
+	}
 	if a == nil || b == nil {
 		nilFunc("Join")
 	}

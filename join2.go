@@ -20,6 +20,9 @@ package steal
 //		steal.Join2(w, quicksort, s[:p], s[p+1:])
 //	}
 func Join2[T any](w *Worker, f func(*Worker, T), x, y T) {
+	if w == nil {
+		nilWorker("Join2")
+	}
 	if f == nil {
 		nilFunc("Join2")
 	}

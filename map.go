@@ -14,7 +14,9 @@ import (
 // Map splits in as ForRange does, lazily, with no grain size: with no idle
 // worker it is a loop over in; idle workers steal halves of what is left.
 // A task waiting for a stolen half runs other tasks, so Map nests to any
-// depth, even on one worker.
+// depth, even on one worker. Map does not bound how many calls run at
+// once: each call that blocks in Worker.Block lets a spare take more of
+// in; MapLimit and MapErrLimit do.
 //
 // A panic in f stops the part of in that was running it; the other parts
 // still run, and the first panic is re-raised in the caller as a
@@ -23,6 +25,9 @@ import (
 // Cost: the result slice and ForRange's: about a function call per
 // element when nobody steals, and a few tasks per thief.
 func Map[T, R any](w *Worker, in []T, f func(w *Worker, x T) R) []R {
+	if w == nil {
+		nilWorker("Map")
+	}
 	if f == nil {
 		nilFunc("Map")
 	}
@@ -43,18 +48,30 @@ func Map[T, R any](w *Worker, in []T, f func(w *Worker, x T) R) []R {
 // calls were not made; with calls not made, it also matches ErrSkipped.
 // If no call failed but the calling task's context ended before every
 // call was made, it is a *SkippedError counting the calls not made. A
-// panic in f cancels the rest likewise and is re-raised as by Map.
+// panic in f cancels the rest likewise, and MapErr returns it, as a
+// *PanicError, once every call that started has returned: MapErr returns
+// an error, so it does not re-raise (see the package doc's "Backlog,
+// panics, shutdown").
+//
+// Tasks that f spawns do not see that context: they run even if they
+// start after MapErr has returned (see the package doc's "Spawned tasks
+// run").
 //
 // Cost: Map's, plus a derived context per MapErr, and a check of that
 // context (an atomic load) before each call.
 func MapErr[T, R any](w *Worker, in []T, f func(w *Worker, x T) (R, error)) ([]R, error) {
+	if w == nil {
+		nilWorker("MapErr")
+	}
 	if f == nil {
 		nilFunc("MapErr")
 	}
 	out := make([]R, len(in))
 	m := newMapRun(w)
 	defer m.cancel(nil)
-	asPart(w, m.ctx, func(w *Worker) { mapSlice(w, in, out, errBody(m, f)) })
+	if pe := asPartErr(w, newScope(w, m.ctx), func(w *Worker) { mapSlice(w, in, out, errBody(m, f)) }); pe != nil {
+		return out, pe
+	}
 	return out, m.err()
 }
 
@@ -63,9 +80,11 @@ func MapErr[T, R any](w *Worker, in []T, f func(w *Worker, x T) (R, error)) ([]R
 // The calls see ctx (also cancelled when the pool's context is), and all
 // of them run once the map has started. It returns ErrClosed, running
 // nothing, if the pool is closed, and a *SkippedError if ctx or the pool's
-// context was done before the map started; a panic in f is re-raised as
-// by Pool.Run. Called from a task of p it maps on the calling worker, as
-// part of that task, instead of waiting for the pool.
+// context was done before the map started; a panic in f is returned as a
+// *PanicError, as by Pool.Run. Called from a task of p it maps on the calling worker, as
+// part of that task, instead of waiting for the pool; tasks that f spawns
+// then see ctx and run even if they start after PoolMap has returned (see
+// the package doc's "Spawned tasks run").
 func PoolMap[T, R any](ctx context.Context, p *Pool, in []T, f func(w *Worker, x T) R) ([]R, error) {
 	if f == nil {
 		nilFunc("PoolMap")
@@ -168,6 +187,18 @@ func (m *mapRun) err() error {
 	if n > 0 {
 		return &SkippedError{Count: n, Cause: context.Cause(m.ctx)}
 	}
+	return nil
+}
+
+// asPartErr is asPart for the calls that return an error: a panic in fn
+// (a part of it re-raises a thief's) is returned as a *PanicError.
+func asPartErr(w *Worker, ctx context.Context, fn func(*Worker)) (pe *PanicError) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe = newPanicError(r, w.c.id)
+		}
+	}()
+	asPart(w, ctx, fn)
 	return nil
 }
 

@@ -280,8 +280,10 @@ func TestMapPanics(t *testing.T) {
 				Map(w, ints(1000), f)
 			case "MapSeq":
 				MapSeq(w, slices.Values(ints(1000)), f)
-			case "MapErr":
-				MapErr(w, ints(1000), func(w *Worker, x int) (int, error) { return f(w, x), nil })
+			case "MapErr": // returns the panic: raise it for the check below
+				if _, err := MapErr(w, ints(1000), func(w *Worker, x int) (int, error) { return f(w, x), nil }); err != nil {
+					panic(err)
+				}
 			}
 		})
 		pe, ok := recovered.(*PanicError)

@@ -33,6 +33,9 @@ import (
 // place at the end; BenchmarkMap compares it with Map over a slice and
 // with collecting the sequence first.
 func MapSeq[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) R) []R {
+	if w == nil {
+		nilWorker("MapSeq")
+	}
 	if seq == nil || f == nil {
 		nilFunc("MapSeq")
 	}
@@ -43,8 +46,12 @@ func MapSeq[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) R) []R 
 // results and error of MapErr; indexes count the elements in the order
 // seq yielded them. Once the map's context is done, MapSeqErr stops
 // reading seq: the calls not made that it counts are those of the elements
-// it had already read.
+// it had already read. Tasks that f spawns run even if they start after
+// MapSeqErr has returned (see the package doc's "Spawned tasks run").
 func MapSeqErr[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) (R, error)) ([]R, error) {
+	if w == nil {
+		nilWorker("MapSeqErr")
+	}
 	if seq == nil || f == nil {
 		nilFunc("MapSeqErr")
 	}
@@ -52,7 +59,9 @@ func MapSeqErr[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) (R, 
 	defer m.cancel(nil)
 	var out []R
 	stop := func() bool { return m.ctx.Err() != nil }
-	asPart(w, m.ctx, func(w *Worker) { out = mapSeq(w, seq, errBody(m, f), stop) })
+	if pe := asPartErr(w, newScope(w, m.ctx), func(w *Worker) { out = mapSeq(w, seq, errBody(m, f), stop) }); pe != nil {
+		return out, pe
+	}
 	return out, m.err()
 }
 

@@ -53,12 +53,19 @@ func WithWorkers(n int) Option {
 // ErrBacklogFull. n <= 0 means no cap (the default). Spawns from inside tasks
 // are not counted and never block.
 //
-// A worker picks submitted tasks up in batches (at most 128, and about the
-// queue's length divided by the number of workers), runs the first and
-// keeps the rest in its own queue, where other workers may steal them; a
-// batch leaves the backlog as it is picked up. So at most n tasks wait in
-// the pool's queue, and up to about 128 more per worker wait, picked up,
-// in the workers' own queues.
+// A worker picks submitted tasks up in batches (at most 128, about the
+// queue's length divided by the number of workers W, and with a cap at
+// most max(1, n/W)), runs the first and keeps the rest in its own queue,
+// where other workers may steal them; a batch leaves the backlog as it is
+// picked up, and a worker picks up another only once its own queue is
+// empty. So at most n tasks wait in the pool's queue, and Stats.Backlog
+// (submitted, neither started nor skipped) stays within n plus
+// max(1, n/W)-1 for each worker and each spare running for Block or a
+// lent task (see the package doc's "Waiting inside the pool"),
+// except for tasks that this pool's own tasks queued past the cap (Submit
+// from a task never waits: see Submit) and for tasks that a ring full of
+// spawned tasks moved back to the inject queue, which are not counted
+// again.
 func WithMaxQueued(n int) Option {
 	return func(c *config) { c.maxQueued = max(n, 0) }
 }
@@ -68,8 +75,10 @@ func WithMaxQueued(n int) Option {
 // instead of keeping it for Close; Close then returns no panics. h must not
 // panic and should return quickly: the worker runs nothing else meanwhile.
 // Pool.SetPanicHandler replaces h at run time. A panic in a task that
-// someone waits for (Run, Join, For, Group, a Future) goes to that waiter
-// instead, as their docs say.
+// someone waits for (Run, Join, For, Group) goes to that waiter instead,
+// as their docs say. A future's (Spawn, PoolSpawn, TryPoolSpawn) goes to
+// h when it happens, since nobody can tell then whether a waiter will
+// come, and to its waiters as well.
 func WithPanicHandler(h func(*PanicError)) Option {
 	return func(c *config) { c.panicHandler = h }
 }
@@ -78,7 +87,9 @@ func WithPanicHandler(h func(*PanicError)) Option {
 // for Close and Shutdown to return: the first n, as *PanicError values.
 // Later panics are only counted, and Close adds a *DroppedPanicsError with
 // their number, so the memory panics hold stays bounded however many tasks
-// panic. n <= 0 keeps none and only counts. The default is 64. Stats reports
+// panic. The panics of futures nobody has waited for yet are held within
+// the same limit, apart, until a waiter takes one or Close returns them.
+// n <= 0 keeps none and only counts. The default is 64. Stats reports
 // how many were kept and dropped.
 func WithPanicLimit(n int) Option {
 	n = max(n, 0)
@@ -89,6 +100,12 @@ func WithPanicLimit(n int) Option {
 // every interval until the pool closes. An interval of zero or less means
 // no trace, and a nil out means os.Stderr. The environment variable
 // STEALDEBUG=schedtrace=N does the same every N milliseconds on stderr.
+//
+// Lines are written from a goroutine of their own, one at a time. The
+// writer may call Close or Shutdown. Close does not wait for a line being
+// written: once Close returns no line starts, but one that a writer is
+// blocked on (a stalled connection) may be written after Close returns,
+// or never, and its goroutine ends when the writer returns.
 func WithSchedTrace(interval time.Duration, out io.Writer) Option {
 	return func(c *config) { c.traceEvery, c.traceOut = interval, out }
 }
@@ -112,7 +129,8 @@ func (c *config) fromEnv() {
 
 // WithQueueWaitSampling sets how many submitted tasks (Submit, SubmitBatch,
 // TrySubmit, Go, Run, a Pool.Group's Go) there are to one whose queue wait
-// is timed for Stats.QueueWait: about one in n, chosen by a hash of the
+// is timed for Stats.QueueWait, and whose run is timed for Stats.TaskTime:
+// about one in n, chosen by a hash of the
 // task's place in the inject queue (Fibonacci hashing), which spreads the
 // timed tasks evenly over any pattern of submissions and needs no counter
 // or random draw of its own. 1 times every task; n <= 0 times none. The
@@ -120,8 +138,9 @@ func (c *config) fromEnv() {
 //
 // Cost: a multiplication per submitted task; a timed task adds two clock
 // readings and one small allocation, the first reading and
-// the allocation before the task takes its place in the inject queue. See
-// docs/metrics.md for measurements.
+// the allocation before the task takes its place in the inject queue, and
+// one more clock reading when it returns. See docs/metrics.md for
+// measurements.
 func WithQueueWaitSampling(n int) Option {
 	return func(c *config) { c.waitEvery = max(n, 0); c.waitEverySet = true }
 }
@@ -143,7 +162,8 @@ func WithProfileLabels() Option {
 
 // WithStallDetector reports, through report, every worker stuck in one task
 // for longer than threshold while tasks wait to run anywhere in the pool:
-// in the inject queue, or in any worker's runnext, ring or fork-join deque.
+// in the inject queue, or in any worker's or spare's runnext, ring or
+// fork-join deque.
 // Stuck means the worker started no task and took no step in that time,
 // where a step is a call of Join, Fork2 or Worker.Spawn, or one sub-range
 // of For or ForRange. A stall usually means a task that blocks (I/O, a
@@ -156,6 +176,9 @@ func WithProfileLabels() Option {
 // Future.Wait (it runs other tasks, sleeps on the idle list, or waits
 // while a spare runs a submitted task it came upon), for a parked worker,
 // and for a task blocked in Worker.Block while its spare works or parks.
+// A spare is watched like a worker: one stuck in a task while tasks wait
+// is reported with its own ID (see Stall.Worker), since the worker it
+// stands in for is then stuck as well.
 //
 // report is called once per stall, from the detector's goroutine, and
 // again for the same worker only after it has made progress; the detector

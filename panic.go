@@ -23,6 +23,20 @@ type panicSink struct {
 	dropped      uint64  // dropped, not yet taken
 	keptTotal    uint64  // kept since the pool started
 	droppedTotal uint64  // dropped since the pool started
+	// Tasks spawned inside the pool (Worker.Spawn) that nobody waits for
+	// and that were skipped, not yet reported by Close: see skipSpawned.
+	skipped   int
+	skipCause error
+	// futures holds the panics of futures nobody has waited for yet, in
+	// the order they happened, for Close (addFuture).
+	futures []futurePanic
+}
+
+// futurePanic is a panic of a future's task, with the future's latch,
+// which a waiter's claim matches.
+type futurePanic struct {
+	l *latch
+	e *PanicError
 }
 
 // init sets the sink up from the pool's options.
@@ -49,6 +63,12 @@ func (s *panicSink) add(e *PanicError) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.keep(e)
+}
+
+// keep keeps e for Close, or counts it as dropped past the limit. Caller
+// holds mu.
+func (s *panicSink) keep(e error) {
 	if len(s.errs) < s.limit {
 		s.errs = append(s.errs, e)
 		s.keptTotal++
@@ -58,17 +78,73 @@ func (s *panicSink) add(e *PanicError) {
 	s.droppedTotal++
 }
 
+// addFuture takes the panic of a future's task, which the future keeps
+// for its waiters too. When it happens nobody can tell whether a waiter
+// will come, so a handler hears of it at once; without one it is held
+// until a waiter claims it (claimFuture) or Close takes it: every panic
+// reaches a waiter, the handler, or Close.
+func (s *panicSink) addFuture(l *latch, e *PanicError) {
+	if h := s.handler.Load(); h != nil {
+		(*h)(e)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.futures) >= s.limit {
+		// Memory held for panics stays bounded: past the limit a future's
+		// panic is only counted, though its waiter, if any, still gets it.
+		s.dropped++
+		s.droppedTotal++
+		return
+	}
+	s.futures = append(s.futures, futurePanic{l, e})
+}
+
+// claimFuture forgets the held panic of the future whose latch is l, now
+// that a waiter has it. Only futures that panicked get here.
+func (s *panicSink) claimFuture(l *latch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, f := range s.futures {
+		if f.l == l {
+			s.futures = append(s.futures[:i], s.futures[i+1:]...)
+			return
+		}
+	}
+}
+
 // take returns the collected panics joined, with a *DroppedPanicsError if
-// any were dropped, and forgets them.
+// any were dropped, and forgets them. The panics of futures nobody has
+// waited for join them now, within the same limit.
 func (s *panicSink) take() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, f := range s.futures {
+		s.keep(f.e)
+	}
+	s.futures = nil
 	if s.dropped > 0 {
 		s.errs = append(s.errs, &DroppedPanicsError{Count: s.dropped, Limit: s.limit})
 	}
+	if s.skipped > 0 {
+		s.errs = append(s.errs, &SkippedError{Count: s.skipped, Cause: s.skipCause})
+	}
 	err := errors.Join(s.errs...)
-	s.errs, s.dropped = nil, 0
+	s.errs, s.dropped, s.skipped, s.skipCause = nil, 0, 0, nil
 	return err
+}
+
+// skipSpawned notes a task spawned inside the pool (Worker.Spawn) that
+// was skipped with nobody waiting for it, for Close to report: a task a
+// user spawned runs, or an error someone receives says it did not (see
+// the package doc's "Spawned tasks run"). Only the first cause is kept.
+func (s *panicSink) skipSpawned(cause error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.skipped == 0 {
+		s.skipCause = cause
+	}
+	s.skipped++
 }
 
 // counts returns how many panics were kept and dropped since the start.
@@ -79,8 +155,9 @@ func (s *panicSink) counts() (kept, dropped uint64) {
 }
 
 // SetPanicHandler sends every panic recovered from a plain task (Submit,
-// TrySubmit, Go, Worker.Spawn) from now on to h, on the worker that
-// recovered it, instead of keeping it for Close. h must not panic and should
+// TrySubmit, Go, Worker.Spawn) or a future (Spawn, PoolSpawn: its waiters
+// get it too) from now on to h, on the worker that recovered it, instead
+// of keeping it for Close. h must not panic and should
 // return quickly: the worker runs nothing else meanwhile. A nil h goes back
 // to keeping panics for Close, up to the limit of WithPanicLimit; panics
 // already kept stay kept. It replaces the handler of WithPanicHandler, and on

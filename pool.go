@@ -74,6 +74,7 @@ type Pool struct {
 
 	// Written by workers now and then: timed queue waits, panics, spares.
 	waits       waitHist
+	runs        waitHist // Stats.TaskTime, of the tasks waits times
 	panics      panicSink
 	spares      spareSet
 	workersDone sync.WaitGroup
@@ -279,7 +280,10 @@ func (p *Pool) Go(fn func()) error {
 // tasks spawn, and returns once all worker goroutines have exited. It
 // returns the panics kept from tasks (the first 64, see WithPanicLimit)
 // joined with errors.Join, plus a *DroppedPanicsError if more panicked, or
-// nil if a panic handler took them. Close is idempotent; a second call
+// nil if a panic handler took them, and a *SkippedError counting the tasks
+// spawned with Worker.Spawn that were skipped because a context a user
+// cancelled ended first (see the package doc's "Spawned tasks run").
+// Close is idempotent; a second call
 // waits like the first and returns nil. On the pool Default returns, Close
 // changes nothing and returns ErrDefaultPool. Called from a task of the same
 // pool, Close returns ErrInsideTask at once and changes nothing.

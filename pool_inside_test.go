@@ -55,15 +55,14 @@ func TestRunFromTaskOneWorker(t *testing.T) {
 	}
 }
 
-// TestRunFromTaskRaisesPanic: a panic in a Run called from a task is
-// re-raised in the caller as a *PanicError, as from outside.
-func TestRunFromTaskRaisesPanic(t *testing.T) {
+// TestRunFromTaskReturnsPanic: a panic in a Run called from a task is
+// returned to the caller as a *PanicError, as from outside.
+func TestRunFromTaskReturnsPanic(t *testing.T) {
 	p := New(WithWorkers(1))
 	defer p.Close()
 	var got any
 	p.Run(func(*Worker) {
-		defer func() { got = recover() }()
-		p.Run(func(*Worker) { panic("inner") })
+		got = p.Run(func(*Worker) { panic("inner") })
 	})
 	if pe, ok := got.(*PanicError); !ok || pe.Value != "inner" {
 		t.Fatalf("recovered %#v, want *PanicError(inner)", got)

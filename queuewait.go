@@ -99,11 +99,23 @@ func (p *Pool) sinceStart() int64 { return int64(time.Since(p.start)) }
 // skip: it leaves Stats.Backlog, and a timed one records its wait and gets
 // its own context back. (WithMaxQueued's count was released when the task
 // left the inject queue; see pickedUp.)
-func (c *core) takeSubmitted(t *task) {
+//
+// It reports whether t is timed, for execute to time its run as well
+// (Stats.TaskTime): the same tasks, so the run costs no sampling of its
+// own.
+func (c *core) takeSubmitted(t *task) (timed bool) {
 	c.stats.taken.inc() // seen at once: Backlog must not lag behind a long task
 	if t.sub == subSampled {
 		c.takeSampled(t)
+		return true
 	}
+	return false
+}
+
+// recordRun records in Stats.TaskTime the run of a timed task that started
+// at start (sinceStart). execute defers it.
+func (c *core) recordRun(start int64) {
+	c.pool.runs.record(time.Duration(c.pool.sinceStart() - start))
 }
 
 func (c *core) takeSampled(t *task) {
@@ -139,12 +151,14 @@ func (h *waitHist) record(d time.Duration) {
 	h.sum.Add(int64(d))
 }
 
-// WaitHistogram is a histogram of how long submitted tasks waited in the
-// queue: from the moment Submit, TrySubmit, Go, Run or a Pool.Group's Go
-// queued the task to the moment a worker picked it up (to run it, or to
-// skip it). Time that Submit spent blocked on a full backlog (WithMaxQueued)
-// is not part of it. Only about one task in Every is timed (see
-// WithQueueWaitSampling); Count is the number of timed tasks, not of all.
+// WaitHistogram is a histogram of durations of submitted tasks: in
+// Stats.QueueWait, of how long they waited in the queue, from the moment
+// Submit, TrySubmit, Go, Run or a Pool.Group's Go queued the task to the
+// moment a worker picked it up (to run it, or to skip it; time that Submit
+// spent blocked on a full backlog, WithMaxQueued, is not part of it); in
+// Stats.TaskTime, of how long they ran. Only about one task in Every is
+// timed (see WithQueueWaitSampling), the same tasks for both; Count is the
+// number of timed tasks, not of all.
 type WaitHistogram struct {
 	Every int // about one submitted task in Every is timed; 0: none is
 	// Bounds are the buckets' upper bounds, ascending: 1, 2, 5, 10, 20, 50

@@ -26,6 +26,9 @@ type ResultGroup[T any] struct {
 // record for its value and its function) and, amortised, the slot its
 // value is kept in until Wait.
 func NewResultGroup[T any](w *Worker) *ResultGroup[T] {
+	if w == nil {
+		nilWorker("NewResultGroup")
+	}
 	return &ResultGroup[T]{g: NewGroup(w)}
 }
 

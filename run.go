@@ -1,19 +1,17 @@
 package steal
 
-import (
-	"context"
-	"errors"
-)
+import "context"
 
 // Run runs fn as a task on the pool and returns when it has finished. It is
 // the door from ordinary Go code into fork-join: inside fn, use Join, For,
 // Spawn and NewGroup with the worker handle. fn sees the pool's context.
 //
-// A panic in fn is re-raised in the caller as a *PanicError. If fn calls
-// runtime.Goexit, Run returns a *PanicError whose Value is ErrGoexit. Run
-// returns ErrClosed, without running fn, if the pool is closed, and a
-// *SkippedError if the pool's context was cancelled (Shutdown gave up)
-// before fn started.
+// A panic in fn (or in the work it waits for) is returned as a
+// *PanicError, and so is a runtime.Goexit in fn, with ErrGoexit as its
+// Value: Run returns an error, so it does not re-raise (see the package
+// doc's "Backlog, panics, shutdown"). Run returns ErrClosed, without running fn, if the pool
+// is closed, and a *SkippedError if the pool's context was cancelled
+// (Shutdown gave up) before fn started.
 //
 // Called from a task of the same pool, Run runs fn at once on the calling
 // worker, as part of the calling task (with its handle and context),
@@ -24,7 +22,7 @@ func (p *Pool) Run(fn func(w *Worker)) error {
 	if fn == nil {
 		nilFunc("Pool.Run")
 	}
-	return p.runCtx(nil, fn)
+	return p.runCtx(context.Background(), fn)
 }
 
 // runCtx is Run with a context: fn sees ctx, joined with the pool's, and
@@ -46,15 +44,17 @@ func (p *Pool) runCtx(ctx context.Context, fn func(w *Worker)) error {
 		run := fn
 		if own {
 			run = func(w *Worker) {
-				ctx, cancel := p.joinCtx(ctx)
+				joined, cancel := p.joinCtx(ctx)
 				defer cancel()
-				asPart(w, ctx, fn)
+				// What fn spawns outlives the call: it sees ctx, as the
+				// tasks of a Submit with ctx do.
+				asPart(w, &scopeCtx{Context: joined, base: ctx, own: true}, fn)
 			}
 		} else {
 			cur.handed = true // fn gets cur's record as its handle: never reuse it
 		}
 		if pe := callRecover(cur, run); pe != nil {
-			panic(pe)
+			return pe // the package doc's panic rule: Run returns an error
 		}
 		return nil
 	}
@@ -73,14 +73,12 @@ func (p *Pool) runCtx(ctx context.Context, fn func(w *Worker)) error {
 	} else {
 		f.latch.block()
 	}
-	if pe, ok := f.latch.err.(*PanicError); ok && !errors.Is(pe, ErrGoexit) {
-		panic(pe)
-	}
 	return f.latch.err
 }
 
 // Join is Join for callers outside the pool: it runs a and b on the pool and
 // returns when both are done. It returns ErrClosed if the pool is closed.
+// A panic in the work is returned as a *PanicError, as by Run.
 func (p *Pool) Join(a, b func(w *Worker)) error {
 	if a == nil || b == nil {
 		nilFunc("Pool.Join")
@@ -90,6 +88,7 @@ func (p *Pool) Join(a, b func(w *Worker)) error {
 
 // For is For for callers outside the pool. It returns ErrClosed if the pool
 // is closed.
+// A panic in the work is returned as a *PanicError, as by Run.
 func (p *Pool) For(lo, hi int, body func(w *Worker, i int)) error {
 	if body == nil {
 		nilFunc("Pool.For")
@@ -99,6 +98,7 @@ func (p *Pool) For(lo, hi int, body func(w *Worker, i int)) error {
 
 // ForRange is ForRange for callers outside the pool. It returns ErrClosed if
 // the pool is closed.
+// A panic in the work is returned as a *PanicError, as by Run.
 func (p *Pool) ForRange(lo, hi int, body func(w *Worker, lo, hi int)) error {
 	if body == nil {
 		nilFunc("Pool.ForRange")

@@ -357,8 +357,9 @@ func (c *core) execute(t *task) {
 	if p.countStarts {
 		c.running.Store(c.running.Load() + 1) // owner is the only writer
 	}
+	timed := false
 	if t.sub != subNone { // first: a timed task's context is wrapped until then
-		c.takeSubmitted(t)
+		timed = c.takeSubmitted(t)
 	}
 	if c.watch.on || trace.IsEnabled() {
 		defer c.endWatch(c.beginWatch(t))
@@ -375,6 +376,9 @@ func (c *core) execute(t *task) {
 	} else if !t.part && (p.halted.Load() || t.ctx.Err() != nil) {
 		c.skip(t, c.endedCtx(t))
 		return
+	}
+	if timed { // deferred before finish, so it runs after it, panic or not
+		defer c.recordRun(p.sinceStart())
 	}
 	// Run t as the worker's current task. finish is deferred last, so it
 	// runs first: the task is counted done before its own context is

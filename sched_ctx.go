@@ -86,7 +86,7 @@ func (w *Worker) forkCtx() context.Context {
 
 // spawnCtx returns the context for a task w spawns, and whether it is a
 // submitter's own context, to be joined with the pool's when the task
-// starts (own). See taskCtx.
+// starts (own). See taskCtx and the package doc's "Spawned tasks run".
 //
 // The lazy state is asked first: while a task's own context is still to
 // be made, w.ctx is its submitter's, which may be another task's taskCtx
@@ -100,5 +100,42 @@ func (w *Worker) spawnCtx() (ctx context.Context, own bool) {
 	if tc, ok := w.ctx.(*taskCtx); ok {
 		return tc.base, tc.own
 	}
-	return w.ctx, false
+	return spawnBase(w.ctx)
+}
+
+// spawnBase returns what a task spawned under ctx sees: ctx less the
+// cancellations of the scopes that ctx belongs to, which end when the
+// scope does (a task's return, a group's round, a map), and whether it is
+// a submitter's own context (see spawnCtx). A spawned task may start after
+// its scope has ended, and then it still runs.
+func spawnBase(ctx context.Context) (context.Context, bool) {
+	switch c := ctx.(type) {
+	case *taskCtx:
+		return c.base, c.own
+	case *scopeCtx:
+		return c.base, c.own
+	case *groupCtx:
+		return spawnBase(c.root)
+	}
+	return ctx, false
+}
+
+// scopeCtx is the context of a scope that a task opens and waits for, and
+// that is cancelled when it ends (or fails): a MapErr or MapSeqErr, a
+// PoolMap called from a task, a Pool.Group's round. The calls and
+// children inside it see it; the tasks they spawn, which may start after
+// the scope has ended, see base instead (spawnBase), as those of a task
+// see its taskCtx's base. The groups made with NewGroup have a groupCtx,
+// which spawnBase knows the same way.
+type scopeCtx struct {
+	context.Context
+	base context.Context
+	own  bool // as taskCtx.own
+}
+
+// newScope returns the context of a scope under w's task: ctx, with the
+// context that w's spawned tasks would see as the base.
+func newScope(w *Worker, ctx context.Context) *scopeCtx {
+	base, own := w.spawnCtx()
+	return &scopeCtx{Context: ctx, base: base, own: own}
 }

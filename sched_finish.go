@@ -16,15 +16,17 @@ func (c *core) finish(t *task, prev *task, returned *bool) {
 	if t.lazy == lazyMade {
 		tc = t.ctx.(*taskCtx)
 	}
-	reuse := t.reusable()
-	t.c = nil
-	t.forget()
 	var fail *PanicError
 	if r := recover(); r != nil {
 		fail = newPanicError(r, c.id)
 	} else if !*returned {
 		fail = newPanicError(ErrGoexit, c.id)
 	}
+	// Asked only of a failed task, before forget clears fn, which tells.
+	future := fail != nil && l != nil && l.group == nil && t.isFuture()
+	reuse := t.reusable()
+	t.c = nil
+	t.forget()
 	if fail != nil {
 		c.stats.panics.inc()
 	} else {
@@ -43,6 +45,9 @@ func (c *core) finish(t *task, prev *task, returned *bool) {
 	default:
 		if fail != nil {
 			l.err = fail
+			if future { // a waiter may never come: see panicSink.addFuture
+				c.pool.panics.addFuture(l, fail)
+			}
 		}
 		l.countDown()
 	}
@@ -79,6 +84,9 @@ func (c *core) skip(t *task, ctx context.Context) {
 	t.forget()
 	switch {
 	case l == nil:
+		if t.sub == subNone && !t.goFn { // a Worker.Spawn: nobody else can hear of it
+			c.pool.panics.skipSpawned(context.Cause(ctx))
+		}
 	case l.group != nil:
 		l.group.addSkipped(1, context.Cause(ctx))
 		l.group.childDone()

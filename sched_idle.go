@@ -113,6 +113,21 @@ func (p *Pool) pushIdle(w *core) {
 	p.nidle.Add(1)
 }
 
+// idleWorkers counts the pool's own workers on the idle list, for Stats:
+// nidle also counts the spares parked there (see Block), which would make
+// more idle workers than the pool has.
+func (p *Pool) idleWorkers() int {
+	p.idleMu.Lock()
+	defer p.idleMu.Unlock()
+	n := 0
+	for _, c := range p.idle {
+		if c.id < len(p.workers) { // spares have the IDs above
+			n++
+		}
+	}
+	return n
+}
+
 // popIdle takes the most recently parked worker, or nil. Caller holds idleMu.
 func (p *Pool) popIdle() *core {
 	n := len(p.idle)

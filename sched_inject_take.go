@@ -28,7 +28,8 @@ func (q *injectQueue) getOneFor(c *core) *task {
 	return t[0]
 }
 
-// getBatch takes up to min(128, len/workers + 1) tasks: it returns the first
+// getBatch takes up to min(128, len/workers + 1) tasks, and with
+// WithMaxQueued(n) at most max(1, n/workers): it returns the first
 // to run now and puts the rest into c's ring (which is empty: the caller
 // looked) with one publishing store, as the runtime's globrunqget does.
 // Submissions become records here, outside the lock.
@@ -47,6 +48,11 @@ func (q *injectQueue) getBatch(c *core, workers int) *task {
 	for {
 		q.mu.Lock()
 		n := min(q.len()/workers+1, len(batch))
+		if mq := q.pool.maxQueued; mq > 0 {
+			// What a worker holds, picked up but not started, is out of
+			// the backlog's count: keep it within WithMaxQueued's bound.
+			n = min(n, max(1, int(mq)/workers))
+		}
 		ns, ne = q.takeLocked2(batch[:], ents[:], n)
 		stalled := ns+ne == 0 && q.unwritten
 		q.mu.Unlock()

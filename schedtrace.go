@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,11 +39,24 @@ func (p *Pool) SchedTrace(elapsed time.Duration) string {
 
 // schedTrace prints SchedTrace lines periodically. It is the one timer a
 // pool may run, and only when asked for.
+//
+// Close stops it without waiting for the writer: the writer may call Close
+// itself, and Close waiting for that write would wait for itself; a writer
+// blocked on a stalled connection would hold Close as long. state says
+// whether a line is being written, so that no line starts once stop has
+// returned, while one already started may end after that, or never.
 type schedTrace struct {
 	quit     chan struct{}
-	done     chan struct{}
+	done     chan struct{} // closed when the tracer's goroutine exits
+	state    atomic.Int32  // traceIdle, traceWriting or traceStopped
 	stopOnce sync.Once
 }
+
+const (
+	traceIdle int32 = iota
+	traceWriting
+	traceStopped
+)
 
 func startSchedTrace(p *Pool, every time.Duration, out io.Writer) *schedTrace {
 	st := &schedTrace{quit: make(chan struct{}), done: make(chan struct{})}
@@ -54,7 +68,13 @@ func startSchedTrace(p *Pool, every time.Duration, out io.Writer) *schedTrace {
 		for {
 			select {
 			case <-tick.C:
+				if !st.state.CompareAndSwap(traceIdle, traceWriting) {
+					return // stopped
+				}
 				fmt.Fprintln(out, p.SchedTrace(time.Since(start)))
+				if !st.state.CompareAndSwap(traceWriting, traceIdle) {
+					return // stopped while writing
+				}
 			case <-st.quit:
 				return
 			}
@@ -63,8 +83,10 @@ func startSchedTrace(p *Pool, every time.Duration, out io.Writer) *schedTrace {
 	return st
 }
 
-// stop ends the tracer and waits for it; any number of calls is fine.
+// stop ends the tracer: no line starts after it returns. It does not wait
+// for a line being written (see schedTrace). Any number of calls is fine,
+// from any goroutine, the writer's included.
 func (st *schedTrace) stop() {
+	st.state.Store(traceStopped)
 	st.stopOnce.Do(func() { close(st.quit) })
-	<-st.done
 }

@@ -71,13 +71,13 @@ type WorkerStats struct {
 // Stats is a snapshot of the pool's counters: per worker and summed. The
 // sum includes the spare workers that stand in for a worker while its task
 // is in Block, or waits after lending a submitted task (see the package
-// doc's "Waiting on the pool from inside it"); Workers lists the pool's own.
+// doc's "Waiting inside the pool"); Workers lists the pool's own.
 type Stats struct {
 	Workers  []WorkerStats
 	Total    WorkerStats // sum over workers and spares (RingLen summed, Runnext: any)
 	Inject   int         // tasks in the inject queue now
-	Idle     int         // parked workers now
-	Spinning int         // workers looking for work now
+	Idle     int         // parked workers now, of the pool's own (Workers); spares left out
+	Spinning int         // workers looking for work now, spares included
 
 	// Submitted counts the tasks queued through the pool's inject queue
 	// since it started: by Submit, SubmitBatch, TrySubmit, Go, Run and a
@@ -91,11 +91,18 @@ type Stats struct {
 	// QueueWait is how long submitted tasks waited before a worker started
 	// them (or skipped them), timed for one task in QueueWait.Every.
 	QueueWait WaitHistogram
+	// TaskTime is how long the same timed tasks ran, from their start to
+	// their return (a panic or Goexit included): the time a task spends
+	// waiting inside the pool (Join, Wait, Block), and running other tasks
+	// meanwhile, is part of it. Skipped tasks are left out.
+	TaskTime WaitHistogram
 
 	// PanicsKept counts the panics kept for Close since the pool started,
 	// PanicsDropped those only counted because as many as WithPanicLimit
 	// allows were already kept. The rest of Total.Panics went to a panic
-	// handler. Unlike Total, both are exact at once.
+	// handler or to their waiters. A future's panic that nobody has
+	// waited for is counted kept only once Close takes it. Unlike Total,
+	// both are exact at once.
 	PanicsKept, PanicsDropped uint64
 }
 
@@ -108,7 +115,7 @@ func (p *Pool) Stats() Stats {
 	s := Stats{
 		Workers:  make([]WorkerStats, len(p.workers)),
 		Inject:   p.inject.len(),
-		Idle:     int(p.nidle.Load()),
+		Idle:     p.idleWorkers(),
 		Spinning: int(p.nspinning.Load()),
 	}
 	for i, w := range p.workers {
@@ -124,6 +131,7 @@ func (p *Pool) Stats() Stats {
 	// taken was read first and never exceeds submitted, so Backlog >= 0.
 	s.Backlog = int(uint(s.Submitted) - taken)
 	s.QueueWait = p.waits.snapshot(p.metrics.every)
+	s.TaskTime = p.runs.snapshot(p.metrics.every)
 	s.PanicsKept, s.PanicsDropped = p.panics.counts()
 	return s
 }

@@ -26,6 +26,7 @@ type Collector struct {
 	counts  []metric
 	ran     *prometheus.Desc // per worker
 	wait    *prometheus.Desc
+	run     *prometheus.Desc
 	allDesc []*prometheus.Desc
 }
 
@@ -45,7 +46,7 @@ type metric struct {
 // Each scrape takes one p.Stats() snapshot, so the metrics of a scrape
 // agree with one another as far as Stats does (see steal.Stats): counters
 // of a busy pool lag by up to 64 tasks per worker; Submitted, Backlog and
-// the queue wait histogram are exact. The pool does not need to be running:
+// the queue wait and task duration histograms are exact. The pool does not need to be running:
 // a closed pool reports its final counts.
 //
 // Cost: nothing between scrapes; a scrape costs a Stats call and the
@@ -62,7 +63,7 @@ func NewCollector(p *steal.Pool, name string) *Collector {
 	c.gauges = []metric{
 		{desc("workers", "Workers the pool runs."),
 			func(s *steal.Stats) float64 { return float64(len(s.Workers)) }},
-		{desc("workers_idle", "Workers parked now, having found no work."),
+		{desc("workers_idle", "Of the pool's own workers, those parked now, having found no work (spares left out)."),
 			func(s *steal.Stats) float64 { return float64(s.Idle) }},
 		{desc("workers_spinning", "Workers looking for work to steal now."),
 			func(s *steal.Stats) float64 { return float64(s.Spinning) }},
@@ -96,10 +97,12 @@ func NewCollector(p *steal.Pool, name string) *Collector {
 	c.ran = desc("worker_tasks_ran_total", "Tasks each worker ran (run, failed or skipped, and inline parts of forks).", "worker")
 	c.wait = desc("queue_wait_seconds", "Time submitted tasks waited before a worker started them; "+
 		"one submitted task in steal.WithQueueWaitSampling's n (default 64) is timed.")
+	c.run = desc("task_duration_seconds", "Time submitted tasks ran, from start to return, waits inside the pool included; "+
+		"the tasks whose queue wait is timed are timed.")
 	for _, m := range append(c.gauges, c.counts...) {
 		c.allDesc = append(c.allDesc, m.desc)
 	}
-	c.allDesc = append(c.allDesc, c.ran, c.wait)
+	c.allDesc = append(c.allDesc, c.ran, c.wait, c.run)
 	return c
 }
 
@@ -123,9 +126,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.ran, prometheus.CounterValue, float64(w.Ran), strconv.Itoa(i))
 	}
 	ch <- waitHistogram(c.wait, s.QueueWait)
+	ch <- waitHistogram(c.run, s.TaskTime)
 }
 
-// waitHistogram converts the pool's queue wait histogram into Prometheus's
+// waitHistogram converts one of the pool's histograms into Prometheus's
 // cumulative buckets, in seconds.
 func waitHistogram(d *prometheus.Desc, h steal.WaitHistogram) prometheus.Metric {
 	buckets := make(map[float64]uint64, len(h.Bounds))

@@ -62,7 +62,7 @@ steal_tasks_submitted_total{pool="images"} 8
 # HELP steal_workers Workers the pool runs.
 # TYPE steal_workers gauge
 steal_workers{pool="images"} 2
-# HELP steal_workers_idle Workers parked now, having found no work.
+# HELP steal_workers_idle Of the pool's own workers, those parked now, having found no work (spares left out).
 # TYPE steal_workers_idle gauge
 steal_workers_idle{pool="images"} 2
 `
@@ -94,6 +94,12 @@ steal_workers_idle{pool="images"} 2
 // gatherHistogram registers c alone and returns its queue wait histogram.
 func gatherHistogram(t *testing.T, c prometheus.Collector) *dto.Histogram {
 	t.Helper()
+	return gatherNamed(t, c, "steal_queue_wait_seconds")
+}
+
+// gatherNamed registers c alone and returns its histogram called name.
+func gatherNamed(t *testing.T, c prometheus.Collector, name string) *dto.Histogram {
+	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
 	families, err := reg.Gather()
@@ -101,11 +107,11 @@ func gatherHistogram(t *testing.T, c prometheus.Collector) *dto.Histogram {
 		t.Fatal(err)
 	}
 	for _, f := range families {
-		if f.GetName() == "steal_queue_wait_seconds" {
+		if f.GetName() == name {
 			return f.GetMetric()[0].GetHistogram()
 		}
 	}
-	t.Fatal("no steal_queue_wait_seconds")
+	t.Fatal("no " + name)
 	return nil
 }
 

@@ -29,6 +29,7 @@ func ExampleNewCollector() {
 	// steal_queue_wait_seconds HISTOGRAM
 	// steal_ring_overflows_total COUNTER
 	// steal_steals_total COUNTER
+	// steal_task_duration_seconds HISTOGRAM
 	// steal_tasks_completed_total COUNTER
 	// steal_tasks_failed_total COUNTER
 	// steal_tasks_skipped_total COUNTER
