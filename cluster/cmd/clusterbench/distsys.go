@@ -94,7 +94,7 @@ func (s *distSystem) handle(ctx context.Context, j *cluster.Job) ([]byte, error)
 	s.wl.work()
 	d := parseDepth(j.Payload)
 	for range s.wl.children(d) {
-		if _, err := j.Spawn(ctx, "job", depthPayload(d+1)); err != nil {
+		if _, err := j.Spawn(ctx, "job", depthPayload(d-1)); err != nil {
 			return nil, err
 		}
 	}

@@ -69,12 +69,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	chartOut := fs.String("chart", "", "write the scaling chart's input to this file")
 	only := fs.String("only", "", "comma-separated workload names: run only their sweep, one line per cell")
 	procs := fs.Bool("procs", false, "run every sweep trial also with one process per worker, interleaved")
+	var cf cmpFlags
+	cf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 || *runs < 0 {
 		fmt.Fprintln(stderr, "clusterbench: unexpected arguments; see go doc ./cmd/clusterbench")
 		return 2
+	}
+	if cf.compare {
+		cfg, err := cf.config(*quick, *runs)
+		if err != nil {
+			fmt.Fprintln(stderr, "clusterbench:", err)
+			return 2
+		}
+		return runCompare(cfg, args, *jsonOut, *mdOut, *chartOut, stdout, stderr)
 	}
 	cfg := fullConfig()
 	if *quick {
@@ -189,6 +199,12 @@ const (
 
 // writeMarkdown writes md to name, between the markers if name has them.
 func writeMarkdown(name string, md []byte) error {
+	return writeBetween(name, md, beginMark, endMark)
+}
+
+// writeBetween writes md to name, between the lines begin and end if name
+// has them.
+func writeBetween(name string, md []byte, beginMark, endMark string) error {
 	old, err := os.ReadFile(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return os.WriteFile(name, md, 0o644)

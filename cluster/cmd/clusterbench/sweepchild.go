@@ -276,9 +276,9 @@ func (r *reporter) write(tag string) int64 {
 	return c[0]
 }
 
-// findDesign returns the design named name among designs(fetchK).
+// findDesign returns the design named name among compareDesigns(fetchK).
 func findDesign(name string, fetchK int) (design, bool) {
-	for _, d := range designs(fetchK) {
+	for _, d := range compareDesigns(fetchK) {
 		if d.Name == name {
 			return d, true
 		}

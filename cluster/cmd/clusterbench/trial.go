@@ -19,7 +19,8 @@ type trialResult struct {
 	Steals    []time.Duration // observed steals that moved jobs
 	Empty     int             // observed steals answered with nothing
 	Fetches   []time.Duration // central: time to each Fetch's first job
-	Msgs      int64           // messages into and out of the server while the clock ran
+	Msgs      int64           // messages into and out of the server from the start of loading
+	CPU       time.Duration   // CPU time of every process of the trial while the clock ran
 }
 
 var errTimeout = errors.New("the run did not finish in time")
@@ -41,10 +42,16 @@ func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err 
 	defer e.Shutdown()
 	gate := make(chan struct{})
 	var once sync.Once
-	open := func() { once.Do(func() { close(gate) }) }
+	var cpu0 time.Duration
 	sys, err := d.make(e, wl, gate)
 	if err != nil {
 		return res, err
+	}
+	open := func() {
+		once.Do(func() {
+			cpu0 = cpuNow(sys)
+			close(gate)
+		})
 	}
 	defer sys.close()
 	defer open() // before close: handlers may wait at the gate
@@ -60,6 +67,7 @@ func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err 
 		err = waitDone(ctx, sys, int64(wl.total()))
 	}
 	res.Elapsed = time.Since(t0)
+	res.CPU = cpuNow(sys) - cpu0
 	res.Msgs = serverMsgs(e) - m0
 	res.Stolen = sys.stolen()
 	if obs != nil {
@@ -109,8 +117,10 @@ func load(ctx context.Context, sys system, wl workload, w int, open func(), res 
 		if err := sys.start(ctx, 0, w); err != nil {
 			return time.Now(), err
 		}
-		if err := sys.submit(ctx, "root", depthPayload(0), true); err != nil {
-			return time.Now(), err
+		for i, d := range wl.rootDepths() {
+			if err := sys.submit(ctx, "root"+strconv.Itoa(i), depthPayload(d), !wl.Spread); err != nil {
+				return time.Now(), err
+			}
 		}
 	}
 	open()

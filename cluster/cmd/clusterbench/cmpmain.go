@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// cmpFlags are the flags of -compare.
+type cmpFlags struct {
+	compare    bool
+	big        bool
+	designs    string
+	modes      string
+	workers    string
+	scaleW     string
+	scaleProcs int
+	scaleRuns  int
+}
+
+func (f *cmpFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.compare, "compare", false, "run the comparison (trees, fan-out, uneven roots, flat jobs, skew; idle workers and W scaling; simulator) instead of the sweep")
+	fs.BoolVar(&f.big, "big", false, "-compare: spawn-heavy trees of 131,068 jobs instead of 4,092")
+	fs.StringVar(&f.designs, "designs", "", "-compare: comma-separated designs (default all but steal-one)")
+	fs.StringVar(&f.modes, "modes", "", "-compare: where the workers run: processes, in-process or both (default processes)")
+	fs.StringVar(&f.workers, "workers", "", "-compare: comma-separated W of the workload cells (default 16)")
+	fs.StringVar(&f.scaleW, "scale-workers", "", "-compare: comma-separated W of the idle and scaling cells (default 16,64,256; none: skip them)")
+	fs.IntVar(&f.scaleProcs, "scale-procs", 0, "-compare: run the idle and scaling cells also with one process per worker up to this W")
+	fs.IntVar(&f.scaleRuns, "scale-runs", 0, "-compare: runs of the idle, scaling and steal-latency cells (default 3)")
+}
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad worker count %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// config is the comparison's configuration from the flags.
+func (f *cmpFlags) config(quick bool, runs int) (cmpConfig, error) {
+	cfg := fullCmpConfig()
+	if quick {
+		cfg = quickCmpConfig()
+	}
+	if f.big {
+		cfg.Workloads = cmpWorkloads(true)
+	}
+	if runs > 0 {
+		cfg.Runs = runs
+	}
+	if f.scaleRuns > 0 {
+		cfg.Scale.Runs = f.scaleRuns
+	}
+	cfg.Scale.ProcsUpTo = f.scaleProcs
+	if f.designs != "" {
+		cfg.Designs = strings.Split(f.designs, ",")
+	}
+	switch f.modes {
+	case "":
+	case modeProcesses, modeInProcess:
+		cfg.Modes = []string{f.modes}
+	case "both":
+		cfg.Modes = []string{modeInProcess, modeProcesses}
+	default:
+		return cfg, fmt.Errorf("-modes %q: want processes, in-process or both", f.modes)
+	}
+	var err error
+	if f.workers != "" {
+		if cfg.Workers, err = ints(f.workers); err != nil {
+			return cfg, err
+		}
+	}
+	switch f.scaleW {
+	case "":
+	case "none":
+		cfg.Scale.Workers = nil
+	default:
+		if cfg.Scale.Workers, err = ints(f.scaleW); err != nil {
+			return cfg, err
+		}
+	}
+	if _, err := pickDesigns(cfg.Designs, cfg.Modes, cfg.FetchK); err != nil {
+		return cfg, err
+	}
+	if _, err := pickDesigns(cfg.Scale.Designs, cfg.Modes, cfg.FetchK); err != nil {
+		return cfg, err
+	}
+	if !slices.Contains(cfg.Designs, cfg.baseline()) {
+		return cfg, fmt.Errorf("-designs must include %s, the baseline of every ratio", cfg.baseline())
+	}
+	return cfg, nil
+}
+
+// runCompare runs the comparison and writes its outputs.
+func runCompare(cfg cmpConfig, args []string, jsonOut, mdOut, chartOut string, stdout, stderr io.Writer) int {
+	r, err := measureCompare(cfg, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "clusterbench:", err)
+		return 1
+	}
+	r.Command = strings.Join(append([]string{"go run ./cmd/clusterbench"}, args...), " ")
+	if err := writeCompare(r, jsonOut, mdOut, chartOut, stdout); err != nil {
+		fmt.Fprintln(stderr, "clusterbench:", err)
+		return 1
+	}
+	return 0
+}
+
+func writeCompare(r *cmpReport, jsonOut, mdOut, chartOut string, stdout io.Writer) error {
+	var md bytes.Buffer
+	cmpMarkdown(&md, r)
+	if jsonOut == "" && mdOut == "" && chartOut == "" {
+		_, err := stdout.Write(md.Bytes())
+		return err
+	}
+	if jsonOut != "" {
+		if err := writeJSON(jsonOut, r); err != nil {
+			return err
+		}
+	}
+	if chartOut != "" {
+		if err := writeJSON(chartOut, cmpChart(r)); err != nil {
+			return err
+		}
+	}
+	if mdOut != "" {
+		return writeBetween(mdOut, md.Bytes(), cmpBeginMark, cmpEndMark)
+	}
+	return nil
+}
