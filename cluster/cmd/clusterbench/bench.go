@@ -25,6 +25,7 @@ type cell struct {
 	MsgsPerJob   float64   `json:"server_msgs_per_job"`      // in + out, from the start of loading
 	CPUPerJobUS  float64   `json:"cpu_us_per_job"`           // every process of the trial, while the clock ran
 	Failed       int       `json:"failed_runs,omitempty"`    // runs that did not finish (not in the medians)
+	Late         int64     `json:"late_submits,omitempty"`   // all runs: Submit answered cluster.ErrMaybeStored
 	stolen, pre  []float64 // per run
 	msgs, cpu    []float64
 	fetches      []time.Duration
@@ -36,6 +37,7 @@ func (c *cell) add(r trialResult) {
 	c.pre = append(c.pre, float64(r.PreStolen))
 	c.msgs = append(c.msgs, float64(r.Msgs)/float64(c.Jobs))
 	c.cpu = append(c.cpu, us(r.CPU)/float64(c.Jobs))
+	c.Late += r.Late
 	c.fetches = append(c.fetches, r.Fetches...)
 }
 

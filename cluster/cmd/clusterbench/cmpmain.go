@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,7 +47,8 @@ func ints(s string) ([]int, error) {
 }
 
 // config is the comparison's configuration from the flags.
-func (f *cmpFlags) config(quick bool, runs int) (cmpConfig, error) {
+// only, when set, names the workloads to run (comma-separated).
+func (f *cmpFlags) config(quick bool, runs int, only string) (cmpConfig, error) {
 	cfg := fullCmpConfig()
 	if quick {
 		cfg = quickCmpConfig()
@@ -56,6 +58,17 @@ func (f *cmpFlags) config(quick bool, runs int) (cmpConfig, error) {
 	}
 	if runs > 0 {
 		cfg.Runs = runs
+	}
+	if only != "" {
+		var wls []workload
+		for _, n := range strings.Split(only, ",") {
+			i := slices.IndexFunc(cfg.Workloads, func(wl workload) bool { return wl.Name == n })
+			if i < 0 {
+				return cfg, fmt.Errorf("-only: no workload %q", n)
+			}
+			wls = append(wls, cfg.Workloads[i])
+		}
+		cfg.Workloads = wls
 	}
 	if f.scaleRuns > 0 {
 		cfg.Scale.Runs = f.scaleRuns
@@ -133,6 +146,9 @@ func writeCompare(r *cmpReport, jsonOut, mdOut, chartOut string, stdout io.Write
 		}
 	}
 	if mdOut != "" {
+		if old, err := os.ReadFile(mdOut); err == nil && !bytes.Contains(old, []byte(cmpBeginMark)) {
+			return fmt.Errorf("%s has no line %q: not overwritten", mdOut, strings.TrimSpace(cmpBeginMark))
+		}
 		return writeBetween(mdOut, md.Bytes(), cmpBeginMark, cmpEndMark)
 	}
 	return nil

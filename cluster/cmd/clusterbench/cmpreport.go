@@ -64,6 +64,9 @@ func cmpTable(w io.Writer, r *cmpReport, wl workload, n int, mode string) {
 			row = append(row, fmt.Sprintf("%.2f (%.0f ms)", c.Ratio, c.MedianMS))
 		}
 		st := fmt.Sprintf("%.0f", c.Stolen)
+		if c.Late > 0 {
+			st += fmt.Sprintf(" (%d submits answered late, all runs)", c.Late)
+		}
 		if c.Failed > 0 {
 			st += fmt.Sprintf(" (%d runs failed)", c.Failed)
 		}
@@ -126,8 +129,13 @@ func idleTable(w io.Writer, r *cmpReport) {
 			any := false
 			for _, d := range sc.Designs {
 				i := slices.IndexFunc(r.Idle, func(c *idleCell) bool { return c.Design == d && c.W == n && c.Mode == mode })
-				if i < 0 || len(r.Idle[i].Runs) == 0 {
+				if i < 0 {
 					row = append(row, "–")
+					continue
+				}
+				if len(r.Idle[i].Runs) == 0 {
+					row = append(row, fmt.Sprintf("did not start within %v", scaleLimit))
+					any = true
 					continue
 				}
 				any = true
@@ -156,10 +164,14 @@ func scaleTable(w io.Writer, r *cmpReport) {
 				case c == nil:
 					row = append(row, "–")
 				case c.MedianMS == 0:
-					row = append(row, fmt.Sprintf("did not finish (%d runs)", c.Failed))
+					row = append(row, fmt.Sprintf("did not finish within %v", scaleLimit))
 					any = true
 				default:
-					row = append(row, fmt.Sprintf("%.0f (%.1f, %.0f µs)", c.JobsPerS, c.MsgsPerJob, c.CPUPerJobUS))
+					s := fmt.Sprintf("%.0f (%.1f, %.0f µs)", c.JobsPerS, c.MsgsPerJob, c.CPUPerJobUS)
+					if c.Failed > 0 {
+						s += fmt.Sprintf(", %d runs failed", c.Failed)
+					}
+					row = append(row, s)
 					any = true
 				}
 			}

@@ -166,10 +166,11 @@ func measureCompare(cfg cmpConfig, log io.Writer) (*cmpReport, error) {
 	if r.Cells, err = runCells(cfg.Workloads, cfg.Workers, ds, cfg.Runs, true, log); err != nil {
 		return nil, err
 	}
-	if r.Idle, err = idleTraffic(cfg, log); err != nil {
+	skip := skipper{} // designs that failed at a W of the scale cells: not run again there or beyond
+	if r.Idle, err = idleTraffic(cfg, skip, log); err != nil {
 		return nil, err
 	}
-	if r.ScaleCells, err = scaleSleep(cfg, log); err != nil {
+	if r.ScaleCells, err = scaleSleep(cfg, skip, log); err != nil {
 		return nil, err
 	}
 	lat := config{Runs: cfg.Scale.Runs, FetchK: cfg.FetchK, LatencyWorkers: cfg.LatencyWorkers, Latency: cfg.Latency}
@@ -184,32 +185,79 @@ func measureCompare(cfg cmpConfig, log io.Writer) (*cmpReport, error) {
 
 // scaleSleep runs 1 ms sleeping jobs, JobsPerW a worker, submitted one at
 // a time by the submitters, at each W of cfg.Scale, in-process (and in
-// processes up to ProcsUpTo).
-func scaleSleep(cfg cmpConfig, log io.Writer) ([]*cell, error) {
+// processes up to ProcsUpTo), the designs interleaved in each run. A
+// design whose trial fails (or whose idle workers failed) at a W is not
+// run again at that W or beyond: its cells there show that it did not
+// finish.
+func scaleSleep(cfg cmpConfig, skip skipper, log io.Writer) ([]*cell, error) {
 	var out []*cell
 	for _, w := range cfg.Scale.Workers {
-		modes := []string{modeInProcess}
-		if w <= cfg.Scale.ProcsUpTo {
-			modes = append(modes, modeProcesses)
-		}
-		ds, err := pickDesigns(cfg.Scale.Designs, modes, cfg.FetchK)
+		ds, err := pickDesigns(cfg.Scale.Designs, scaleModesAt(cfg, w), cfg.FetchK)
 		if err != nil {
 			return nil, err
 		}
 		wl := scaleWorkload(cfg.Scale, w)
-		cells, err := runCells([]workload{wl}, []int{w}, ds, cfg.Scale.Runs, true, log)
-		if err != nil {
-			return nil, err
+		cells := make([]*cell, len(ds))
+		for i, d := range ds {
+			cells[i] = &cell{Workload: wl.Name, Kind: wl.Kind, W: w, Design: d.Name, Mode: d.Mode, Jobs: wl.total()}
+		}
+		for run := range cfg.Scale.Runs {
+			for i, d := range ds {
+				if skip.skips(d, w) {
+					cells[i].Failed++
+					continue
+				}
+				r, err := runTrial(d, wl, w, false)
+				if err != nil {
+					cells[i].Failed++
+					skip.failed(d, w)
+					fmt.Fprintf(log, "%-14s W=%-3d run %d %-13s %-10s failed: %v\n", wl.Name, w, run+1, d.Name, d.Mode, err)
+					continue
+				}
+				cells[i].add(r)
+				fmt.Fprintf(log, "%-14s W=%-3d run %d %-13s %-10s %8.1f ms %7.1f µs CPU/job\n", wl.Name, w, run+1, d.Name, d.Mode, ms(r.Elapsed), us(r.CPU)/float64(wl.total()))
+			}
+		}
+		for _, c := range cells {
+			c.finish(wl)
 		}
 		out = append(out, cells...)
 	}
 	return out, nil
 }
 
+// skipper holds, for each design and mode, the smallest W of the scale
+// cells at which it failed.
+type skipper map[string]int
+
+func (s skipper) failed(d design, w int) {
+	k := d.Name + " " + d.Mode
+	if f, ok := s[k]; !ok || w < f {
+		s[k] = w
+	}
+}
+
+// skips reports whether d failed at w or a smaller W.
+func (s skipper) skips(d design, w int) bool {
+	f, ok := s[d.Name+" "+d.Mode]
+	return ok && w >= f
+}
+
+// scaleModesAt lists the modes of the scale cells at W.
+func scaleModesAt(cfg cmpConfig, w int) []string {
+	if w <= cfg.Scale.ProcsUpTo {
+		return []string{modeInProcess, modeProcesses}
+	}
+	return []string{modeInProcess}
+}
+
+// scaleLimit bounds each trial of the scale cells, idle ones included.
+const scaleLimit = time.Minute
+
 const scaleName = "scale-sleep"
 
 func scaleWorkload(sc scaleConfig, w int) workload {
-	return workload{Name: scaleName, Kind: kindThroughput, Job: ms1, Jobs: sc.JobsPerW * w}
+	return workload{Name: scaleName, Kind: kindThroughput, Job: ms1, Jobs: sc.JobsPerW * w, Limit: scaleLimit}
 }
 
 // idleCell: W idle workers of one design, nothing submitted: what the
@@ -227,14 +275,11 @@ type idleCell struct {
 }
 
 // idleTraffic measures each scale design's idle workers at each W.
-func idleTraffic(cfg cmpConfig, log io.Writer) ([]*idleCell, error) {
+// A design that fails at a W is not run again there or beyond (skip).
+func idleTraffic(cfg cmpConfig, skip skipper, log io.Writer) ([]*idleCell, error) {
 	var out []*idleCell
 	for _, w := range cfg.Scale.Workers {
-		modes := []string{modeInProcess}
-		if w <= cfg.Scale.ProcsUpTo {
-			modes = append(modes, modeProcesses)
-		}
-		ds, err := pickDesigns(cfg.Scale.Designs, modes, cfg.FetchK)
+		ds, err := pickDesigns(cfg.Scale.Designs, scaleModesAt(cfg, w), cfg.FetchK)
 		if err != nil {
 			return nil, err
 		}
@@ -245,9 +290,14 @@ func idleTraffic(cfg cmpConfig, log io.Writer) ([]*idleCell, error) {
 		for run := range cfg.Scale.Runs {
 			for i, d := range ds {
 				c := cells[i]
+				if skip.skips(d, w) {
+					c.Failed++
+					continue
+				}
 				msgs, cpu, start, err := idleTrial(d, scaleWorkload(cfg.Scale, w), w, cfg.Scale)
 				if err != nil {
 					c.Failed++
+					skip.failed(d, w)
 					fmt.Fprintf(log, "idle %-13s %-10s W=%-3d run %d failed: %v\n", d.Name, d.Mode, w, run+1, err)
 					continue
 				}
@@ -268,7 +318,7 @@ func idleTraffic(cfg cmpConfig, log io.Writer) ([]*idleCell, error) {
 // then counts the server's messages and the processes' CPU over the
 // window, with nothing submitted.
 func idleTrial(d design, wl workload, w int, sc scaleConfig) (msgsPerS, cpuPerS, startS float64, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), trialTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), trialLimit(wl))
 	defer cancel()
 	e, err := cluster.StartEmbedded()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCompare runs the comparison small, with the workers in-process and
@@ -71,9 +72,25 @@ func TestCompareFlags(t *testing.T) {
 		{"-compare", "-designs", "steal"}, // no baseline
 		{"-compare", "-modes", "elsewhere"},
 		{"-compare", "-workers", "0"},
+		{"-compare", "-only", "nope"},
 	} {
 		if code := run(args, &out, &errb); code != 2 {
 			t.Errorf("%v: status %d, want 2", args, code)
 		}
+	}
+}
+
+// TestPidCPU: a process's CPU time read from /proc grows while it spins
+// (checked on this process, by its own pid, against getrusage's count).
+func TestPidCPU(t *testing.T) {
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		t.Skip("no /proc here")
+	}
+	pid := os.Getpid()
+	a, r0 := pidCPU(pid), selfCPU()
+	for limit := time.Now().Add(10 * time.Second); selfCPU()-r0 < 20*time.Millisecond && time.Now().Before(limit); {
+	}
+	if b := pidCPU(pid); b <= a {
+		t.Errorf("pidCPU went from %v to %v while this process spun 20 ms of CPU", a, b)
 	}
 }

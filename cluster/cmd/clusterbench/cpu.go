@@ -24,15 +24,46 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// pidCPU is the CPU time process pid has used so far: the sum of its
+// threads' run time in nanoseconds from /proc/<pid>/task/*/schedstat
+// (Linux), or, where that cannot be read, user + system time from
+// /proc/<pid>/stat, in clock ticks (see statCPU); 0 where neither can.
+// A thread that has exited is no longer counted; a Go program's threads
+// rarely exit.
+func pidCPU(pid int) time.Duration {
+	dir := "/proc/" + strconv.Itoa(pid)
+	tasks, err := os.ReadDir(dir + "/task")
+	if err != nil {
+		return statCPU(dir)
+	}
+	var t time.Duration
+	for _, task := range tasks {
+		b, err := os.ReadFile(dir + "/task/" + task.Name() + "/schedstat")
+		if err != nil {
+			return statCPU(dir)
+		}
+		f := bytes.Fields(b)
+		if len(f) == 0 {
+			return statCPU(dir)
+		}
+		ns, err := strconv.ParseInt(string(f[0]), 10, 64)
+		if err != nil {
+			return statCPU(dir)
+		}
+		t += time.Duration(ns)
+	}
+	return t
+}
+
 // clockTick is the unit of /proc/<pid>/stat's times: USER_HZ, 100 on
 // Linux wherever we have looked (the C library's sysconf(_SC_CLK_TCK)
 // says so; Go has no call for it without cgo).
 const clockTick = 10 * time.Millisecond
 
-// pidCPU is the user + system CPU time process pid has used so far, from
-// /proc/<pid>/stat (Linux); 0 where that cannot be read.
-func pidCPU(pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// statCPU is the user + system CPU time of the process whose /proc
+// directory is dir, from its stat file; 0 where that cannot be read.
+func statCPU(dir string) time.Duration {
+	b, err := os.ReadFile(dir + "/stat")
 	if err != nil {
 		return 0
 	}

@@ -20,9 +20,10 @@ import (
 const (
 	roleSweep = "sweep"
 	specEnv   = "DISTBENCH_SPEC"
-	// sweepChildCap: a worker process exits after this whatever happens,
-	// should its parent neither kill it nor close its stdin.
-	sweepChildCap = trialTimeout + 30*time.Second
+	// sweepChildSlack: a worker process exits this long after its trial's
+	// limit whatever happens, should its parent neither kill it nor close
+	// its stdin.
+	sweepChildSlack = 30 * time.Second
 	// reapWait bounds each wait for a killed worker process.
 	reapWait = 10 * time.Second
 	// askWait bounds the wait for a worker process's counts.
@@ -148,7 +149,7 @@ func (k *sweepChild) reap() {
 
 // sweepChildMain is a worker process of the sweep: it starts the worker
 // its childSpec names, reports, and runs until it is killed (which is how
-// a trial ends it), its stdin ends or sweepChildCap passes. It then exits
+// a trial ends it), its stdin ends or its trial's limit and sweepChildSlack pass. It then exits
 // at once, without closing its worker: the trial is over. Its stdin is
 // followed from the start, so that a process whose parent died while it
 // was starting exits too.
@@ -168,7 +169,7 @@ func sweepChildMain() int {
 	open := func() { once.Do(func() { close(gate) }) }
 	rep := &reporter{out: bufio.NewWriter(os.Stdout), poke: make(chan struct{}, 1), ask: make(chan struct{}, 1)}
 	rep.sys = d.workers(overTCP(spec.URL), spec.Workload, gate, rep.handled)
-	ctx, cancel := context.WithTimeout(context.Background(), sweepChildCap)
+	ctx, cancel := context.WithTimeout(context.Background(), trialLimit(spec.Workload)+sweepChildSlack)
 	defer cancel()
 	go followStdin(open, rep.ask)
 	if err := rep.sys.start(ctx, spec.Index, spec.Index+1); err != nil {

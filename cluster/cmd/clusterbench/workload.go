@@ -28,6 +28,8 @@ type workload struct {
 	// Spread: a tree's roots are submitted to any worker (the central
 	// queue: all in the stream, as always), not all to the first.
 	Spread bool `json:"spread,omitempty"`
+	// Limit, when set, bounds a trial instead of trialLimit's default.
+	Limit time.Duration `json:"limit_ns,omitempty"`
 }
 
 const (

@@ -41,6 +41,13 @@ var colours = []color.Color{
 	rgb(0xff7f0e), rgb(0x9467bd), rgb(0x17becf), rgb(0x8c564b),
 }
 
+// fixed gives the designs of clusterbench the same colour in every chart.
+var fixed = map[string]color.Color{
+	"steal": rgb(0x000000), "steal-one": rgb(0x8c564b), "no-steal": rgb(0x7f7f7f),
+	"central-f1": rgb(0xd62728), "central-f16": rgb(0x1f77b4), "central-async": rgb(0x2ca02c),
+	"central-local": rgb(0x9467bd),
+}
+
 func rgb(v uint32) color.Color {
 	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 0xff}
 }
@@ -87,6 +94,9 @@ func draw1(in, out string) error {
 		k, _, _ := strings.Cut(s.Name, " ")
 		if _, ok := key[k]; !ok {
 			key[k] = colours[len(key)%len(colours)]
+			if c, ok := fixed[k]; ok {
+				key[k] = c
+			}
 		}
 		line, err := plotter.NewLine(xys)
 		if err != nil {
