@@ -246,6 +246,18 @@ func cmpChart(r *cmpReport) chartDoc {
 			}
 		}
 	}
+	var gone []string // designs without a measured point at the largest W
+	if n := len(r.Config.Scale.Workers); n > 0 {
+		top := r.Config.Scale.Workers[n-1]
+		for _, d := range r.Config.Scale.Designs {
+			if c := findIn(r.ScaleCells, modeInProcess, scaleName, d, top); c != nil && c.MedianMS == 0 {
+				gone = append(gone, d)
+			}
+		}
+		if len(gone) > 0 {
+			doc.Title += fmt.Sprintf(" (%s: no point at W = %d, did not finish within %v)", strings.Join(gone, ", "), top, scaleLimit)
+		}
+	}
 	for _, m := range r.Calibration {
 		s := chartSeries{Name: m.Design + " simulated (" + strings.TrimPrefix(m.Name, m.Design+", ") + ")", Style: "simulated"}
 		for _, p := range r.Sim {

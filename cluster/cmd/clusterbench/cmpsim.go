@@ -47,17 +47,16 @@ func bestRate(cells []*cell, design string, wls ...string) float64 {
 // get a service time of 1 / the best jobs/s they reached on flat jobs
 // (flat-noop and the scale cells, any W and mode): the server did at
 // least that much per second, so this is the most optimistic service time
-// the run supports. Their fetch latency is central-f1's Fetch p50 on the
-// skewed start, less its service time (steal's: none). "steal, steals
-// only" is the model
-// stealing was designed for: no server time per job, the observed steal
-// latency.
+// the run supports. Their fetch latency is central-f1's Fetch p50 in its
+// first cell with in-process workers, less its service time (steal's: none). "steal, steals
+// only" is the model stealing was designed for: no server time per job,
+// the observed steal latency.
 func calibrateCompare(cfg cmpConfig, r *cmpReport) []simModel {
 	all := append(append([]*cell{}, r.Cells...), r.ScaleCells...)
 	rate := func(d string) float64 { return bestRate(all, d, "flat-noop", scaleName) }
-	fetchLat := 0.0
-	for _, c := range r.Cells {
-		if c.Workload == "skew-sleep" && c.Design == "central-f1" && c.FetchP50US > 0 {
+	fetchLat := 0.0 // the first central-f1 cell with in-process workers, which time their fetches
+	for _, c := range all {
+		if c.Design == "central-f1" && c.FetchP50US > 0 {
 			fetchLat = c.FetchP50US
 			break
 		}

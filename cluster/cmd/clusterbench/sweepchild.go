@@ -215,7 +215,13 @@ type reporter struct {
 
 const (
 	catchUpEvery = time.Millisecond
-	catchUpFor   = 100 * time.Millisecond
+	catchUpFor   = 10 * time.Second
+	// catchUpSlow: after catchUpFast, look every catchUpSlow instead. A
+	// completion can take longer than catchUpFast to be recorded on a
+	// loaded machine; stopping then left it unreported, and a trial
+	// waited for it until its limit.
+	catchUpFast = 100 * time.Millisecond
+	catchUpSlow = 10 * time.Millisecond
 )
 
 // handled is the workers' onDone hook.
@@ -250,7 +256,8 @@ func (r *reporter) run(ctx context.Context) {
 func (r *reporter) catchUp(ctx context.Context) {
 	t := time.NewTimer(catchUpEvery)
 	defer t.Stop()
-	for limit := time.Now().Add(catchUpFor); ; {
+	t0 := time.Now()
+	for limit := t0.Add(catchUpFor); ; {
 		if r.write("n") >= r.ran.Load() || time.Now().After(limit) {
 			return
 		}
@@ -260,7 +267,11 @@ func (r *reporter) catchUp(ctx context.Context) {
 		case <-r.ask:
 			r.write("s")
 		case <-t.C:
-			t.Reset(catchUpEvery)
+			if time.Since(t0) < catchUpFast {
+				t.Reset(catchUpEvery)
+			} else {
+				t.Reset(catchUpSlow)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"time"
@@ -76,7 +77,13 @@ func (wl workload) rootDepths() []int {
 
 // lowerBound is what no schedule on w workers of one slot can beat: the
 // work divided by w, or the longest chain of jobs (a tree's depth).
+//
+// CPU-bound jobs run on at most as many workers at once as there are
+// cores, so their work is divided by min(w, cores).
 func (wl workload) lowerBound(w int) time.Duration {
+	if wl.CPU {
+		w = min(w, runtime.NumCPU())
+	}
 	work := time.Duration(wl.total()) * wl.Job / time.Duration(w)
 	chain := wl.Job
 	if wl.Kind == kindTree {
