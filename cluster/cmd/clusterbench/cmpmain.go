@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ type cmpFlags struct {
 	scaleW     string
 	scaleProcs int
 	scaleRuns  int
+	from       string
 }
 
 func (f *cmpFlags) register(fs *flag.FlagSet) {
@@ -32,6 +34,7 @@ func (f *cmpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.scaleW, "scale-workers", "", "-compare: comma-separated W of the idle and scaling cells (default 16,64,256; none: skip them)")
 	fs.IntVar(&f.scaleProcs, "scale-procs", 0, "-compare: run the idle and scaling cells also with one process per worker up to this W")
 	fs.IntVar(&f.scaleRuns, "scale-runs", 0, "-compare: runs of the idle, scaling and steal-latency cells (default 3)")
+	fs.StringVar(&f.from, "from", "", "-compare: run nothing; write the tables and chart of this JSON file (an earlier -compare -json)")
 }
 
 func ints(s string) ([]int, error) {
@@ -111,6 +114,26 @@ func (f *cmpFlags) config(quick bool, runs int, only string) (cmpConfig, error) 
 		return cfg, fmt.Errorf("-designs must include %s, the baseline of every ratio", cfg.baseline())
 	}
 	return cfg, nil
+}
+
+// renderCompare writes the outputs of the comparison in the JSON file
+// from, without running anything.
+func renderCompare(from, jsonOut, mdOut, chartOut string, stdout, stderr io.Writer) int {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		fmt.Fprintln(stderr, "clusterbench:", err)
+		return 1
+	}
+	var r cmpReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		fmt.Fprintln(stderr, "clusterbench:", from+":", err)
+		return 1
+	}
+	if err := writeCompare(&r, jsonOut, mdOut, chartOut, stdout); err != nil {
+		fmt.Fprintln(stderr, "clusterbench:", err)
+		return 1
+	}
+	return 0
 }
 
 // runCompare runs the comparison and writes its outputs.

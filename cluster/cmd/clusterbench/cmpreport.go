@@ -134,7 +134,7 @@ func idleTable(w io.Writer, r *cmpReport) {
 					continue
 				}
 				if len(r.Idle[i].Runs) == 0 {
-					row = append(row, fmt.Sprintf("did not start within %v", scaleLimit))
+					row = append(row, fmt.Sprintf("did not start within %.0f s", scaleLimit.Seconds()))
 					any = true
 					continue
 				}
@@ -164,7 +164,7 @@ func scaleTable(w io.Writer, r *cmpReport) {
 				case c == nil:
 					row = append(row, "–")
 				case c.MedianMS == 0:
-					row = append(row, fmt.Sprintf("did not finish within %v", scaleLimit))
+					row = append(row, fmt.Sprintf("did not start or finish within %.0f s, here or at a smaller W", scaleLimit.Seconds()))
 					any = true
 				default:
 					s := fmt.Sprintf("%.0f (%.1f, %.0f µs)", c.JobsPerS, c.MsgsPerJob, c.CPUPerJobUS)
@@ -255,7 +255,7 @@ func cmpChart(r *cmpReport) chartDoc {
 			}
 		}
 		if len(gone) > 0 {
-			doc.Title += fmt.Sprintf(" (%s: no point at W = %d, did not finish within %v)", strings.Join(gone, ", "), top, scaleLimit)
+			doc.Title += fmt.Sprintf(" (%s: none at W = %d, not started within %.0f s)", strings.Join(gone, ", "), top, scaleLimit.Seconds())
 		}
 	}
 	for _, m := range r.Calibration {

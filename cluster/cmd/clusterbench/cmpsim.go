@@ -96,7 +96,7 @@ func simulateModels(ws []int, models []simModel) []simPoint {
 			p = sim.Policy{Mode: sim.StealHalf, Victims: coord.BestOfTwo}
 		}
 		for _, w := range ws {
-			wl := sim.Workload{Workers: w, Jobs: simJobsPerW * w, Distribution: coord.First, Seed: 1,
+			wl := sim.Workload{Workers: w, Jobs: simJobsPerW * w, Distribution: coord.First,
 				Cost:         sim.Cost{Model: sim.Fixed, Mean: time.Millisecond},
 				StealLatency: d(m.LatencyUS), CentralService: d(m.ServiceUS)}
 			res := wl.Run(p)

@@ -59,6 +59,13 @@ func TestCompare(t *testing.T) {
 			t.Errorf("markdown lacks design %s", d)
 		}
 	}
+	var again bytes.Buffer // -from: the same tables from the JSON alone
+	if code := run([]string{"-compare", "-from", filepath.Join(dir, "r.json")}, &again, &log); code != 0 {
+		t.Fatalf("-from: status %d\n%s", code, log.String())
+	}
+	if want := strings.TrimSuffix(strings.TrimPrefix(s, "intro\n"+cmpBeginMark), cmpEndMark+"\noutro\n"); again.String() != want {
+		t.Errorf("-from wrote other tables than the run:\n%s\nwant:\n%s", again.String(), want)
+	}
 	var doc chartDoc
 	if b, err := os.ReadFile(filepath.Join(dir, "c.json")); err != nil || json.Unmarshal(b, &doc) != nil || len(doc.Series) == 0 {
 		t.Errorf("chart: %v, %d series", err, len(doc.Series))

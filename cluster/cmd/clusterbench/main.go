@@ -41,6 +41,7 @@
 //	go run ./cmd/clusterbench -compare [-quick] [-big] [-runs N] [-only W1,W2] [-designs D1,D2]
 //	    [-modes processes|in-process|both] [-workers W1,W2] [-scale-workers W1,W2|none]
 //	    [-scale-procs W] [-scale-runs N] [-json FILE] [-md FILE] [-chart FILE]
+//	go run ./cmd/clusterbench -compare -from FILE [-md FILE] [-chart FILE]
 //
 // -compare asks where distributed stealing should beat a central queue
 // (see compare.go): spawn-heavy trees (tree-spawn, no-op jobs; tree-spawn-20us,
@@ -66,6 +67,8 @@
 // "<!-- clusterbench-compare:end -->"; -chart writes the chart's input,
 // which pngchart (a module of its own, in pngchart/) draws as PNG.
 // compare.sh runs both and regenerates the files docs/cluster.md publishes.
+// -from FILE writes the tables and chart of an earlier -compare -json FILE
+// without running anything.
 package main
 
 import (
@@ -108,6 +111,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 || *runs < 0 {
 		fmt.Fprintln(stderr, "clusterbench: unexpected arguments; see go doc ./cmd/clusterbench")
 		return 2
+	}
+	if cf.compare && cf.from != "" {
+		return renderCompare(cf.from, *jsonOut, *mdOut, *chartOut, stdout, stderr)
 	}
 	if cf.compare {
 		cfg, err := cf.config(*quick, *runs, *only)
