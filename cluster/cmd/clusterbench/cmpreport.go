@@ -32,6 +32,9 @@ func cmpMarkdown(w io.Writer, r *cmpReport) {
 		}
 	}
 	summaryTable(w, r)
+	if len(cfg.Scale.Workers) == 0 {
+		return // -scale-workers none: no idle or scaling cells, nothing calibrated from them
+	}
 	idleTable(w, r)
 	scaleTable(w, r)
 	cmpLatencyTable(w, r)
