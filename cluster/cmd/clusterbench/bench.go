@@ -23,8 +23,11 @@ type cell struct {
 	PreStolen    float64   `json:"pre_stolen_median"`        // skew: before the clock
 	FetchP50US   float64   `json:"fetch_p50_us,omitempty"`   // central: time to a Fetch's first job
 	MsgsPerJob   float64   `json:"server_msgs_per_job"`      // in + out, from the start of loading
+	CPUPerJobUS  float64   `json:"cpu_us_per_job"`           // every process of the trial, while the clock ran
+	Failed       int       `json:"failed_runs,omitempty"`    // runs that did not finish (not in the medians)
+	Late         int64     `json:"late_submits,omitempty"`   // all runs: Submit answered cluster.ErrMaybeStored
 	stolen, pre  []float64 // per run
-	msgs         []float64
+	msgs, cpu    []float64
 	fetches      []time.Duration
 }
 
@@ -33,18 +36,23 @@ func (c *cell) add(r trialResult) {
 	c.stolen = append(c.stolen, float64(r.Stolen))
 	c.pre = append(c.pre, float64(r.PreStolen))
 	c.msgs = append(c.msgs, float64(r.Msgs)/float64(c.Jobs))
+	c.cpu = append(c.cpu, us(r.CPU)/float64(c.Jobs))
+	c.Late += r.Late
 	c.fetches = append(c.fetches, r.Fetches...)
 }
 
 func (c *cell) finish(wl workload) {
 	c.MedianMS = median(c.RunsMS)
-	c.JobsPerS = float64(c.Jobs) / (c.MedianMS / 1000)
+	if c.MedianMS > 0 {
+		c.JobsPerS = float64(c.Jobs) / (c.MedianMS / 1000)
+	}
 	if wl.Job > 0 {
 		c.LowerBoundMS = ms(wl.lowerBound(c.W))
 		c.Ratio = c.MedianMS / c.LowerBoundMS
 	}
 	c.Stolen, c.PreStolen = median(c.stolen), median(c.pre)
 	c.MsgsPerJob = median(c.msgs)
+	c.CPUPerJobUS = median(c.cpu)
 	c.FetchP50US = us(percentile(c.fetches, 50))
 }
 
@@ -52,10 +60,17 @@ func (c *cell) finish(wl workload) {
 // run, each design once (with -procs, in-process and then in processes),
 // so that a noisy moment hits all of them.
 func sweep(cfg config, log io.Writer) ([]*cell, error) {
+	return runCells(cfg.Workloads, cfg.Workers, sweepDesigns(cfg), cfg.Runs, false, log)
+}
+
+// runCells runs each workload at each W on every design of ds, runs times,
+// the designs interleaved within each run. A trial that fails ends it with
+// the error, unless lenient: then the run is counted in the cell's Failed
+// and left out of its medians, and the rest goes on.
+func runCells(wls []workload, ws []int, ds []design, runs int, lenient bool, log io.Writer) ([]*cell, error) {
 	var out []*cell
-	ds := sweepDesigns(cfg)
-	for _, wl := range cfg.Workloads {
-		for _, w := range cfg.Workers {
+	for _, wl := range wls {
+		for _, w := range ws {
 			if wl.MaxW > 0 && w > wl.MaxW {
 				continue
 			}
@@ -63,14 +78,19 @@ func sweep(cfg config, log io.Writer) ([]*cell, error) {
 			for i, d := range ds {
 				cells[i] = &cell{Workload: wl.Name, Kind: wl.Kind, W: w, Design: d.Name, Mode: d.Mode, Jobs: wl.total()}
 			}
-			for run := range cfg.Runs {
+			for run := range runs {
 				for i, d := range ds {
 					r, err := runTrial(d, wl, w, false)
-					if err != nil {
+					if err != nil && !lenient {
 						return out, err
 					}
+					if err != nil {
+						cells[i].Failed++
+						fmt.Fprintf(log, "%-14s W=%-3d run %d %-13s %-10s failed: %v\n", wl.Name, w, run+1, d.Name, d.Mode, err)
+						continue
+					}
 					cells[i].add(r)
-					fmt.Fprintf(log, "%-10s W=%-2d run %d %-11s %-10s %8.1f ms\n", wl.Name, w, run+1, d.Name, d.Mode, ms(r.Elapsed))
+					fmt.Fprintf(log, "%-14s W=%-3d run %d %-13s %-10s %8.1f ms %7.1f µs CPU/job\n", wl.Name, w, run+1, d.Name, d.Mode, ms(r.Elapsed), us(r.CPU)/float64(wl.total()))
 				}
 			}
 			for _, c := range cells {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/steal"
 	"github.com/worksteal/steal/cluster"
 )
 
@@ -29,6 +30,7 @@ const (
 type centralSystem struct {
 	dial   dialer
 	k      int
+	kind   centralKind
 	wl     workload
 	gate   <-chan struct{}
 	nc     *nats.Conn
@@ -40,11 +42,30 @@ type centralSystem struct {
 	mu     sync.Mutex
 	conns  []*nats.Conn
 	fetch  []time.Duration // time to the first message of each Fetch that got one
+	pools  []*steal.Pool   // centralLocal: each worker's own
 	onMsg  func(jetstream.Msg)
 	onDone func() // when set, called each time a job has run
 }
 
-func newCentralSystem(e *cluster.Embedded, k int, wl workload, gate <-chan struct{}, ackWait time.Duration) (*centralSystem, error) {
+// centralKind is how a central worker runs a job's children.
+type centralKind int
+
+const (
+	// centralSync publishes each child with a synchronous Publish (the
+	// server's ack awaited before the next), then acknowledges the job.
+	centralSync centralKind = iota
+	// centralAsync publishes every child with PublishAsync, awaits all
+	// their acks, then acknowledges the job: the strongest durable central
+	// queue, with no round trip per child.
+	centralAsync
+	// centralLocal runs a fetched job's whole subtree in the worker's own
+	// steal.Pool (one worker, so one job at a time, as every design here),
+	// publishing nothing, and acknowledges the job once the subtree is
+	// done: local stealing alone, no balancing between workers.
+	centralLocal
+)
+
+func newCentralSystem(e *cluster.Embedded, k int, kind centralKind, wl workload, gate <-chan struct{}, ackWait time.Duration) (*centralSystem, error) {
 	nc, err := e.Connect()
 	if err != nil {
 		return nil, err
@@ -54,7 +75,7 @@ func newCentralSystem(e *cluster.Embedded, k int, wl workload, gate <-chan struc
 		nc.Close()
 		return nil, err
 	}
-	s := newCentralWorkers(inProcess(e), k, wl, gate)
+	s := newCentralWorkers(inProcess(e), k, kind, wl, gate)
 	s.nc, s.js = nc, js
 	if err := s.setup(ackWait); err != nil {
 		s.close()
@@ -66,9 +87,9 @@ func newCentralSystem(e *cluster.Embedded, k int, wl workload, gate <-chan struc
 // newCentralWorkers is the workers' side alone, without the stream or a
 // submitting connection: what a worker process runs. Its connections come
 // from dial.
-func newCentralWorkers(dial dialer, k int, wl workload, gate <-chan struct{}) *centralSystem {
+func newCentralWorkers(dial dialer, k int, kind centralKind, wl workload, gate <-chan struct{}) *centralSystem {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &centralSystem{dial: dial, k: k, wl: wl, gate: gate, ctx: ctx, cancel: cancel}
+	return &centralSystem{dial: dial, k: k, kind: kind, wl: wl, gate: gate, ctx: ctx, cancel: cancel}
 }
 
 func (s *centralSystem) setup(ackWait time.Duration) error {
@@ -104,13 +125,20 @@ func (s *centralSystem) start(ctx context.Context, from, to int) error {
 		if err != nil {
 			return err
 		}
-		s.wg.Go(func() { s.loop(js, cons) })
+		var pool *steal.Pool
+		if s.kind == centralLocal {
+			pool = steal.New(steal.WithWorkers(1))
+			s.mu.Lock()
+			s.pools = append(s.pools, pool)
+			s.mu.Unlock()
+		}
+		s.wg.Go(func() { s.loop(js, cons, pool) })
 	}
 	return nil
 }
 
 // loop is one worker: fetch up to k jobs, run each as it arrives.
-func (s *centralSystem) loop(js jetstream.JetStream, cons jetstream.Consumer) {
+func (s *centralSystem) loop(js jetstream.JetStream, cons jetstream.Consumer, pool *steal.Pool) {
 	for s.ctx.Err() == nil {
 		ctx, cancel := context.WithTimeout(s.ctx, fetchWait)
 		t0 := time.Now()
@@ -126,7 +154,7 @@ func (s *centralSystem) loop(js jetstream.JetStream, cons jetstream.Consumer) {
 				s.noteFetch(time.Since(t0))
 				first = false
 			}
-			s.run(js, m)
+			s.run(js, m, pool)
 		}
 		cancel()
 	}
@@ -146,9 +174,9 @@ func (s *centralSystem) noteFetch(d time.Duration) {
 	s.mu.Unlock()
 }
 
-// run runs one job: its work, its children published to the stream, then
-// its Ack.
-func (s *centralSystem) run(js jetstream.JetStream, m jetstream.Msg) {
+// run runs one job: its work, its children published to the stream (or,
+// centralLocal, its subtree run on pool), then its Ack.
+func (s *centralSystem) run(js jetstream.JetStream, m jetstream.Msg, pool *steal.Pool) {
 	select {
 	case <-s.gate:
 	case <-s.ctx.Done():
@@ -157,11 +185,23 @@ func (s *centralSystem) run(js jetstream.JetStream, m jetstream.Msg) {
 	if s.onMsg != nil {
 		s.onMsg(m)
 	}
-	s.wl.work()
 	d := parseDepth(m.Data())
-	for range s.wl.children(d) {
-		if _, err := js.Publish(s.ctx, queueSubject, depthPayload(d+1)); err != nil {
-			return // not acknowledged: the job is delivered again
+	switch s.kind {
+	case centralLocal:
+		if err := pool.Run(func(w *steal.Worker) { s.subtree(w, d) }); err != nil {
+			return
+		}
+	case centralAsync:
+		s.wl.work()
+		if !s.publishAsync(js, d) {
+			return
+		}
+	default:
+		s.wl.work()
+		for range s.wl.children(d) {
+			if _, err := js.Publish(s.ctx, queueSubject, depthPayload(d-1)); err != nil {
+				return // not acknowledged: the job is delivered again
+			}
 		}
 	}
 	if m.Ack() == nil {
@@ -170,6 +210,60 @@ func (s *centralSystem) run(js jetstream.JetStream, m jetstream.Msg) {
 	if s.onDone != nil {
 		s.onDone()
 	}
+}
+
+// publishAsync publishes the children of a job of payload d at once and
+// reports whether the server stored every one (within fetchWait each).
+func (s *centralSystem) publishAsync(js jetstream.JetStream, d int) bool {
+	n := s.wl.children(d)
+	if n == 0 {
+		return true
+	}
+	futs := make([]jetstream.PubAckFuture, 0, n)
+	for range n {
+		f, err := js.PublishAsync(queueSubject, depthPayload(d-1))
+		if err != nil {
+			return false
+		}
+		futs = append(futs, f)
+	}
+	limit := time.NewTimer(fetchWait)
+	defer limit.Stop()
+	for _, f := range futs {
+		select {
+		case <-f.Ok():
+		case <-f.Err():
+			return false
+		case <-limit.C:
+			return false
+		case <-s.ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+// subtree runs the job of payload d and then, depth-first on w's pool,
+// its children and theirs; each job but the fetched root is counted done
+// when its own work is (the root when its Ack returns).
+func (s *centralSystem) subtree(w *steal.Worker, d int) {
+	s.wl.work()
+	n := s.wl.children(d)
+	if n == 0 {
+		return
+	}
+	g := steal.NewGroup(w)
+	for range n {
+		g.Go(func(w *steal.Worker) error {
+			s.subtree(w, d-1)
+			s.done.Add(1)
+			if s.onDone != nil {
+				s.onDone()
+			}
+			return nil
+		})
+	}
+	g.Wait()
 }
 
 func (s *centralSystem) submit(ctx context.Context, _ string, payload []byte, _ bool) error {
@@ -193,6 +287,9 @@ func (s *centralSystem) close() {
 	s.mu.Lock()
 	for _, nc := range s.conns {
 		nc.Close()
+	}
+	for _, p := range s.pools {
+		p.Close()
 	}
 	s.mu.Unlock()
 	if s.nc != nil {

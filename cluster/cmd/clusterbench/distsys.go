@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -22,6 +24,7 @@ type distSystem struct {
 	gate    <-chan struct{}
 	onDone  func() // when set, called each time a handler returns
 	client  *cluster.Client
+	late    atomic.Int64 // see lateSubmits
 	mu      sync.Mutex
 	workers []*cluster.Worker
 	conns   []*nats.Conn
@@ -94,7 +97,7 @@ func (s *distSystem) handle(ctx context.Context, j *cluster.Job) ([]byte, error)
 	s.wl.work()
 	d := parseDepth(j.Payload)
 	for range s.wl.children(d) {
-		if _, err := j.Spawn(ctx, "job", depthPayload(d+1)); err != nil {
+		if _, err := j.Spawn(ctx, "job", depthPayload(d-1)); err != nil {
 			return nil, err
 		}
 	}
@@ -106,8 +109,18 @@ func (s *distSystem) submit(ctx context.Context, id string, payload []byte, firs
 	if first {
 		opts = append(opts, cluster.To(workerName(0)))
 	}
-	return s.client.Submit(ctx, id, "job", payload, opts...)
+	err := s.client.Submit(ctx, id, "job", payload, opts...)
+	if errors.Is(err, cluster.ErrMaybeStored) {
+		// The job is stored: an attempt's answer came too late and its
+		// retry was refused as a duplicate. It runs like any other.
+		s.late.Add(1)
+		return nil
+	}
+	return err
 }
+
+// lateSubmits counts the submissions that returned cluster.ErrMaybeStored.
+func (s *distSystem) lateSubmits() int64 { return s.late.Load() }
 
 func (s *distSystem) sum(f func(cluster.WorkerStats) int64) int64 {
 	s.mu.Lock()

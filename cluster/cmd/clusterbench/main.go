@@ -35,6 +35,40 @@
 // to standard output. Progress goes to standard error. -only runs just the
 // sweep of the named workloads (for example tree-noop,tree-1ms) and prints
 // one line per design and W.
+//
+// # The comparison
+//
+//	go run ./cmd/clusterbench -compare [-quick] [-big] [-runs N] [-only W1,W2] [-designs D1,D2]
+//	    [-modes processes|in-process|both] [-workers W1,W2] [-scale-workers W1,W2|none]
+//	    [-scale-procs W] [-scale-runs N] [-json FILE] [-md FILE] [-chart FILE]
+//	go run ./cmd/clusterbench -compare -from FILE [-md FILE] [-chart FILE]
+//
+// -compare asks where distributed stealing should beat a central queue
+// (see compare.go): spawn-heavy trees (tree-spawn, no-op jobs; tree-spawn-20us,
+// jobs spinning 20 µs; four roots of 1023 jobs each, 32,767 with -big),
+// fanout-sleep (one root spawning 1000 jobs that sleep 1 ms), uneven-roots
+// (eight roots of 1 to 1023 sleeping jobs), flat-noop and flat-sleep (one
+// Submit or Publish per job; the cluster package has no batch submit) and
+// skew-sleep (every job on one worker before the clock starts). Besides the
+// designs above it runs
+//
+//	central-async  central-f16 whose workers publish a job's children with
+//	               PublishAsync and await every ack before the job's Ack
+//	central-local  Fetch(1); a fetched job's whole subtree runs in the
+//	               worker's own steal.Pool of one worker, nothing published
+//
+// by default W = 16 worker processes; each cell gives jobs/s, server
+// messages per job, CPU time per job of every process of the trial, the
+// makespan over its lower bound, and the ratios against central-f16 of the
+// same run. It then measures idle workers' traffic and 1 ms sleeping jobs
+// at W = 16, 64, 256 (in-process; -scale-procs W adds processes up to W),
+// and calibrates the simulator from the run up to 1000 workers. -md
+// writes between the lines "<!-- clusterbench-compare:begin -->" and
+// "<!-- clusterbench-compare:end -->"; -chart writes the chart's input,
+// which pngchart (a module of its own, in pngchart/) draws as PNG.
+// compare.sh runs both and regenerates the files docs/cluster.md publishes.
+// -from FILE writes the tables and chart of an earlier -compare -json FILE
+// without running anything.
 package main
 
 import (
@@ -69,12 +103,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 	chartOut := fs.String("chart", "", "write the scaling chart's input to this file")
 	only := fs.String("only", "", "comma-separated workload names: run only their sweep, one line per cell")
 	procs := fs.Bool("procs", false, "run every sweep trial also with one process per worker, interleaved")
+	var cf cmpFlags
+	cf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 || *runs < 0 {
 		fmt.Fprintln(stderr, "clusterbench: unexpected arguments; see go doc ./cmd/clusterbench")
 		return 2
+	}
+	if cf.compare && cf.from != "" {
+		return renderCompare(cf.from, *jsonOut, *mdOut, *chartOut, stdout, stderr)
+	}
+	if cf.compare {
+		cfg, err := cf.config(*quick, *runs, *only)
+		if err != nil {
+			fmt.Fprintln(stderr, "clusterbench:", err)
+			return 2
+		}
+		return runCompare(cfg, args, *jsonOut, *mdOut, *chartOut, stdout, stderr)
 	}
 	cfg := fullConfig()
 	if *quick {
@@ -189,6 +236,12 @@ const (
 
 // writeMarkdown writes md to name, between the markers if name has them.
 func writeMarkdown(name string, md []byte) error {
+	return writeBetween(name, md, beginMark, endMark)
+}
+
+// writeBetween writes md to name, between the lines begin and end if name
+// has them.
+func writeBetween(name string, md []byte, beginMark, endMark string) error {
 	old, err := os.ReadFile(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return os.WriteFile(name, md, 0o644)

@@ -117,6 +117,13 @@ func (s *procSystem) submit(ctx context.Context, id string, payload []byte, firs
 	return s.base.submit(ctx, id, payload, first)
 }
 
+func (s *procSystem) lateSubmits() int64 {
+	if l, ok := s.base.(interface{ lateSubmits() int64 }); ok {
+		return l.lateSubmits()
+	}
+	return 0
+}
+
 func (s *procSystem) sum(f func(*sweepChild) int64) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

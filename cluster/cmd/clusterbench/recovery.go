@@ -81,7 +81,7 @@ func recoveryCentral() (recoveryResult, error) {
 	defer e.Shutdown()
 	open := make(chan struct{})
 	close(open)
-	sys, err := newCentralSystem(e, 1, workload{Kind: kindThroughput, Job: recoveryJob}, open, time.Second)
+	sys, err := newCentralSystem(e, 1, centralSync, workload{Kind: kindThroughput, Job: recoveryJob}, open, time.Second)
 	if err != nil {
 		return res, err
 	}

@@ -155,8 +155,10 @@ func procsTable(w io.Writer, r *report, ds []design) {
 func describe(wl workload) string {
 	what := "no-op jobs"
 	switch {
-	case wl.CPU:
+	case wl.CPU && wl.MaxW > 0:
 		what = fmt.Sprintf("jobs spinning %v (CPU-bound, W up to %d)", wl.Job, wl.MaxW)
+	case wl.CPU:
+		what = fmt.Sprintf("jobs spinning %v (CPU-bound)", wl.Job)
 	case wl.Job > 0:
 		what = fmt.Sprintf("jobs sleeping %v (I/O-bound)", wl.Job)
 	}
@@ -164,9 +166,16 @@ func describe(wl workload) string {
 	case kindSkew:
 		return fmt.Sprintf("%d %s, all placed on one worker (central: all in the stream) before the clock starts", wl.Jobs, what)
 	case kindTree:
-		return fmt.Sprintf("a tree of %d %s (fan-out %d, depth %d), the root on one worker; children spawned when a job's work is done", wl.total(), what, wl.Fanout, wl.Depth)
+		if len(wl.Roots) == 0 {
+			return fmt.Sprintf("a tree of %d %s (fan-out %d, depth %d), the root on one worker; children spawned when a job's work is done", wl.total(), what, wl.Fanout, wl.Depth)
+		}
+		where := "all on one worker"
+		if wl.Spread {
+			where = "submitted to any worker"
+		}
+		return fmt.Sprintf("%d %s in %d tree(s) (fan-out %d, root depths %v), the roots %s; children spawned when a job's work is done", wl.total(), what, len(wl.Roots), wl.Fanout, wl.Roots, where)
 	}
-	return fmt.Sprintf("%d %s submitted by %d goroutines at once, clock from the first submission to the last completion", wl.Jobs, what, submitters)
+	return fmt.Sprintf("%d %s submitted by %d goroutines at once, one Submit (central: one Publish) per job, clock from the first submission to the last completion", wl.Jobs, what, submitters)
 }
 
 // msgsTable: what each design costs the server per job, at the smallest

@@ -20,9 +20,10 @@ import (
 const (
 	roleSweep = "sweep"
 	specEnv   = "DISTBENCH_SPEC"
-	// sweepChildCap: a worker process exits after this whatever happens,
-	// should its parent neither kill it nor close its stdin.
-	sweepChildCap = trialTimeout + 30*time.Second
+	// sweepChildSlack: a worker process exits this long after its trial's
+	// limit whatever happens, should its parent neither kill it nor close
+	// its stdin.
+	sweepChildSlack = 30 * time.Second
 	// reapWait bounds each wait for a killed worker process.
 	reapWait = 10 * time.Second
 	// askWait bounds the wait for a worker process's counts.
@@ -148,7 +149,7 @@ func (k *sweepChild) reap() {
 
 // sweepChildMain is a worker process of the sweep: it starts the worker
 // its childSpec names, reports, and runs until it is killed (which is how
-// a trial ends it), its stdin ends or sweepChildCap passes. It then exits
+// a trial ends it), its stdin ends or its trial's limit and sweepChildSlack pass. It then exits
 // at once, without closing its worker: the trial is over. Its stdin is
 // followed from the start, so that a process whose parent died while it
 // was starting exits too.
@@ -168,7 +169,7 @@ func sweepChildMain() int {
 	open := func() { once.Do(func() { close(gate) }) }
 	rep := &reporter{out: bufio.NewWriter(os.Stdout), poke: make(chan struct{}, 1), ask: make(chan struct{}, 1)}
 	rep.sys = d.workers(overTCP(spec.URL), spec.Workload, gate, rep.handled)
-	ctx, cancel := context.WithTimeout(context.Background(), sweepChildCap)
+	ctx, cancel := context.WithTimeout(context.Background(), trialLimit(spec.Workload)+sweepChildSlack)
 	defer cancel()
 	go followStdin(open, rep.ask)
 	if err := rep.sys.start(ctx, spec.Index, spec.Index+1); err != nil {
@@ -214,7 +215,13 @@ type reporter struct {
 
 const (
 	catchUpEvery = time.Millisecond
-	catchUpFor   = 100 * time.Millisecond
+	catchUpFor   = 10 * time.Second
+	// catchUpSlow: after catchUpFast, look every catchUpSlow instead. A
+	// completion can take longer than catchUpFast to be recorded on a
+	// loaded machine; stopping then left it unreported, and a trial
+	// waited for it until its limit.
+	catchUpFast = 100 * time.Millisecond
+	catchUpSlow = 10 * time.Millisecond
 )
 
 // handled is the workers' onDone hook.
@@ -249,7 +256,8 @@ func (r *reporter) run(ctx context.Context) {
 func (r *reporter) catchUp(ctx context.Context) {
 	t := time.NewTimer(catchUpEvery)
 	defer t.Stop()
-	for limit := time.Now().Add(catchUpFor); ; {
+	t0 := time.Now()
+	for limit := t0.Add(catchUpFor); ; {
 		if r.write("n") >= r.ran.Load() || time.Now().After(limit) {
 			return
 		}
@@ -259,7 +267,11 @@ func (r *reporter) catchUp(ctx context.Context) {
 		case <-r.ask:
 			r.write("s")
 		case <-t.C:
-			t.Reset(catchUpEvery)
+			if time.Since(t0) < catchUpFast {
+				t.Reset(catchUpEvery)
+			} else {
+				t.Reset(catchUpSlow)
+			}
 		}
 	}
 }
@@ -276,9 +288,9 @@ func (r *reporter) write(tag string) int64 {
 	return c[0]
 }
 
-// findDesign returns the design named name among designs(fetchK).
+// findDesign returns the design named name among compareDesigns(fetchK).
 func findDesign(name string, fetchK int) (design, bool) {
-	for _, d := range designs(fetchK) {
+	for _, d := range compareDesigns(fetchK) {
 		if d.Name == name {
 			return d, true
 		}

@@ -83,12 +83,26 @@ func distDesign(name string, m cluster.StealMode) design {
 }
 
 func centralDesign(k int) design {
-	return design{Name: fmt.Sprintf("central-f%d", k), Mode: modeInProcess,
+	return centralVariant(fmt.Sprintf("central-f%d", k), k, centralSync)
+}
+
+// compareDesigns adds to designs the two further central queues of the
+// comparison (-compare): central-async, Fetch(fetchK) with children
+// published asynchronously, and central-local, Fetch(1) with each fetched
+// job's subtree run in the worker's own steal.Pool.
+func compareDesigns(fetchK int) []design {
+	return append(designs(fetchK),
+		centralVariant("central-async", fetchK, centralAsync),
+		centralVariant("central-local", 1, centralLocal))
+}
+
+func centralVariant(name string, k int, kind centralKind) design {
+	return design{Name: name, Mode: modeInProcess,
 		make: func(e *cluster.Embedded, wl workload, gate <-chan struct{}) (system, error) {
-			return newCentralSystem(e, k, wl, gate, centralWait)
+			return newCentralSystem(e, k, kind, wl, gate, centralWait)
 		},
 		workers: func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system {
-			s := newCentralWorkers(dial, k, wl, gate)
+			s := newCentralWorkers(dial, k, kind, wl, gate)
 			s.onDone = onDone
 			return s
 		}}

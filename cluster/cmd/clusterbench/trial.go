@@ -19,20 +19,32 @@ type trialResult struct {
 	Steals    []time.Duration // observed steals that moved jobs
 	Empty     int             // observed steals answered with nothing
 	Fetches   []time.Duration // central: time to each Fetch's first job
-	Msgs      int64           // messages into and out of the server while the clock ran
+	Msgs      int64           // messages into and out of the server from the start of loading
+	CPU       time.Duration   // CPU time of every process of the trial while the clock ran
+	Late      int64           // submissions answered cluster.ErrMaybeStored (stored, answer lost)
 }
 
 var errTimeout = errors.New("the run did not finish in time")
 
-// trialTimeout bounds one trial, whatever happens.
+// trialTimeout bounds one trial, whatever happens; trialLimit raises it
+// for large workloads.
 const trialTimeout = 2 * time.Minute
+
+// trialLimit bounds a trial of wl: trialTimeout, or 2 ms a job if more
+// (the spawn-heavy trees of -compare -big).
+func trialLimit(wl workload) time.Duration {
+	if wl.Limit > 0 {
+		return wl.Limit
+	}
+	return max(trialTimeout, time.Duration(wl.total())*2*time.Millisecond)
+}
 
 // runTrial runs wl on w workers of design d, on a fresh embedded server.
 // Jobs wait at a gate until the clock starts, so that a skewed start is
 // all on the first worker and a tree's root does not run before the
 // thieves exist.
 func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), trialTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), trialLimit(wl))
 	defer cancel()
 	e, err := cluster.StartEmbedded()
 	if err != nil {
@@ -41,10 +53,16 @@ func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err 
 	defer e.Shutdown()
 	gate := make(chan struct{})
 	var once sync.Once
-	open := func() { once.Do(func() { close(gate) }) }
+	var cpu0 time.Duration
 	sys, err := d.make(e, wl, gate)
 	if err != nil {
 		return res, err
+	}
+	open := func() {
+		once.Do(func() {
+			cpu0 = cpuNow(sys)
+			close(gate)
+		})
 	}
 	defer sys.close()
 	defer open() // before close: handlers may wait at the gate
@@ -60,8 +78,12 @@ func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err 
 		err = waitDone(ctx, sys, int64(wl.total()))
 	}
 	res.Elapsed = time.Since(t0)
+	res.CPU = cpuNow(sys) - cpu0
 	res.Msgs = serverMsgs(e) - m0
 	res.Stolen = sys.stolen()
+	if l, ok := sys.(interface{ lateSubmits() int64 }); ok {
+		res.Late = l.lateSubmits()
+	}
 	if obs != nil {
 		res.Steals, res.Empty, _ = obs.stop()
 	}
@@ -109,8 +131,10 @@ func load(ctx context.Context, sys system, wl workload, w int, open func(), res 
 		if err := sys.start(ctx, 0, w); err != nil {
 			return time.Now(), err
 		}
-		if err := sys.submit(ctx, "root", depthPayload(0), true); err != nil {
-			return time.Now(), err
+		for i, d := range wl.rootDepths() {
+			if err := sys.submit(ctx, "root"+strconv.Itoa(i), depthPayload(d), !wl.Spread); err != nil {
+				return time.Now(), err
+			}
 		}
 	}
 	open()

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"runtime"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -18,9 +20,17 @@ type workload struct {
 	CPU  bool `json:"cpu,omitempty"`
 	MaxW int  `json:"max_workers,omitempty"`
 	Jobs int  `json:"jobs,omitempty"` // throughput and skew
-	// Tree: every node spawns Fanout children until Depth.
-	Fanout int `json:"fanout,omitempty"`
-	Depth  int `json:"depth,omitempty"`
+	// Tree: every node spawns Fanout children until Depth. Roots, when
+	// set, lists the depth of each of several roots (roots of uneven size)
+	// and Depth is not used.
+	Fanout int   `json:"fanout,omitempty"`
+	Depth  int   `json:"depth,omitempty"`
+	Roots  []int `json:"roots,omitempty"`
+	// Spread: a tree's roots are submitted to any worker (the central
+	// queue: all in the stream, as always), not all to the first.
+	Spread bool `json:"spread,omitempty"`
+	// Limit, when set, bounds a trial instead of trialLimit's default.
+	Limit time.Duration `json:"limit_ns,omitempty"`
 }
 
 const (
@@ -31,8 +41,10 @@ const (
 	// kindSkew: Jobs all placed on the first worker (for the central
 	// queue: all in the stream) before the clock starts.
 	kindSkew = "skew"
-	// kindTree: one root job on the first worker; each job spawns its
-	// children when its own work is done.
+	// kindTree: one root job (or the roots of Roots) on the first worker;
+	// each job spawns its children when its own work is done. A job's
+	// payload is the depth of the tree below it: a job of payload d > 0
+	// spawns Fanout jobs of payload d-1.
 	kindTree = "tree"
 )
 
@@ -44,28 +56,45 @@ func (wl workload) total() int {
 	if wl.Kind != kindTree {
 		return wl.Jobs
 	}
-	n, level := 0, 1
-	for range wl.Depth + 1 {
-		n += level
-		level *= wl.Fanout
+	n := 0
+	for _, d := range wl.rootDepths() {
+		level := 1
+		for range d + 1 {
+			n += level
+			level *= wl.Fanout
+		}
 	}
 	return n
 }
 
+// rootDepths lists the depth of each root of a tree workload.
+func (wl workload) rootDepths() []int {
+	if len(wl.Roots) > 0 {
+		return wl.Roots
+	}
+	return []int{wl.Depth}
+}
+
 // lowerBound is what no schedule on w workers of one slot can beat: the
 // work divided by w, or the longest chain of jobs (a tree's depth).
+//
+// CPU-bound jobs run on at most as many workers at once as there are
+// cores, so their work is divided by min(w, cores).
 func (wl workload) lowerBound(w int) time.Duration {
+	if wl.CPU {
+		w = min(w, runtime.NumCPU())
+	}
 	work := time.Duration(wl.total()) * wl.Job / time.Duration(w)
 	chain := wl.Job
 	if wl.Kind == kindTree {
-		chain = time.Duration(wl.Depth+1) * wl.Job
+		chain = time.Duration(slices.Max(wl.rootDepths())+1) * wl.Job
 	}
 	return max(work, chain)
 }
 
-// children is how many jobs a job at depth spawns.
-func (wl workload) children(depth int) int {
-	if wl.Kind != kindTree || depth >= wl.Depth {
+// children is how many jobs a job of payload below spawns (see kindTree).
+func (wl workload) children(below int) int {
+	if wl.Kind != kindTree || below <= 0 {
 		return 0
 	}
 	return wl.Fanout
@@ -83,7 +112,7 @@ func (wl workload) work() {
 	}
 }
 
-// A job's payload is its depth in the tree, in decimal.
+// A job's payload is the depth of the tree below it, in decimal.
 func depthPayload(d int) []byte { return []byte(strconv.Itoa(d)) }
 
 func parseDepth(p []byte) int {
@@ -92,8 +121,5 @@ func parseDepth(p []byte) int {
 }
 
 func (wl workload) String() string {
-	if wl.Kind == kindTree {
-		return fmt.Sprintf("%s (%d jobs)", wl.Name, wl.total())
-	}
-	return fmt.Sprintf("%s (%d jobs)", wl.Name, wl.Jobs)
+	return fmt.Sprintf("%s (%d jobs)", wl.Name, wl.total())
 }

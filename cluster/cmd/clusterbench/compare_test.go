@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCompare runs the comparison small, with the workers in-process and
+// in processes: every design ran every workload to its last completion
+// (a failed run shows in Failed), the idle and scaling cells and the
+// models have figures, and the outputs name every design. It asserts
+// nothing about speed.
+func TestCompare(t *testing.T) {
+	cfg := quickCmpConfig()
+	cfg.Modes = []string{modeInProcess, modeProcesses}
+	cfg.Workloads = []workload{
+		{Name: "tree-spawn", Kind: kindTree, Fanout: 2, Roots: []int{2, 2}},
+		{Name: "flat-noop", Kind: kindThroughput, Jobs: 10},
+		{Name: "skew-sleep", Kind: kindSkew, Job: ms1, Jobs: 10},
+	}
+	cfg.Scale.Workers = []int{2}
+	var log bytes.Buffer
+	r, err := measureCompare(cfg, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if want := len(cfg.Workloads) * len(cfg.Designs) * 2; len(r.Cells) != want {
+		t.Errorf("%d results, want %d", len(r.Cells), want)
+	}
+	for _, c := range r.Cells {
+		if c.Failed > 0 || len(c.RunsMS) != cfg.Runs || c.MedianMS <= 0 || c.CPUPerJobUS <= 0 {
+			t.Errorf("%s %s %s: %d failed, runs %v, CPU %v µs/job\n%s", c.Workload, c.Design, c.Mode, c.Failed, c.RunsMS, c.CPUPerJobUS, log.String())
+		}
+	}
+	if want := len(cfg.Scale.Designs); len(r.Idle) != want || len(r.ScaleCells) != want {
+		t.Errorf("%d idle and %d scaling cells, want %d", len(r.Idle), len(r.ScaleCells), want)
+	}
+	if len(r.Sim) != len(r.Calibration)*len(cfg.SimWorkers) || len(r.Calibration) == 0 {
+		t.Errorf("%d models, %d simulated points", len(r.Calibration), len(r.Sim))
+	}
+	dir := t.TempDir()
+	md := filepath.Join(dir, "out.md")
+	os.WriteFile(md, []byte("intro\n"+cmpBeginMark+"old\n"+cmpEndMark+"\noutro\n"), 0o644)
+	if err := writeCompare(r, filepath.Join(dir, "r.json"), md, filepath.Join(dir, "c.json"), nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(md)
+	s := string(b)
+	if !strings.HasPrefix(s, "intro\n"+cmpBeginMark) || !strings.HasSuffix(s, cmpEndMark+"\noutro\n") || strings.Contains(s, "old\n") {
+		t.Errorf("markdown did not replace exactly the text between the markers:\n%s", s)
+	}
+	for _, d := range cfg.Designs {
+		if !strings.Contains(s, "| "+d+" |") {
+			t.Errorf("markdown lacks design %s", d)
+		}
+	}
+	var again bytes.Buffer // -from: the same tables from the JSON alone
+	if code := run([]string{"-compare", "-from", filepath.Join(dir, "r.json")}, &again, &log); code != 0 {
+		t.Fatalf("-from: status %d\n%s", code, log.String())
+	}
+	if want := strings.TrimSuffix(strings.TrimPrefix(s, "intro\n"+cmpBeginMark), cmpEndMark+"\noutro\n"); again.String() != want {
+		t.Errorf("-from wrote other tables than the run:\n%s\nwant:\n%s", again.String(), want)
+	}
+	var doc chartDoc
+	if b, err := os.ReadFile(filepath.Join(dir, "c.json")); err != nil || json.Unmarshal(b, &doc) != nil || len(doc.Series) == 0 {
+		t.Errorf("chart: %v, %d series", err, len(doc.Series))
+	}
+}
+
+func TestCompareFlags(t *testing.T) {
+	var out, errb bytes.Buffer
+	for _, args := range [][]string{
+		{"-compare", "-designs", "nope"},
+		{"-compare", "-designs", "steal"}, // no baseline
+		{"-compare", "-modes", "elsewhere"},
+		{"-compare", "-workers", "0"},
+		{"-compare", "-only", "nope"},
+	} {
+		if code := run(args, &out, &errb); code != 2 {
+			t.Errorf("%v: status %d, want 2", args, code)
+		}
+	}
+}
+
+// TestPidCPU: a process's CPU time read from /proc grows while it spins
+// (checked on this process, by its own pid, against getrusage's count).
+func TestPidCPU(t *testing.T) {
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		t.Skip("no /proc here")
+	}
+	pid := os.Getpid()
+	a, r0 := pidCPU(pid), selfCPU()
+	for limit := time.Now().Add(10 * time.Second); selfCPU()-r0 < 20*time.Millisecond && time.Now().Before(limit); {
+	}
+	if b := pidCPU(pid); b <= a {
+		t.Errorf("pidCPU went from %v to %v while this process spun 20 ms of CPU", a, b)
+	}
+}

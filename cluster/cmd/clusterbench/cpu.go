@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// CPU time is what the comparison reports beside the clock: on a machine
+// shared with other work, the clock stretches with everything else that
+// runs, while the CPU the trial's own processes used does much less so.
+// A trial's CPU is this process's (the embedded server, the submitting
+// side and, in-process, the workers) plus, with -procs, every worker
+// process's, over the clock's window.
+
+// selfCPU is the user + system CPU time this process has used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// pidCPU is the CPU time process pid has used so far: the sum of its
+// threads' run time in nanoseconds from /proc/<pid>/task/*/schedstat
+// (Linux), or, where that cannot be read, user + system time from
+// /proc/<pid>/stat, in clock ticks (see statCPU); 0 where neither can.
+// A thread that has exited is no longer counted; a Go program's threads
+// rarely exit.
+func pidCPU(pid int) time.Duration {
+	dir := "/proc/" + strconv.Itoa(pid)
+	tasks, err := os.ReadDir(dir + "/task")
+	if err != nil {
+		return statCPU(dir)
+	}
+	var t time.Duration
+	for _, task := range tasks {
+		b, err := os.ReadFile(dir + "/task/" + task.Name() + "/schedstat")
+		if err != nil {
+			return statCPU(dir)
+		}
+		f := bytes.Fields(b)
+		if len(f) == 0 {
+			return statCPU(dir)
+		}
+		ns, err := strconv.ParseInt(string(f[0]), 10, 64)
+		if err != nil {
+			return statCPU(dir)
+		}
+		t += time.Duration(ns)
+	}
+	return t
+}
+
+// clockTick is the unit of /proc/<pid>/stat's times: USER_HZ, 100 on
+// Linux wherever we have looked (the C library's sysconf(_SC_CLK_TCK)
+// says so; Go has no call for it without cgo).
+const clockTick = 10 * time.Millisecond
+
+// statCPU is the user + system CPU time of the process whose /proc
+// directory is dir, from its stat file; 0 where that cannot be read.
+func statCPU(dir string) time.Duration {
+	b, err := os.ReadFile(dir + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name, field 2, is in parentheses and may hold spaces;
+	// utime and stime are fields 14 and 15, the 12th and 13th after it.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, err1 := strconv.ParseInt(string(f[11]), 10, 64)
+	s, err2 := strconv.ParseInt(string(f[12]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(u+s) * clockTick
+}
+
+// A childCPUer is a system whose workers are processes of their own.
+type childCPUer interface {
+	// childCPU is the CPU time its worker processes have used so far.
+	childCPU() time.Duration
+}
+
+// cpuNow is the CPU time a trial of sys has used so far: this process's
+// and its worker processes'.
+func cpuNow(sys system) time.Duration {
+	t := selfCPU()
+	if c, ok := sys.(childCPUer); ok {
+		t += c.childCPU()
+	}
+	return t
+}
+
+// childCPU sums the CPU time of the worker processes.
+func (s *procSystem) childCPU() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var t time.Duration
+	for _, k := range s.kids {
+		t += pidCPU(k.cmd.Process.Pid)
+	}
+	return t
+}
