@@ -193,7 +193,23 @@ func (s *store) commitWithin(ctx context.Context, ops []op, window time.Duration
 	return revs, err
 }
 
+// maxBatchesInFlight caps the atomic batches this process has open at once,
+// whatever the number of its workers and slots. A stream takes 50 at once
+// (streamDefaultMaxAtomicBatchInflightPerStream, server/stream.go in
+// nats-server v2.15.2) and refuses more with 10210, which commit retries
+// with backoff; the cap keeps one process from causing that on its own.
+const maxBatchesInFlight = 8
+
+// batchSlots holds one token per atomic batch this process has open.
+var batchSlots = make(chan struct{}, maxBatchesInFlight)
+
 func (s *store) commitOnce(ctx context.Context, ops []op) ([]uint64, error) {
+	select {
+	case batchSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-batchSlots }()
 	bid := nuid.Next()
 	for i := range ops {
 		m := s.opMsg(&ops[i])
