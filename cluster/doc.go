@@ -64,8 +64,13 @@
 //	           a job held in memory writes no DEL, and its children's PUTs
 //	           are conditional on its anchor's revision
 //
-// Deletes carry a 1 s message TTL, so the bucket keeps nothing of finished
-// or moved jobs and listing live records costs O(live).
+// Deletes in batches carry no message TTL (on nats-server v2.15.2, such a
+// delete on file storage comes back as the record it deleted when the
+// server is killed and restarted). Once a batch is stored, each of its
+// delete markers is replaced by one that expires after 1 s (a plain
+// publish, conditional on the marker still being the key's last write), so
+// the bucket keeps nothing of finished or moved jobs and listing live
+// records costs O(live).
 //
 // Local spawn. Spawn writes nothing: the child (its id "<parent>-<n>",
 // the same in every run of the parent) waits in the worker's deque with no
