@@ -151,7 +151,15 @@
 // record reaches it without its own hands: a steal whose reply was lost (the
 // records are already under the thief's name) and a takeover into it.
 // Revisions it recently let go are remembered so that a record delivered
-// twice runs once.
+// twice runs once. No record under a live worker's name is left that the
+// worker neither runs nor deletes: one it let go of but that is live still
+// (a server killed with SIGKILL can bring back a record it had deleted) is
+// deleted when the ledger holds the job's completion, else written again
+// (conditional on its revision) and run. Records loaded when the watch
+// starts (at start and after a fence) and records taken over are checked
+// against the ledger before they run: the record of a completed job is
+// deleted, and the job does not run again (TestLetGoRecordNotLeft,
+// TestStartSkipsCompletedRecord).
 //
 // # Invariants
 //
@@ -183,7 +191,10 @@
 //     (TestKillWorker: a worker process is killed in the middle of a job;
 //     every job completes). With file storage, queued jobs survive a
 //     restart of the servers (TestServerRestart; with memory storage the
-//     same test loses them, as it should).
+//     same test loses them, as it should). Completed jobs stay completed
+//     when a file-storage server is killed with SIGKILL and restarted: no
+//     record of theirs comes back, none runs again
+//     (TestServerKilledKeepsJobsDone).
 //   - Exactly one completion is recorded per job id, although a job may run
 //     more than once after a crash, a fence, a takeover or a steal the
 //     servers left unanswered (see below): handler effects

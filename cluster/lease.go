@@ -242,7 +242,7 @@ func (w *Worker) membersLoop() {
 }
 
 // onMember applies one update of the workers bucket.
-func (w *Worker) onMember(e jetstream.KeyValueEntry) {
+func (w *Worker) onMember(e jetstream.KeyValueEntry, _ bool) {
 	if e.Operation() != jetstream.KeyValuePut {
 		w.members.remove(e.Key())
 		poke(w.scan)

@@ -46,10 +46,11 @@ func (w *Worker) dispatch() {
 
 // run executes one job and records its outcome.
 func (w *Worker) run(e *entry, sw *steal.Worker) {
-	out := w.execute(e, sw)
 	requeue := false
-	if out != nil {
-		requeue = w.complete(e, out)
+	if !w.alreadyDone(e) {
+		if out := w.execute(e, sw); out != nil {
+			requeue = w.complete(e, out)
+		}
 	}
 	w.mu.Lock()
 	w.running--
@@ -70,6 +71,30 @@ func (w *Worker) run(e *entry, sw *steal.Worker) {
 	w.mu.Unlock()
 	poke(w.kick)
 	w.signal()
+}
+
+// alreadyDone reports whether e, a record loaded at a (re)start or taken
+// over, is of a job whose completion the ledger holds already; its record
+// is then deleted, conditional on its revision, and the job does not run.
+// Such a record is one that a server restart brought back. Records that
+// arrive on the hot path (submissions, steals) are not checked: their
+// writes were conditional on the job not being done. When the ledger
+// cannot be read, the job runs (its completion is create-only).
+func (w *Worker) alreadyDone(e *entry) bool {
+	w.mu.Lock()
+	check, rev := e.verify && e.rev != 0, e.rev
+	e.verify = false
+	w.mu.Unlock()
+	if !check {
+		return false
+	}
+	o, err := w.st.done(w.ctx, e.id)
+	if err != nil || o == nil {
+		return false
+	}
+	w.st.commit(w.ctx, []op{{key: qKey(w.name, e.id), del: true, check: true, expect: rev}})
+	w.stats.duplicates.Add(1)
+	return true
 }
 
 // execute runs the handler; it returns nil when the outcome must not be

@@ -23,15 +23,69 @@ func (w *Worker) ownLoop() {
 	w.watchLoop(open, w.reload, w.onOwn)
 }
 
-// onOwn applies one update of the records under the worker's name.
-func (w *Worker) onOwn(e jetstream.KeyValueEntry) {
+// onOwn applies one update of the records under the worker's name. A
+// record loaded when the watch starts (initial) is checked against the
+// ledger before it runs: it may be one of an earlier life, or one that a
+// server restart brought back, whose job completed already. A record the
+// worker let go of (retired) but that is live still is looked into (see
+// reclaim) rather than skipped, so that no record is left that nobody
+// runs or deletes.
+func (w *Worker) onOwn(e jetstream.KeyValueEntry, initial bool) {
 	id := strings.TrimPrefix(e.Key(), "q."+w.name+".")
 	w.mu.Lock()
 	if e.Operation() == jetstream.KeyValuePut {
-		w.adoptLocked(decodeEntry(id, e.Revision(), e.Value()), false)
+		en := decodeEntry(id, e.Revision(), e.Value())
+		en.verify = initial
+		if !w.adoptLocked(en, false) && w.letGoLocked(en) {
+			w.wg.Add(1) // the own loop, in wg, is running: Close waits for it
+			go w.reclaim(en, e.Value())
+		}
 	} else {
 		w.retireLocked(id, e.Revision())
 	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+// letGoLocked reports whether e is a record the worker let go of lately
+// (completed, given away, moved) and holds no other record of.
+func (w *Worker) letGoLocked(e *entry) bool {
+	if _, held := w.known[e.id]; held || w.locals[e.id] != nil || w.runs[e.id] != nil {
+		return false
+	}
+	return e.rev <= max(w.retired[0][e.id], w.retired[1][e.id])
+}
+
+// reclaim deals with a record under this worker's name that it let go of
+// but that the watch shows live: a record that a server restart brought
+// back (nats-server loses a delete or two when killed), or a late delivery
+// of one already deleted. If the ledger holds the job's completion, the
+// record is deleted; if not, it is taken back (written again, conditional
+// on its revision) and queued. Either write is conditional on the record
+// being where the watch saw it, so a late delivery changes nothing. A
+// record left because the servers did not answer is looked at again at
+// the next start of the watch (a reload), as every record is.
+func (w *Worker) reclaim(e *entry, raw []byte) {
+	defer w.wg.Done()
+	key := qKey(w.name, e.id)
+	o, err := w.st.done(w.ctx, e.id)
+	if err != nil {
+		return
+	}
+	if o != nil {
+		if _, err := w.st.commit(w.ctx, []op{{key: key, del: true, check: true, expect: e.rev}}); err == nil {
+			w.stats.duplicates.Add(1)
+		}
+		return
+	}
+	revs, err := w.st.commit(w.ctx, []op{{key: key, value: raw, check: true, expect: e.rev}})
+	if err != nil {
+		return // moved or deleted: not this worker's to run
+	}
+	w.mu.Lock()
+	delete(w.retired[0], e.id)
+	delete(w.retired[1], e.id)
+	w.adoptLocked(&entry{id: e.id, rev: revs[0], rec: e.rec, err: e.err}, false)
 	w.mu.Unlock()
 	w.signal()
 }
@@ -40,7 +94,7 @@ func (w *Worker) onOwn(e jetstream.KeyValueEntry) {
 // a lease/4 later if that fails), hands each update to apply, and starts
 // over when the watch ends or restart is poked.
 func (w *Worker) watchLoop(open func() (jetstream.KeyWatcher, error), restart <-chan struct{},
-	apply func(jetstream.KeyValueEntry)) {
+	apply func(e jetstream.KeyValueEntry, initial bool)) {
 	for w.ctx.Err() == nil {
 		kw, err := open()
 		if err != nil {
@@ -53,9 +107,11 @@ func (w *Worker) watchLoop(open func() (jetstream.KeyWatcher, error), restart <-
 }
 
 // follow hands kw's updates to apply until the worker closes, restart is
-// poked or the watch ends. The nil that marks the end of the initial
-// values is skipped.
-func (w *Worker) follow(kw jetstream.KeyWatcher, restart <-chan struct{}, apply func(jetstream.KeyValueEntry)) {
+// poked or the watch ends, each with whether it is one of the initial
+// values (the keys as they were when the watch started). The nil that
+// marks the end of the initial values is not handed on.
+func (w *Worker) follow(kw jetstream.KeyWatcher, restart <-chan struct{}, apply func(jetstream.KeyValueEntry, bool)) {
+	initial := true
 	for {
 		select {
 		case <-w.ctx.Done():
@@ -66,9 +122,11 @@ func (w *Worker) follow(kw jetstream.KeyWatcher, restart <-chan struct{}, apply 
 			if !ok {
 				return
 			}
-			if e != nil {
-				apply(e)
+			if e == nil {
+				initial = false
+				continue
 			}
+			apply(e, initial)
 		}
 	}
 }
@@ -230,6 +288,7 @@ func (w *Worker) moveIn(batch []stored) bool {
 			e.rec.From = "" // a takeover, not a steal
 			raw, _ = json.Marshal(e.rec)
 		}
+		e.verify = true // a record brought back by a server restart may be of a completed job
 		moved, at = append(moved, e), append(at, len(ops))
 		ops = append(ops, op{key: k, value: raw, check: true, expect: m.rev})
 	}

@@ -74,6 +74,7 @@ type entry struct {
 	orphan bool     // its completion was refused and it has no record: not done
 	gone   bool     // completed or moved away: no longer the parent's to write
 	run    string   // tags this entry's completions (outcome.Run); set at its first run
+	verify bool     // check the ledger before running it (see alreadyDone)
 }
 
 type stats struct {
