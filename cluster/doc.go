@@ -129,7 +129,8 @@
 // at start and every 4 leases). A worker whose renewal is refused, and
 // whose lease then reads as gone or another incarnation's, has been taken
 // for dead: it fences itself: drops its deque, registers again under a new
-// incarnation, and reloads whatever records still carry its name, but for
+// incarnation (if another process registered its name meanwhile, it stops
+// serving instead: see below), and reloads whatever records still carry its name, but for
 // those of jobs it is still running, which are not queued a second time
 // (TestFenceKeepsRunningJob). (If that read fails too, it tries again at
 // the next renewal.)
@@ -221,6 +222,17 @@
 //     its late spawn and completion refused; when the network heals it
 //     registers again and works (TestBlackholePastLease, through a TCP
 //     proxy in the test).
+//   - Two processes never serve one worker name: a worker taken for dead
+//     that finds, when it is heard again, its name registered by another
+//     process stops serving at once: it unsubscribes, stops its watches,
+//     forgets its deque and writes nothing; Done is closed and Err returns
+//     ErrSuperseded (TestSupersededStopsServing: jobs submitted to the name
+//     then run once, on the new worker).
+//   - A worker whose servers are gone stops: after WithServerLossLimit
+//     (default 1 minute) without renewing its lease, it stops serving as
+//     above and Err wraps ErrServerLost; Close returns ErrNotHandedOver when
+//     no server took its lease back (TestWorkerWithoutServer, in
+//     cmd/stealcluster).
 //   - A steal loses and duplicates nothing when its reply comes after
 //     the thief gave up or is lost with a reset connection: the moved
 //     records are under the thief's name and its watch of its own records

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 // beat is a worker's lease value: its state as of the last heartbeat.
 type beat struct {
 	Name    string `json:"name"`
+	Proc    string `json:"proc,omitempty"` // the registering Worker value's own id
 	Inc     uint64 `json:"inc"`
 	Busy    bool   `json:"busy"`
 	Queue   int    `json:"queue"`
@@ -26,7 +28,7 @@ type beat struct {
 }
 
 func (w *Worker) stateLocked() beat {
-	return beat{Name: w.name, Inc: w.inc, Busy: w.busyLocked(), Queue: w.queueLocked(),
+	return beat{Name: w.name, Proc: w.proc, Inc: w.inc, Busy: w.busyLocked(), Queue: w.queueLocked(),
 		Running: w.running, Epoch: w.epoch, Completed: w.stats.completed.Load(),
 		Stolen: w.stats.stolen.Load(), Given: w.stats.given.Load()}
 }
@@ -53,10 +55,30 @@ func (w *Worker) heartbeatLoop() {
 		case <-w.kick:
 		}
 		w.heartbeat()
+		if w.lostServer() {
+			return
+		}
 		if !w.sleep(minBeatGap) {
 			return
 		}
 	}
+}
+
+// lossLimit is how long the worker goes on without renewing its lease:
+// WithServerLossLimit, and at least two leases.
+func (w *Worker) lossLimit() time.Duration { return max(w.cfg.lossLimit, 2*w.st.lease) }
+
+// lostServer stops the worker (ErrServerLost) and reports true when its
+// lease has not been renewed for longer than the loss limit.
+func (w *Worker) lostServer() bool {
+	w.mu.Lock()
+	since := time.Since(w.renewed)
+	w.mu.Unlock()
+	if since <= w.lossLimit() {
+		return false
+	}
+	w.stopServing(fmt.Errorf("%w: lease not renewed for %v", ErrServerLost, since.Round(time.Second)))
+	return true
 }
 
 func (w *Worker) heartbeat() {
@@ -69,7 +91,7 @@ func (w *Worker) heartbeat() {
 	switch {
 	case err == nil:
 		w.mu.Lock()
-		w.hbRev = nrev
+		w.hbRev, w.renewed = nrev, time.Now()
 		w.mu.Unlock()
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
 		// A renewal whose ack was lost leaves a stale revision: if the
@@ -82,7 +104,7 @@ func (w *Worker) heartbeat() {
 		switch nrev, state := w.ownLease(ctx); state {
 		case leaseOurs:
 			w.mu.Lock()
-			w.hbRev = nrev
+			w.hbRev, w.renewed = nrev, time.Now()
 			w.mu.Unlock()
 		case leaseLost:
 			w.fence()
@@ -134,7 +156,10 @@ func (w *Worker) ownLease(ctx context.Context) (uint64, leaseState) {
 // incarnation and reloads whatever records still carry its name, except
 // those of the jobs it is still running (see adoptLocked). Jobs it is
 // running finish; their completions succeed only if their records did
-// not move.
+// not move. When another process holds the name now, the worker stops
+// serving (ErrSuperseded): two processes must not serve one name. When no
+// server answers for longer than the loss limit, it stops too
+// (ErrServerLost).
 func (w *Worker) fence() {
 	w.mu.Lock()
 	if w.closing {
@@ -150,10 +175,15 @@ func (w *Worker) fence() {
 	w.epoch++
 	w.mu.Unlock()
 	for w.ctx.Err() == nil {
-		if err := w.register(w.ctx); err == nil {
+		err := w.register(w.ctx)
+		if err == nil {
 			break
 		}
-		if !w.sleep(w.st.lease / 4) {
+		if errors.Is(err, ErrNameInUse) {
+			w.stopServing(ErrSuperseded)
+			return
+		}
+		if w.lostServer() || !w.sleep(w.st.lease/4) {
 			return
 		}
 	}

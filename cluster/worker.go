@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nuid"
 	"github.com/worksteal/steal"
 	"github.com/worksteal/steal/coord"
 )
@@ -39,7 +40,13 @@ type Worker struct {
 	inc      uint64               // lease revision at registration: the incarnation
 	hbRev    uint64               // lease revision of the last heartbeat
 	started  bool
-	closing  bool
+	closing  bool          // no new job: Close began, or the worker stopped serving
+	closed   bool          // Close was called
+	proc     string        // tells this Worker value's registrations from another process's
+	renewed  time.Time     // when the lease was last renewed (or taken)
+	err      error         // why the worker stopped serving on its own
+	done     chan struct{} // closed once the worker stopped serving (Done)
+	doneOnce sync.Once
 
 	members *members
 	pool    *steal.Pool
@@ -115,6 +122,8 @@ func NewWorker(nc *nats.Conn, name string, opts ...Option) (*Worker, error) {
 		scan:     make(chan struct{}, 1),
 		reload:   make(chan struct{}, 1),
 		rewatch:  make(chan struct{}, 1),
+		proc:     nuid.Next(),
+		done:     make(chan struct{}),
 	}
 	w.flights = sync.NewCond(&w.mu)
 	return w, nil
@@ -146,6 +155,20 @@ func (w *Worker) HandleAll(h Handler) {
 	w.fallback = h
 	w.hmu.Unlock()
 }
+
+// Err reports why the worker stopped serving on its own: ErrSuperseded,
+// or an error wrapping ErrServerLost. It is nil while the worker serves,
+// and after a Close that found it serving. Any goroutine may call it.
+func (w *Worker) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Done is closed once the worker has stopped serving: on its own (Err then
+// says why) or in Close. Any goroutine may call it; the program still
+// calls Close to wait for the running handlers and release the worker.
+func (w *Worker) Done() <-chan struct{} { return w.done }
 
 // Queued is the number of jobs waiting in the worker's deque now, not
 // counting the ones its handlers are running.
