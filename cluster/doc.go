@@ -323,6 +323,22 @@
 //     (ErrUnknownType, ErrHandlerPanic, ErrHandler, ErrResultTooLarge,
 //     ErrMalformedJob), and the worker goes on (TestBadInput).
 //
+// # Security
+//
+// The NATS account the workers and clients use is the trust boundary. Any
+// client of that account can do everything a worker does, through the
+// same subjects and buckets: read every job and result, submit jobs, write
+// or forge completions in the ledger, answer a steal in a victim's place
+// (or intercept its reply), delete or move records, and take a worker's
+// name once its lease expires. Nothing in the protocol authenticates one
+// worker to another. Run a cluster on an account of its own, and give its
+// credentials only to processes trusted to run its jobs. StartEmbedded
+// listens on loopback by default (every user of the machine is then a
+// client); beyond loopback, require credentials (EmbedUserPassword) or
+// client certificates (EmbedTLS with a client CA). stealcluster cluster up
+// refuses -listen beyond loopback without one of them unless given
+// -insecure.
+//
 // # Limits
 //
 // Duplicate submissions are detected while the id is queued or running on
