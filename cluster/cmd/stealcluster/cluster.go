@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/worksteal/steal"
 )
@@ -31,6 +32,10 @@ unless clients must authenticate: -user with -password (or
 $STEAL_NATS_PASSWORD), or TLS with client certificates (-tlscert, -tlskey,
 -tlsclientca); -insecure runs it open anyway.
 
+cluster up prints a status line every -every: the live workers (those that
+joined or left since the last line), the jobs they completed and stole, and
+each queue.
+
 cluster demo submits every root job to w1; each root spawns a tree of jobs
 that sleep a little, as jobs waiting on I/O would. The other workers get
 work only by stealing. It prints progress lines (jobs done, jobs stolen,
@@ -50,6 +55,7 @@ type clusterFlags struct {
 	insecure           bool
 	demo               demoFlags
 	isDemo             bool
+	every              time.Duration // cluster up's status interval
 }
 
 func (f *clusterFlags) register(fs *flag.FlagSet) {
@@ -68,6 +74,8 @@ func (f *clusterFlags) register(fs *flag.FlagSet) {
 		"that reaches the port can read and submit jobs, forge completions and delete records")
 	if f.isDemo {
 		f.demo.register(fs)
+	} else {
+		fs.DurationVar(&f.every, "every", 5*time.Second, "status line interval: workers joined and left, jobs done, steals, queues")
 	}
 }
 
@@ -119,6 +127,8 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 		if err := f.demo.check(); err != nil {
 			return err
 		}
+	} else if f.every < 10*time.Millisecond {
+		return fmt.Errorf("-every must be at least 10ms, not %v", f.every)
 	}
 	return nil
 }
@@ -165,7 +175,7 @@ func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if f.isDemo {
 		code = runDemo(ctx, c, &f.demo, stdout, stderr)
 	} else {
-		<-ctx.Done()
+		report(ctx, c.client, f.every, stdout)
 		fmt.Fprintln(stdout, "stopping")
 	}
 	if err := c.stop(); err != nil {

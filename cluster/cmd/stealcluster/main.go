@@ -2,7 +2,7 @@
 // and sim, and the commands that run a work-stealing cluster over NATS
 // (package cluster).
 //
-//	stealcluster cluster up     an embedded NATS server and N workers, until interrupted
+//	stealcluster cluster up     an embedded NATS server and N workers, until interrupted; a status line every -every
 //	stealcluster cluster demo   the same with a skewed workload of spawning jobs; exits when done
 //	stealcluster worker         one worker process that joins a cluster
 //	stealcluster node --nats    the node protocol (package node) against a cluster on NATS

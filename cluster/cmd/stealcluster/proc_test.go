@@ -169,7 +169,7 @@ func TestClusterUpWithPassword(t *testing.T) {
 		t.Skip("starts processes")
 	}
 	up := start(t, "cluster", "up", "-workers", "1", "-slots", "1", "-listen", "127.0.0.1:0",
-		"-user", "steal", "-password", "s3cret")
+		"-user", "steal", "-password", "s3cret", "-every", "100ms")
 	m := up.await(`^join with: stealcluster worker -nats (\S+) -name w2 -user steal \(password in \$STEAL_NATS_PASSWORD\)$`, 30*time.Second)
 	url := m[1]
 	if nc, err := nats.Connect(url); err == nil {
@@ -196,6 +196,8 @@ func TestClusterUpWithPassword(t *testing.T) {
 		t.Fatalf("j: %+v, %v; want done by w1", r, err)
 	}
 	nc.Close()
+	// cluster up says what it is doing: its status line counts the job.
+	up.await(`^\s*[0-9.]+s  workers 1  done 1  stolen 0  queues w1=0$`, 10*time.Second)
 	if out := up.interrupt(15 * time.Second); !strings.Contains(out, "cluster stopped") {
 		t.Fatalf("cluster up's output:\n%s", out)
 	}
