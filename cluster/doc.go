@@ -294,8 +294,9 @@
 //     parent completes: a tree on two workers that steal from each other
 //     records one completion per id and leaves no record, with local spawn
 //     and without (TestLocalTree); a fork-join tree of 15 jobs writes at
-//     most 17 messages to the jobs bucket, against 45 when each spawn is
-//     written (TestLocalSpawnWrites); stolen children get their records
+//     most 18 messages to the jobs bucket (the root's record, its delete
+//     and that delete's expiring replacement, and 15 completions), against
+//     at least 45 when each spawn is written (TestLocalSpawnWrites); stolen children get their records
 //     under the thief's name in the steal's batch and the victim holds
 //     only the parent's (TestStealLocalChildren); a parent that completes
 //     with 1100 children pending writes all their records, in five
