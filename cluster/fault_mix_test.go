@@ -172,9 +172,9 @@ func (m *mix) check() {
 	for _, v := range m.violations {
 		t.Errorf("seed %d: %s", m.seed, v)
 	}
-	want, got, writes := m.wanted(), map[string]outcome{}, m.ledgerWrites()
-	var err error
-	if got, err = m.ledger(); err != nil {
+	want, writes := m.wanted(), m.ledgerWrites()
+	got, err := m.ledger()
+	if err != nil {
 		t.Fatalf("seed %d: reading the ledger: %v", m.seed, err)
 	}
 	for id, o := range got {
