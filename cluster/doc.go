@@ -43,9 +43,14 @@
 // stays the only writer of its deque: it pops n-n/2 of its n queued jobs
 // from the back (or one, StealOne; at most 256 jobs or about 600 KiB), moves
 // their records to the thief in one atomic batch, and replies with them.
-// The thief pushes them at its front. An idle worker picks its victim as
-// the longer queue of two random workers whose heartbeat shows queued jobs
-// (best of two, as in Sparrow), and backs off when none does.
+// The thief pushes them at its front. A worker with jobs queued beyond its
+// slots says so in a hint (core NATS, steal.<cluster>.hint: its name and
+// queue; when its queue grows and every lease/4 while it stays, at most
+// every 50 ms). An idle worker picks its victim as the longer queue of two
+// random workers that hinted or whose lease shows queued jobs (best of
+// two, as in Sparrow), and backs off from 100 µs to 4 ms while it fails;
+// a hint resets the wait. When no worker is known to have queued jobs it
+// asks nobody, and waits for a hint.
 //
 // Every state change of a record is one JetStream atomic batch (nats-server
 // 2.12 and newer), each delete conditional on the record's revision:
@@ -104,7 +109,8 @@
 // one), so that no two of them race: a child is never both completed and
 // given a record. A batch fenced on an anchor also pins it: the anchor's
 // completion (which moves the anchor of the jobs under it) waits until the
-// batch is answered, so a refused check means the anchor was taken over. The heartbeat's queue size and the busy flag count such
+// batch is answered, so a refused check means the anchor was taken over. The queue size in
+// hints and leases and the busy flag count such
 // children like any other job, so thieves see them and Client.Idle is false
 // while one is queued or running.
 //
@@ -121,12 +127,16 @@
 // parent that works or waits after spawning) cost one write each.
 //
 // Liveness. A worker renews its lease every lease/4 with a compare-and-swap
-// on its last revision, and soon after its state changes (at most every
-// 50 ms), which is how thieves learn queue sizes. A lease that expires is
-// purged by the server; every worker watches the workers bucket, and on a
-// departure the live worker whose name sorts first lists the records of
-// owners that hold no lease and moves them to itself (orphan scan; also run
-// at start and every 4 leases). A worker whose renewal is refused, and
+// on its last revision, and only then (thieves learn queue sizes from
+// hints). A lease that expires is purged by the server. The three workers
+// whose names sort lowest (the monitors) watch the workers bucket; the
+// others read it every 4 leases, so that a renewal reaches 3 watchers, not
+// every worker, and the servers' work for leases grows as O(W), not O(W²)
+// (TestIdleControlTraffic: idle, each worker costs about 21 server
+// messages a second with a 1 s lease, at W=4 as at W=16). On a departure
+// the live worker whose name sorts first lists the records of owners that
+// hold no lease and moves them to itself (orphan scan; also run at start
+// and every 4 leases). A worker whose renewal is refused, and
 // whose lease then reads as gone or another incarnation's, has been taken
 // for dead: it fences itself: drops its deque, registers again under a new
 // incarnation (if another process registered its name meanwhile, it stops
@@ -303,7 +313,7 @@
 //     batches (TestCompleteManyChildren); and a worker process killed with
 //     SIGKILL in the middle of a tree of 255 jobs loses none
 //     (TestKillMidTree).
-//   - Children held in memory count in the worker's heartbeat (queue and
+//   - Children held in memory count in the worker's lease and hints (queue and
 //     busy) and keep Idle false (TestLocalChildrenCount).
 //   - Cluster idle is never reported while a job is queued, running or in
 //     flight in a steal. Client.Idle explains the check: two waves of worker

@@ -43,7 +43,7 @@ func (w *Worker) Start(ctx context.Context) error {
 		return err
 	}
 	w.pool = steal.New(steal.WithWorkers(w.cfg.slots))
-	for _, loop := range []func(){w.heartbeatLoop, w.membersLoop, w.ownLoop, w.scanLoop, w.dispatch} {
+	for _, loop := range []func(){w.heartbeatLoop, w.hintLoop, w.membersLoop, w.ownLoop, w.scanLoop, w.dispatch} {
 		w.wg.Add(1)
 		go func() { defer w.wg.Done(); loop() }()
 	}
@@ -127,6 +127,7 @@ func (w *Worker) subscribe() error {
 		{c.subject("w." + w.name + ".submit"), "", w.onSubmit},
 		{c.subject("submit"), "workers", w.onSubmit},
 		{c.subject("state"), "", w.onState},
+		{c.subject("hint"), "", w.onHint},
 	} {
 		sub, err := w.nc.QueueSubscribe(s.subj, s.queue, s.h)
 		if err != nil {

@@ -10,10 +10,19 @@ import (
 	"github.com/worksteal/steal"
 )
 
+// Idle thieves back off from minIdleWait to maxIdleWait between steal
+// attempts while some worker is known to have jobs queued; a hint resets
+// the wait. With none known, a thief asks nobody and waits for a hint (or
+// lease/4).
+const (
+	minIdleWait = 100 * time.Microsecond
+	maxIdleWait = 4 * time.Millisecond
+)
+
 // dispatch hands queued jobs to the pool, at most slots at a time (the rest
 // stay in the deque, stealable), and steals when the deque runs dry.
 func (w *Worker) dispatch() {
-	backoff := time.Millisecond
+	backoff := minIdleWait
 	for w.ctx.Err() == nil {
 		w.mu.Lock()
 		for w.running < w.cfg.slots && !w.closing { // no new job once Close began
@@ -28,11 +37,18 @@ func (w *Worker) dispatch() {
 		hungry := w.running < w.cfg.slots && w.dq.Len() == 0
 		w.mu.Unlock()
 		if hungry && w.cfg.steal != StealOff {
+			if w.hinted.Swap(false) {
+				backoff = minIdleWait
+			}
 			if w.trySteal() {
-				backoff = time.Millisecond
+				backoff = minIdleWait
 				continue
 			}
-			backoff = min(2*backoff, w.st.lease/4)
+			if w.members.pick(w.name) != "" {
+				backoff = min(2*backoff, maxIdleWait)
+			} else {
+				backoff = w.st.lease / 4 // nobody to ask: a hint wakes us
+			}
 		}
 		t := time.NewTimer(backoff)
 		select {

@@ -51,7 +51,8 @@ type Worker struct {
 	members *members
 	pool    *steal.Pool
 	wake    chan struct{} // wakes the dispatcher
-	kick    chan struct{} // asks for a heartbeat now
+	kick    chan struct{} // tells the hint loop that the state changed
+	hinted  atomic.Bool   // a hint came since the dispatcher last looked
 	scan    chan struct{} // asks for an orphan scan
 	reload  chan struct{} // restarts the watch of the own records
 	rewatch chan struct{} // restarts the watch of the workers bucket
