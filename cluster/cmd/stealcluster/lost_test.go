@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -116,4 +117,80 @@ func waitWorkers(t *testing.T, c *cluster.Client, names ...string) {
 			t.Fatalf("workers %v not all up within 30s: %+v", names, ws)
 		}
 	}
+}
+
+// TestWorkerSuperseded: a worker process paused (SIGSTOP) past its lease
+// while a new process registers its name stops serving when it is resumed
+// (SIGCONT): it says another process holds its name and exits 1. Jobs for
+// the name run on the new process.
+func TestWorkerSuperseded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	e, err := cluster.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Shutdown)
+	var outs [2]lockedBuffer
+	worker := func(i int) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "worker", "-nats", e.URL(), "-name", "x1", "-lease", "1s", "-slots", "1")
+		cmd.Env = append(os.Environ(), asProgram+"=1")
+		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if cmd.ProcessState == nil {
+				cmd.Process.Signal(syscall.SIGCONT)
+				cmd.Process.Kill()
+				cmd.Wait()
+			}
+		})
+		return cmd
+	}
+	c := clientOn(t, e)
+	old := worker(0)
+	waitWorkers(t, c, "x1")
+	old.Process.Signal(syscall.SIGSTOP)
+	time.Sleep(2500 * time.Millisecond) // past the lease
+	nw := worker(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for !strings.Contains(outs[1].String(), "joined") && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+	}
+	old.Process.Signal(syscall.SIGCONT)
+	if code := exited(old, 20*time.Second); code != 1 || !strings.Contains(outs[0].String(), "superseded") &&
+		!strings.Contains(outs[0].String(), "another process holds this worker's name") {
+		t.Fatalf("the paused x1 after SIGCONT: exit %d, want 1 saying another process holds its name:\n%s", code, outs[0].String())
+	}
+	if err := c.Submit(ctx, "after", "sleep", nil, cluster.To("x1")); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := c.Wait(ctx, "after"); err != nil || r.Err != nil || r.Worker != "x1" {
+		t.Fatalf("after: %+v, %v", r, err)
+	}
+	nw.Process.Signal(syscall.SIGTERM)
+	if code := exited(nw, 20*time.Second); code != 0 {
+		t.Errorf("the new x1 on SIGTERM: exit %d, want 0:\n%s", code, outs[1].String())
+	}
+}
+
+// lockedBuffer is a bytes.Buffer that a process writes while the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
