@@ -100,8 +100,10 @@ func (w *Worker) takeBack(max int) []taken {
 		}
 		switch {
 		case !w.liveLocked(e):
-		case e.rec == nil || !stealableLocked(e):
-			skip = append(skip, e) // undecodable (recorded here) or claimed: not moved
+		case e.rec == nil || e.verify || !stealableLocked(e):
+			// Undecodable (recorded here), to be checked against the
+			// ledger here first (see alreadyDone), or claimed: not moved.
+			skip = append(skip, e)
 		default:
 			t := taken{e: e, rev: e.rev}
 			if e.rev == 0 {

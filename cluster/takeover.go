@@ -36,9 +36,10 @@ func (w *Worker) onOwn(e jetstream.KeyValueEntry, initial bool) {
 	if e.Operation() == jetstream.KeyValuePut {
 		en := decodeEntry(id, e.Revision(), e.Value())
 		en.verify = initial
-		if !w.adoptLocked(en, false) && w.letGoLocked(en) {
-			w.wg.Add(1) // the own loop, in wg, is running: Close waits for it
-			go w.reclaim(en, e.Value())
+		if !w.adoptLocked(en, false) && w.letGoLocked(en) && w.reclaiming[id] < en.rev {
+			w.reclaiming[id] = en.rev // a late delivery of an older revision must not hide this one
+			w.wg.Add(1)               // the own loop, in wg, is running: Close waits for it
+			go w.reclaim(en)
 		}
 	} else {
 		w.retireLocked(id, e.Revision())
@@ -47,10 +48,12 @@ func (w *Worker) onOwn(e jetstream.KeyValueEntry, initial bool) {
 	w.signal()
 }
 
-// letGoLocked reports whether e is a record the worker let go of lately
-// (completed, given away, moved) and holds no other record of.
+// letGoLocked reports whether e is a record at a revision the worker let
+// go of lately (completed, given away, moved) and holds no newer record
+// of. A job that is still settling its completion (held, or running, at
+// an older revision) counts: its record may reappear before it is retired.
 func (w *Worker) letGoLocked(e *entry) bool {
-	if _, held := w.known[e.id]; held || w.locals[e.id] != nil || w.runs[e.id] != nil {
+	if r, held := w.known[e.id]; held && r >= e.rev || w.locals[e.id] != nil {
 		return false
 	}
 	return e.rev <= max(w.retired[0][e.id], w.retired[1][e.id])
@@ -58,15 +61,21 @@ func (w *Worker) letGoLocked(e *entry) bool {
 
 // reclaim deals with a record under this worker's name that it let go of
 // but that the watch shows live: a record that a server restart brought
-// back (nats-server loses a delete or two when killed), or a late delivery
-// of one already deleted. If the ledger holds the job's completion, the
-// record is deleted; if not, it is taken back (written again, conditional
-// on its revision) and queued. Either write is conditional on the record
-// being where the watch saw it, so a late delivery changes nothing. A
-// record left because the servers did not answer is looked at again at
-// the next start of the watch (a reload), as every record is.
-func (w *Worker) reclaim(e *entry, raw []byte) {
+// back (nats-server can lose a delete when killed), or a late delivery of
+// one deleted since. If the ledger holds the job's completion, the record
+// is deleted, conditional on its revision. If not, and the record is
+// still at that revision, it is queued again. A record left because the
+// servers did not answer is looked at again at the next start of the
+// watch (a reload), as every record is.
+func (w *Worker) reclaim(e *entry) {
 	defer w.wg.Done()
+	defer func() {
+		w.mu.Lock()
+		if w.reclaiming[e.id] == e.rev {
+			delete(w.reclaiming, e.id)
+		}
+		w.mu.Unlock()
+	}()
 	key := qKey(w.name, e.id)
 	o, err := w.st.done(w.ctx, e.id)
 	if err != nil {
@@ -78,14 +87,17 @@ func (w *Worker) reclaim(e *entry, raw []byte) {
 		}
 		return
 	}
-	revs, err := w.st.commit(w.ctx, []op{{key: key, value: raw, check: true, expect: e.rev}})
-	if err != nil {
-		return // moved or deleted: not this worker's to run
+	if !w.stillOursCtx(w.ctx, key, e.rev) || w.ctx.Err() != nil {
+		return // a late delivery: deleted or moved since
 	}
 	w.mu.Lock()
-	delete(w.retired[0], e.id)
-	delete(w.retired[1], e.id)
-	w.adoptLocked(&entry{id: e.id, rev: revs[0], rec: e.rec, err: e.err}, false)
+	if w.retired[0][e.id] >= e.rev {
+		delete(w.retired[0], e.id)
+	}
+	if w.retired[1][e.id] >= e.rev {
+		delete(w.retired[1], e.id)
+	}
+	w.adoptLocked(e, false)
 	w.mu.Unlock()
 	w.signal()
 }

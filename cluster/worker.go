@@ -25,28 +25,29 @@ type Worker struct {
 	handlers map[string]Handler
 	fallback Handler // for types with no handler of their own; nil: none
 
-	mu       sync.Mutex
-	dq       coord.Deque[*entry]  // owner at the front, thieves at the back
-	known    map[string]uint64    // id -> revision of each job held (queued, running or moving); 0: no record yet
-	locals   map[string]*entry    // jobs held that have no record yet (spawned here, see local.go)
-	flights  *sync.Cond           // on mu: signalled when a batch about local jobs settles
-	retired  [2]map[string]uint64 // id -> revision of records let go lately (completed, given, moved away)
-	rotated  time.Time            // when retired[1] became retired[0]
-	running  int                  // jobs handed to the pool
-	runs     map[string]*entry    // id -> the entry of each job handed to the pool; kept through a fence
-	moving   int                  // jobs in a steal or takeover batch not yet settled
-	incoming int                  // submissions being written
-	epoch    uint64               // +1 each time the worker leaves idle
-	inc      uint64               // lease revision at registration: the incarnation
-	hbRev    uint64               // lease revision of the last heartbeat
-	started  bool
-	closing  bool          // no new job: Close began, or the worker stopped serving
-	closed   bool          // Close was called
-	proc     string        // tells this Worker value's registrations from another process's
-	renewed  time.Time     // when the lease was last renewed (or taken)
-	err      error         // why the worker stopped serving on its own
-	done     chan struct{} // closed once the worker stopped serving (Done)
-	doneOnce sync.Once
+	mu         sync.Mutex
+	dq         coord.Deque[*entry]  // owner at the front, thieves at the back
+	known      map[string]uint64    // id -> revision of each job held (queued, running or moving); 0: no record yet
+	locals     map[string]*entry    // jobs held that have no record yet (spawned here, see local.go)
+	flights    *sync.Cond           // on mu: signalled when a batch about local jobs settles
+	retired    [2]map[string]uint64 // id -> revision of records let go lately (completed, given, moved away)
+	rotated    time.Time            // when retired[1] became retired[0]
+	running    int                  // jobs handed to the pool
+	runs       map[string]*entry    // id -> the entry of each job handed to the pool; kept through a fence
+	reclaiming map[string]uint64    // id -> revision of a record being looked into by reclaim
+	moving     int                  // jobs in a steal or takeover batch not yet settled
+	incoming   int                  // submissions being written
+	epoch      uint64               // +1 each time the worker leaves idle
+	inc        uint64               // lease revision at registration: the incarnation
+	hbRev      uint64               // lease revision of the last heartbeat
+	started    bool
+	closing    bool          // no new job: Close began, or the worker stopped serving
+	closed     bool          // Close was called
+	proc       string        // tells this Worker value's registrations from another process's
+	renewed    time.Time     // when the lease was last renewed (or taken)
+	err        error         // why the worker stopped serving on its own
+	done       chan struct{} // closed once the worker stopped serving (Done)
+	doneOnce   sync.Once
 
 	members *members
 	pool    *steal.Pool
@@ -112,19 +113,20 @@ func NewWorker(nc *nats.Conn, name string, opts ...Option) (*Worker, error) {
 	}
 	w := &Worker{
 		name: name, cfg: cfg, nc: nc,
-		handlers: map[string]Handler{},
-		known:    map[string]uint64{},
-		locals:   map[string]*entry{},
-		runs:     map[string]*entry{},
-		retired:  [2]map[string]uint64{{}, {}},
-		members:  newMembers(),
-		wake:     make(chan struct{}, 1),
-		kick:     make(chan struct{}, 1),
-		scan:     make(chan struct{}, 1),
-		reload:   make(chan struct{}, 1),
-		rewatch:  make(chan struct{}, 1),
-		proc:     nuid.Next(),
-		done:     make(chan struct{}),
+		handlers:   map[string]Handler{},
+		known:      map[string]uint64{},
+		locals:     map[string]*entry{},
+		runs:       map[string]*entry{},
+		reclaiming: map[string]uint64{},
+		retired:    [2]map[string]uint64{{}, {}},
+		members:    newMembers(),
+		wake:       make(chan struct{}, 1),
+		kick:       make(chan struct{}, 1),
+		scan:       make(chan struct{}, 1),
+		reload:     make(chan struct{}, 1),
+		rewatch:    make(chan struct{}, 1),
+		proc:       nuid.Next(),
+		done:       make(chan struct{}),
 	}
 	w.flights = sync.NewCond(&w.mu)
 	return w, nil
