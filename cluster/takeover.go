@@ -148,7 +148,7 @@ func decodeEntry(id string, rev uint64, data []byte) *entry {
 	if err != nil {
 		return &entry{id: id, rev: rev, err: err.Error()}
 	}
-	return &entry{id: id, rev: rev, rec: r}
+	return &entry{id: id, rev: rev, rec: r, verify: r.Check}
 }
 
 // scanLoop looks for orphans: records whose owner holds no lease. It runs
