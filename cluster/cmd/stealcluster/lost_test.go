@@ -136,6 +136,7 @@ func TestWorkerSuperseded(t *testing.T) {
 	worker := func(i int) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "worker", "-nats", e.URL(), "-name", "x1", "-lease", "1s", "-slots", "1")
 		cmd.Env = append(os.Environ(), asProgram+"=1")
+		outs[i] = lockedBuffer{}
 		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -153,12 +154,29 @@ func TestWorkerSuperseded(t *testing.T) {
 	old := worker(0)
 	waitWorkers(t, c, "x1")
 	old.Process.Signal(syscall.SIGSTOP)
-	time.Sleep(2500 * time.Millisecond) // past the lease
-	nw := worker(1)
+	time.Sleep(1500 * time.Millisecond) // past the lease
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for !strings.Contains(outs[1].String(), "joined") && ctx.Err() == nil {
-		time.Sleep(50 * time.Millisecond)
+	// The new x1 is refused (name in use) until the server has expired
+	// the old lease, which a loaded machine delays: start it again until
+	// it joins.
+	var nw *exec.Cmd
+	for joined := false; !joined; {
+		if ctx.Err() != nil {
+			t.Fatalf("the new x1 did not join:\n%s", outs[1].String())
+		}
+		nw = worker(1)
+		for ctx.Err() == nil && nw.ProcessState == nil {
+			if joined = strings.Contains(outs[1].String(), "joined"); joined {
+				break
+			}
+			if strings.Contains(outs[1].String(), "name in use") {
+				nw.Wait()
+				time.Sleep(200 * time.Millisecond)
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
 	old.Process.Signal(syscall.SIGCONT)
 	if code := exited(old, 20*time.Second); code != 1 || !strings.Contains(outs[0].String(), "superseded") &&
