@@ -22,11 +22,13 @@ import (
 const cluster3Env = "STEAL_CLUSTER3"
 
 // serverEnv carries a child server's settings: name, client port, cluster
-// port, routes and store directory, separated by spaces.
+// port (0 for a server on its own), routes and store directory, separated
+// by spaces.
 const serverEnv = "STEAL_TEST_SERVER"
 
-// childServer runs one clustered NATS server with JetStream until its
-// stdin closes or childCap passes; the test kills it with SIGKILL.
+// childServer runs one NATS server with JetStream (clustered, or on its
+// own) until its stdin closes or childCap passes; the test kills it with
+// SIGKILL.
 func childServer() int {
 	f := strings.Fields(os.Getenv(serverEnv))
 	if len(f) != 5 {
@@ -38,8 +40,10 @@ func childServer() int {
 	o := &server.Options{
 		ServerName: f[0], Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: f[4],
 		NoSigs: true, NoLog: true,
-		Cluster: server.ClusterOpts{Name: "steal", Host: "127.0.0.1", Port: cport},
-		Routes:  server.RoutesFromStr(f[3]),
+	}
+	if cport != 0 { // 0: a server on its own
+		o.Cluster = server.ClusterOpts{Name: "steal", Host: "127.0.0.1", Port: cport}
+		o.Routes = server.RoutesFromStr(f[3])
 	}
 	srv, err := server.NewServer(o)
 	if err != nil {

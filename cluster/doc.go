@@ -43,9 +43,14 @@
 // stays the only writer of its deque: it pops n-n/2 of its n queued jobs
 // from the back (or one, StealOne; at most 256 jobs or about 600 KiB), moves
 // their records to the thief in one atomic batch, and replies with them.
-// The thief pushes them at its front. An idle worker picks its victim as
-// the longer queue of two random workers whose heartbeat shows queued jobs
-// (best of two, as in Sparrow), and backs off when none does.
+// The thief pushes them at its front. A worker with jobs queued beyond its
+// slots says so in a hint (core NATS, steal.<cluster>.hint: its name and
+// queue; when its queue grows and every lease/4 while it stays, at most
+// every 50 ms). An idle worker picks its victim as the longer queue of two
+// random workers that hinted or whose lease shows queued jobs (best of
+// two, as in Sparrow), and backs off from 100 µs to 4 ms while it fails;
+// a hint resets the wait. When no worker is known to have queued jobs it
+// asks nobody, and waits for a hint.
 //
 // Every state change of a record is one JetStream atomic batch (nats-server
 // 2.12 and newer), each delete conditional on the record's revision:
@@ -64,8 +69,13 @@
 //	           a job held in memory writes no DEL, and its children's PUTs
 //	           are conditional on its anchor's revision
 //
-// Deletes carry a 1 s message TTL, so the bucket keeps nothing of finished
-// or moved jobs and listing live records costs O(live).
+// Deletes in batches carry no message TTL (on nats-server v2.15.2, such a
+// delete on file storage comes back as the record it deleted when the
+// server is killed and restarted). Once a batch is stored, each of its
+// delete markers is replaced by one that expires after 1 s (a plain
+// publish, conditional on the marker still being the key's last write), so
+// the bucket keeps nothing of finished or moved jobs and listing live
+// records costs O(live).
 //
 // Local spawn. Spawn writes nothing: the child (its id "<parent>-<n>",
 // the same in every run of the parent) waits in the worker's deque with no
@@ -99,7 +109,8 @@
 // one), so that no two of them race: a child is never both completed and
 // given a record. A batch fenced on an anchor also pins it: the anchor's
 // completion (which moves the anchor of the jobs under it) waits until the
-// batch is answered, so a refused check means the anchor was taken over. The heartbeat's queue size and the busy flag count such
+// batch is answered, so a refused check means the anchor was taken over. The queue size in
+// hints and leases and the busy flag count such
 // children like any other job, so thieves see them and Client.Idle is false
 // while one is queued or running.
 //
@@ -116,15 +127,20 @@
 // parent that works or waits after spawning) cost one write each.
 //
 // Liveness. A worker renews its lease every lease/4 with a compare-and-swap
-// on its last revision, and soon after its state changes (at most every
-// 50 ms), which is how thieves learn queue sizes. A lease that expires is
-// purged by the server; every worker watches the workers bucket, and on a
-// departure the live worker whose name sorts first lists the records of
-// owners that hold no lease and moves them to itself (orphan scan; also run
-// at start and every 4 leases). A worker whose renewal is refused, and
+// on its last revision, and only then (thieves learn queue sizes from
+// hints). A lease that expires is purged by the server. The three workers
+// whose names sort lowest (the monitors) watch the workers bucket; the
+// others read it every 4 leases, so that a renewal reaches 3 watchers, not
+// every worker, and the servers' work for leases grows as O(W), not O(W²)
+// (TestIdleControlTraffic: idle, each worker costs about 21 server
+// messages a second with a 1 s lease, at W=4 as at W=16). On a departure
+// the live worker whose name sorts first lists the records of owners that
+// hold no lease and moves them to itself (orphan scan; also run at start
+// and every 4 leases). A worker whose renewal is refused, and
 // whose lease then reads as gone or another incarnation's, has been taken
 // for dead: it fences itself: drops its deque, registers again under a new
-// incarnation, and reloads whatever records still carry its name, but for
+// incarnation (if another process registered its name meanwhile, it stops
+// serving instead: see below), and reloads whatever records still carry its name, but for
 // those of jobs it is still running, which are not queued a second time
 // (TestFenceKeepsRunningJob). (If that read fails too, it tries again at
 // the next renewal.)
@@ -146,7 +162,15 @@
 // record reaches it without its own hands: a steal whose reply was lost (the
 // records are already under the thief's name) and a takeover into it.
 // Revisions it recently let go are remembered so that a record delivered
-// twice runs once.
+// twice runs once. No record under a live worker's name is left that the
+// worker neither runs nor deletes: one it let go of but that is live still
+// (a server killed with SIGKILL can bring back a record it had deleted) is
+// deleted when the ledger holds the job's completion, else written again
+// (conditional on its revision) and run. Records loaded when the watch
+// starts (at start and after a fence) and records taken over are checked
+// against the ledger before they run: the record of a completed job is
+// deleted, and the job does not run again (TestLetGoRecordNotLeft,
+// TestStartSkipsCompletedRecord).
 //
 // # Invariants
 //
@@ -178,7 +202,10 @@
 //     (TestKillWorker: a worker process is killed in the middle of a job;
 //     every job completes). With file storage, queued jobs survive a
 //     restart of the servers (TestServerRestart; with memory storage the
-//     same test loses them, as it should).
+//     same test loses them, as it should). Completed jobs stay completed
+//     when a file-storage server is killed with SIGKILL and restarted: no
+//     record of theirs comes back, none runs again
+//     (TestServerKilledKeepsJobsDone).
 //   - Exactly one completion is recorded per job id, although a job may run
 //     more than once after a crash, a fence, a takeover or a steal the
 //     servers left unanswered (see below): handler effects
@@ -205,6 +232,17 @@
 //     its late spawn and completion refused; when the network heals it
 //     registers again and works (TestBlackholePastLease, through a TCP
 //     proxy in the test).
+//   - Two processes never serve one worker name: a worker taken for dead
+//     that finds, when it is heard again, its name registered by another
+//     process stops serving at once: it unsubscribes, stops its watches,
+//     forgets its deque and writes nothing; Done is closed and Err returns
+//     ErrSuperseded (TestSupersededStopsServing: jobs submitted to the name
+//     then run once, on the new worker).
+//   - A worker whose servers are gone stops: after WithServerLossLimit
+//     (default 1 minute) without renewing its lease, it stops serving as
+//     above and Err wraps ErrServerLost; Close returns ErrNotHandedOver when
+//     no server took its lease back (TestWorkerWithoutServer, in
+//     cmd/stealcluster).
 //   - A steal loses and duplicates nothing when its reply comes after
 //     the thief gave up or is lost with a reset connection: the moved
 //     records are under the thief's name and its watch of its own records
@@ -266,15 +304,16 @@
 //     parent completes: a tree on two workers that steal from each other
 //     records one completion per id and leaves no record, with local spawn
 //     and without (TestLocalTree); a fork-join tree of 15 jobs writes at
-//     most 17 messages to the jobs bucket, against 45 when each spawn is
-//     written (TestLocalSpawnWrites); stolen children get their records
+//     most 18 messages to the jobs bucket (the root's record, its delete
+//     and that delete's expiring replacement, and 15 completions), against
+//     at least 45 when each spawn is written (TestLocalSpawnWrites); stolen children get their records
 //     under the thief's name in the steal's batch and the victim holds
 //     only the parent's (TestStealLocalChildren); a parent that completes
 //     with 1100 children pending writes all their records, in five
 //     batches (TestCompleteManyChildren); and a worker process killed with
 //     SIGKILL in the middle of a tree of 255 jobs loses none
 //     (TestKillMidTree).
-//   - Children held in memory count in the worker's heartbeat (queue and
+//   - Children held in memory count in the worker's lease and hints (queue and
 //     busy) and keep Idle false (TestLocalChildrenCount).
 //   - Cluster idle is never reported while a job is queued, running or in
 //     flight in a steal. Client.Idle explains the check: two waves of worker
@@ -294,6 +333,22 @@
 //     whose record does not decode is recorded as failed with a code
 //     (ErrUnknownType, ErrHandlerPanic, ErrHandler, ErrResultTooLarge,
 //     ErrMalformedJob), and the worker goes on (TestBadInput).
+//
+// # Security
+//
+// The NATS account the workers and clients use is the trust boundary. Any
+// client of that account can do everything a worker does, through the
+// same subjects and buckets: read every job and result, submit jobs, write
+// or forge completions in the ledger, answer a steal in a victim's place
+// (or intercept its reply), delete or move records, and take a worker's
+// name once its lease expires. Nothing in the protocol authenticates one
+// worker to another. Run a cluster on an account of its own, and give its
+// credentials only to processes trusted to run its jobs. StartEmbedded
+// listens on loopback by default (every user of the machine is then a
+// client); beyond loopback, require credentials (EmbedUserPassword) or
+// client certificates (EmbedTLS with a client CA). stealcluster cluster up
+// refuses -listen beyond loopback without one of them unless given
+// -insecure.
 //
 // # Limits
 //

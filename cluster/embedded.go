@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -10,43 +11,86 @@ import (
 )
 
 // Embedded is a NATS server with JetStream running inside this process.
+//
+// Trust model: every client of the server's account (here, every client
+// that may connect) can do anything a worker does: forge completions,
+// answer steals in a worker's place, delete records. The account is the
+// trust boundary. On loopback that is the local machine's users; beyond
+// it, require credentials (EmbedUserPassword) or client certificates
+// (EmbedTLS with a client CA).
 type Embedded struct {
-	srv     *server.Server
-	tempDir string // removed by Shutdown; empty when the caller gave a directory
+	srv        *server.Server
+	tempDir    string // removed by Shutdown; empty when the caller gave a directory
+	user, pass string // what Connect authenticates with
 }
 
 // EmbeddedOption configures StartEmbedded.
-type EmbeddedOption func(*server.Options)
+type EmbeddedOption func(*embedConfig)
+
+type embedConfig struct {
+	o   server.Options
+	tls *server.TLSConfigOpts
+}
 
 // EmbedStoreDir keeps JetStream file storage in dir, which outlives the
 // server (default: a temporary directory that Shutdown removes).
 func EmbedStoreDir(dir string) EmbeddedOption {
-	return func(o *server.Options) { o.StoreDir = dir }
+	return func(c *embedConfig) { c.o.StoreDir = dir }
 }
 
 // EmbedListen sets the address to listen on (default 127.0.0.1 and a
 // random free port). Listening beyond loopback lets workers on other
-// machines join; secure it first (see the nats-server documentation).
+// machines join; secure it first (EmbedUserPassword, EmbedTLS).
 func EmbedListen(host string, port int) EmbeddedOption {
-	return func(o *server.Options) { o.Host, o.Port = host, port }
+	return func(c *embedConfig) { c.o.Host, c.o.Port = host, port }
+}
+
+// EmbedUserPassword makes the server refuse every client that does not
+// give this user and password (nats-server's single-user authorization:
+// Options.Username and Password). Connect gives them.
+func EmbedUserPassword(user, password string) EmbeddedOption {
+	return func(c *embedConfig) { c.o.Username, c.o.Password = user, password }
+}
+
+// EmbedTLS makes the server take clients over TLS only, with the
+// certificate and key in these PEM files. With clientCA set (a PEM file of
+// certificate authorities), a client must also present a certificate one
+// of them signed (mutual TLS): that authenticates clients; TLS alone only
+// encrypts. Connections made by Connect are in-process and need no TLS
+// (nats-server: createClientEx in server/server.go makes TLS available,
+// not required, on them).
+func EmbedTLS(certFile, keyFile, clientCA string) EmbeddedOption {
+	return func(c *embedConfig) {
+		c.tls = &server.TLSConfigOpts{CertFile: certFile, KeyFile: keyFile, CaFile: clientCA, Verify: clientCA != ""}
+	}
 }
 
 // EmbedServerOptions hands the server's options to f for anything else
-// (TLS, accounts, clustering with Routes).
-func EmbedServerOptions(f func(*server.Options)) EmbeddedOption { return EmbeddedOption(f) }
+// (accounts, clustering with Routes).
+func EmbedServerOptions(f func(*server.Options)) EmbeddedOption {
+	return func(c *embedConfig) { f(&c.o) }
+}
 
 // StartEmbedded starts a NATS server with JetStream in this process,
 // listening on loopback at a random port, and waits up to 10 s until it
 // accepts connections. On error nothing is left running.
 func StartEmbedded(opts ...EmbeddedOption) (*Embedded, error) {
-	o := &server.Options{
+	c := &embedConfig{o: server.Options{
 		Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true,
 		NoSigs: true, NoLog: true, ServerName: "steal-embedded",
-	}
+	}}
 	for _, f := range opts {
-		f(o)
+		f(c)
 	}
-	e := &Embedded{}
+	o := &c.o
+	if c.tls != nil {
+		tc, err := server.GenTLSConfig(c.tls)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: embedded server TLS: %w", err)
+		}
+		o.TLSConfig, o.TLS, o.TLSVerify = tc, true, c.tls.Verify
+	}
+	e := &Embedded{user: o.Username, pass: o.Password}
 	if o.StoreDir == "" {
 		dir, err := os.MkdirTemp("", "steal-nats-*")
 		if err != nil {
@@ -77,8 +121,12 @@ func (e *Embedded) URL() string { return e.srv.ClientURL() }
 // Server is the running server, for monitoring or tests.
 func (e *Embedded) Server() *server.Server { return e.srv }
 
-// Connect opens an in-process connection to the server (no TCP).
+// Connect opens an in-process connection to the server (no TCP), with the
+// user and password of EmbedUserPassword if it was given.
 func (e *Embedded) Connect(opts ...nats.Option) (*nats.Conn, error) {
+	if e.user != "" {
+		opts = append([]nats.Option{nats.UserInfo(e.user, e.pass)}, opts...)
+	}
 	return nats.Connect("", append(opts, nats.InProcessServer(e.srv))...)
 }
 

@@ -36,6 +36,18 @@ var (
 	ErrStarted = &Error{"started", "worker already started"}
 	// ErrNameInUse: another live worker holds this name.
 	ErrNameInUse = &Error{"name_in_use", "worker name in use by a live worker"}
+	// ErrSuperseded: another process registered this worker's name while
+	// this one was taken for dead (paused or cut off past its lease). The
+	// worker stopped serving: Worker.Err returns it.
+	ErrSuperseded = &Error{"superseded", "another process holds this worker's name now; this one stopped serving"}
+	// ErrServerLost: the worker could not renew its lease for longer than
+	// WithServerLossLimit and stopped serving: Worker.Err returns an error
+	// wrapping it.
+	ErrServerLost = &Error{"server_lost", "no NATS server renewed the worker's lease; it stopped serving"}
+	// ErrNotHandedOver: Close could not give up the lease (no server
+	// answered): the worker's jobs go to another worker only once the
+	// lease expires, and only if a server that holds them comes back.
+	ErrNotHandedOver = &Error{"not_handed_over", "could not give up the lease: jobs not handed over"}
 	// ErrNotConnected: the *nats.Conn given is nil, closed, or did not
 	// (re)connect to a server before the context ended (or, for a context
 	// without a deadline, within 5 s). The error returned wraps this one

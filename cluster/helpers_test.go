@@ -33,7 +33,12 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, opts ...Option) *harness {
-	h := &harness{t: t, e: startServer(t), opts: opts, runs: map[string]int{}}
+	return newHarnessOn(t, startServer(t), opts...)
+}
+
+// newHarnessOn is newHarness on a server the test started.
+func newHarnessOn(t *testing.T, e *Embedded, opts ...Option) *harness {
+	h := &harness{t: t, e: e, opts: opts, runs: map[string]int{}}
 	c, err := NewClient(context.Background(), h.conn(), opts...)
 	if err != nil {
 		t.Fatal(err)

@@ -49,7 +49,9 @@ func TestIdleCheck(t *testing.T) {
 
 	// A fake worker "f1": a lease, and answers to waves from state().
 	var mu sync.Mutex
-	var state func() beat
+	// Until f1 has a lease, answers name another worker: a wave may
+	// reach this subscription as soon as it exists.
+	state := func() beat { return beat{Name: "someone-else"} }
 	setState := func(f func() beat) { mu.Lock(); state = f; mu.Unlock() }
 	sub, err := h.conn().Subscribe(h.client.cfg.subject("state"), func(m *nats.Msg) {
 		mu.Lock()

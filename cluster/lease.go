@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // beat is a worker's lease value: its state as of the last heartbeat.
 type beat struct {
 	Name    string `json:"name"`
+	Proc    string `json:"proc,omitempty"` // the registering Worker value's own id
 	Inc     uint64 `json:"inc"`
 	Busy    bool   `json:"busy"`
 	Queue   int    `json:"queue"`
@@ -26,7 +29,7 @@ type beat struct {
 }
 
 func (w *Worker) stateLocked() beat {
-	return beat{Name: w.name, Inc: w.inc, Busy: w.busyLocked(), Queue: w.queueLocked(),
+	return beat{Name: w.name, Proc: w.proc, Inc: w.inc, Busy: w.busyLocked(), Queue: w.queueLocked(),
 		Running: w.running, Epoch: w.epoch, Completed: w.stats.completed.Load(),
 		Stolen: w.stats.stolen.Load(), Given: w.stats.given.Load()}
 }
@@ -36,12 +39,12 @@ func (w *Worker) beatLocked() []byte {
 	return b
 }
 
-// minBeatGap spaces heartbeats sent on state changes.
-const minBeatGap = 50 * time.Millisecond
-
-// heartbeatLoop renews the lease every lease/4, and soon after a state
-// change so that thieves see queue sizes. A renewal refused by the
-// compare-and-swap means the lease expired: the worker fences itself.
+// heartbeatLoop renews the lease every lease/4, and only then: thieves
+// learn queue sizes from hints (hintLoop), not from the lease, so a
+// renewal costs the servers one write, its answer, and one delivery to
+// each monitor (see membersLoop) whatever the number of workers. A
+// renewal refused by the compare-and-swap means the lease expired: the
+// worker fences itself.
 func (w *Worker) heartbeatLoop() {
 	t := time.NewTicker(w.st.lease / 4)
 	defer t.Stop()
@@ -50,13 +53,87 @@ func (w *Worker) heartbeatLoop() {
 		case <-w.ctx.Done():
 			return
 		case <-t.C:
-		case <-w.kick:
 		}
 		w.heartbeat()
-		if !w.sleep(minBeatGap) {
+		if w.lostServer() {
 			return
 		}
 	}
+}
+
+// hintGap spaces a worker's hints: at most 20 a second.
+const hintGap = 50 * time.Millisecond
+
+// hint is what a worker with queued jobs tells idle thieves
+// (steal.<cluster>.hint): its name and queue.
+type hint struct {
+	Name  string `json:"name"`
+	Queue int    `json:"queue"`
+}
+
+// hintLoop publishes a hint when the worker has jobs queued that its slots
+// are not running: when the queue grows (it is told of state changes on
+// kick) and again every lease/4 while jobs stay queued, at most every
+// hintGap. Core NATS, nothing stored: an idle cluster sends none.
+func (w *Worker) hintLoop() {
+	t := time.NewTicker(w.st.lease / 4)
+	defer t.Stop()
+	last, at := 0, time.Time{}
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-w.kick:
+		case <-t.C:
+		}
+		w.mu.Lock()
+		q := w.queueLocked()
+		w.mu.Unlock()
+		if q == 0 {
+			last = 0
+			continue
+		}
+		if q <= last && time.Since(at) < w.st.lease/4 {
+			continue
+		}
+		b, _ := json.Marshal(hint{Name: w.name, Queue: q})
+		w.nc.Publish(w.cfg.subject("hint"), b)
+		last, at = q, time.Now()
+		if !w.sleep(hintGap) {
+			return
+		}
+	}
+}
+
+// onHint records another worker's queue from its hint and wakes the
+// dispatcher, which steals if it is idle.
+func (w *Worker) onHint(m *nats.Msg) {
+	var h hint
+	if json.Unmarshal(m.Data, &h) != nil || h.Name == w.name || !validName(h.Name) {
+		return
+	}
+	w.members.setHint(h.Name, h.Queue)
+	if h.Queue > 0 {
+		w.hinted.Store(true)
+		w.signal()
+	}
+}
+
+// lossLimit is how long the worker goes on without renewing its lease:
+// WithServerLossLimit, and at least two leases.
+func (w *Worker) lossLimit() time.Duration { return max(w.cfg.lossLimit, 2*w.st.lease) }
+
+// lostServer stops the worker (ErrServerLost) and reports true when its
+// lease has not been renewed for longer than the loss limit.
+func (w *Worker) lostServer() bool {
+	w.mu.Lock()
+	since := time.Since(w.renewed)
+	w.mu.Unlock()
+	if since <= w.lossLimit() {
+		return false
+	}
+	w.stopServing(fmt.Errorf("%w: lease not renewed for %v", ErrServerLost, since.Round(time.Second)))
+	return true
 }
 
 func (w *Worker) heartbeat() {
@@ -69,7 +146,7 @@ func (w *Worker) heartbeat() {
 	switch {
 	case err == nil:
 		w.mu.Lock()
-		w.hbRev = nrev
+		w.hbRev, w.renewed = nrev, time.Now()
 		w.mu.Unlock()
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyNotFound):
 		// A renewal whose ack was lost leaves a stale revision: if the
@@ -82,7 +159,7 @@ func (w *Worker) heartbeat() {
 		switch nrev, state := w.ownLease(ctx); state {
 		case leaseOurs:
 			w.mu.Lock()
-			w.hbRev = nrev
+			w.hbRev, w.renewed = nrev, time.Now()
 			w.mu.Unlock()
 		case leaseLost:
 			w.fence()
@@ -134,7 +211,10 @@ func (w *Worker) ownLease(ctx context.Context) (uint64, leaseState) {
 // incarnation and reloads whatever records still carry its name, except
 // those of the jobs it is still running (see adoptLocked). Jobs it is
 // running finish; their completions succeed only if their records did
-// not move.
+// not move. When another process holds the name now, the worker stops
+// serving (ErrSuperseded): two processes must not serve one name. When no
+// server answers for longer than the loss limit, it stops too
+// (ErrServerLost).
 func (w *Worker) fence() {
 	w.mu.Lock()
 	if w.closing {
@@ -150,10 +230,15 @@ func (w *Worker) fence() {
 	w.epoch++
 	w.mu.Unlock()
 	for w.ctx.Err() == nil {
-		if err := w.register(w.ctx); err == nil {
+		err := w.register(w.ctx)
+		if err == nil {
 			break
 		}
-		if !w.sleep(w.st.lease / 4) {
+		if errors.Is(err, ErrNameInUse) {
+			w.stopServing(ErrSuperseded)
+			return
+		}
+		if w.lostServer() || !w.sleep(w.st.lease/4) {
 			return
 		}
 	}
@@ -193,6 +278,40 @@ func (m *members) has(name string) bool {
 	return ok
 }
 
+// replace sets the view to m.
+func (m *members) replace(n map[string]beat) {
+	m.mu.Lock()
+	m.m = n
+	m.mu.Unlock()
+}
+
+// monitors is how many workers, the lowest names, watch the workers
+// bucket: the candidates for taking over a dead worker's jobs.
+const monitors = 3
+
+// monitor reports whether me is among the monitors lowest names of the
+// view (with me in it).
+func (m *members) monitor(me string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	below := 0
+	for n := range m.m {
+		if n < me {
+			below++
+		}
+	}
+	return below < monitors
+}
+
+// setHint records name's queue as its hint told it.
+func (m *members) setHint(name string, q int) {
+	m.mu.Lock()
+	b := m.m[name]
+	b.Name, b.Queue = name, q
+	m.m[name] = b
+	m.mu.Unlock()
+}
+
 // lowest reports whether me sorts first among the live members.
 func (m *members) lowest(me string) bool {
 	m.mu.Lock()
@@ -229,20 +348,73 @@ func (m *members) pick(me string) string {
 	return a.Name
 }
 
-// membersLoop follows the workers bucket. A member that leaves (deleted at
-// Close, or purged when its lease expires) triggers an orphan scan. The
-// watch starts over when the bucket was created again (rewatch): a watch
-// resumed on the new bucket would wait for sequences of the old one.
+// membersLoop keeps the worker's view of the members. The monitors (the
+// workers whose names sort among the 3 lowest) follow the workers bucket:
+// a member that leaves (deleted at Close, or purged when its lease
+// expires) triggers their orphan scan. The others read the bucket once
+// every 4 leases, and learn of busy workers from their hints: every lease
+// renewal reaches 3 watchers, not every worker, so the servers' work for
+// leases is O(W), not O(W²). A worker that finds itself among the lowest
+// names starts watching; one that a lower name joins stops. The watch
+// starts over when the bucket was created again (rewatch): a watch resumed
+// on the new bucket would wait for sequences of the old one.
 func (w *Worker) membersLoop() {
-	open := func() (jetstream.KeyWatcher, error) {
-		w.members.clear() // the new watch delivers every live lease first
-		return w.st.workers.WatchAll(w.ctx)
+	for w.ctx.Err() == nil {
+		if err := w.readMembers(); err != nil {
+			w.sleep(w.st.lease / 4)
+			continue
+		}
+		if w.members.monitor(w.name) {
+			w.watchMembers()
+			continue
+		}
+		select {
+		case <-w.ctx.Done():
+		case <-w.rewatch:
+		case <-timeAfter(4 * w.st.lease):
+		}
 	}
-	w.watchLoop(open, w.rewatch, w.onMember)
 }
 
-// onMember applies one update of the workers bucket.
-func (w *Worker) onMember(e jetstream.KeyValueEntry) {
+// readMembers replaces the view with the leases in the workers bucket.
+func (w *Worker) readMembers() error {
+	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
+	defer cancel()
+	kw, err := w.st.workers.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return err
+	}
+	defer kw.Stop()
+	view := map[string]beat{w.name: {Name: w.name}}
+	err = initialValues(ctx, kw, func(e jetstream.KeyValueEntry) {
+		var b beat
+		if json.Unmarshal(e.Value(), &b) == nil && b.Name == e.Key() {
+			view[b.Name] = b
+		}
+	})
+	if err == nil {
+		w.members.replace(view)
+	}
+	return err
+}
+
+// watchMembers follows the workers bucket until the worker closes, the
+// watch ends, it is restarted (rewatch) or the worker is no longer a
+// monitor.
+func (w *Worker) watchMembers() {
+	kw, err := w.st.workers.WatchAll(w.ctx)
+	if err != nil {
+		w.sleep(w.st.lease / 4)
+		return
+	}
+	defer kw.Stop()
+	w.members.clear() // the watch delivers every live lease first
+	w.follow(kw, w.rewatch, w.onMember)
+}
+
+// onMember applies one update of the workers bucket; one that makes the
+// worker no longer a monitor ends the watch.
+func (w *Worker) onMember(e jetstream.KeyValueEntry, initial bool) {
 	if e.Operation() != jetstream.KeyValuePut {
 		w.members.remove(e.Key())
 		poke(w.scan)
@@ -253,6 +425,9 @@ func (w *Worker) onMember(e jetstream.KeyValueEntry) {
 		w.members.set(b)
 		if b.Queue > 0 {
 			w.signal()
+		}
+		if !initial && !w.members.monitor(w.name) {
+			poke(w.rewatch)
 		}
 	}
 }

@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -41,7 +43,7 @@ func (w *Worker) Start(ctx context.Context) error {
 		return err
 	}
 	w.pool = steal.New(steal.WithWorkers(w.cfg.slots))
-	for _, loop := range []func(){w.heartbeatLoop, w.membersLoop, w.ownLoop, w.scanLoop, w.dispatch} {
+	for _, loop := range []func(){w.heartbeatLoop, w.hintLoop, w.membersLoop, w.ownLoop, w.scanLoop, w.dispatch} {
 		w.wg.Add(1)
 		go func() { defer w.wg.Done(); loop() }()
 	}
@@ -59,15 +61,60 @@ func (w *Worker) register(ctx context.Context) error {
 	defer cancel()
 	rev, err := w.st.workers.Create(ctx, w.name, data)
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		return ErrNameInUse
+		// Our own create, applied although its answer was lost, or
+		// another process's registration.
+		if rev, err = w.ownRegistration(ctx); err != nil {
+			return err
+		}
 	}
 	if err != nil {
 		return err
 	}
 	w.mu.Lock()
-	w.inc, w.hbRev = rev, rev
+	w.inc, w.hbRev, w.renewed = rev, rev, time.Now()
 	w.mu.Unlock()
 	return nil
+}
+
+// ownRegistration reads the lease that a create found: if this Worker
+// value wrote it (an earlier attempt whose answer was lost) it returns
+// its revision, else ErrNameInUse.
+func (w *Worker) ownRegistration(ctx context.Context) (uint64, error) {
+	e, err := w.st.workers.Get(ctx, w.name)
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		return 0, errors.New("cluster: lease expired while registering") // try again
+	}
+	if err != nil {
+		return 0, err
+	}
+	var b beat
+	if json.Unmarshal(e.Value(), &b) != nil || b.Proc != w.proc {
+		return 0, ErrNameInUse
+	}
+	return e.Revision(), nil
+}
+
+// stopServing stops a worker that must not go on (see Err): it takes no
+// new job, unsubscribes, stops its loops and watches, cancels the context
+// its handlers see and forgets its deque. It writes nothing: what it held
+// belongs to whoever took it over. Close still waits for the handlers.
+func (w *Worker) stopServing(err error) {
+	w.mu.Lock()
+	if w.closing {
+		w.mu.Unlock()
+		return
+	}
+	w.closing, w.err = true, err
+	for w.dq.Len() > 0 {
+		w.dq.PopFront()
+	}
+	clear(w.known)
+	clear(w.locals)
+	w.mu.Unlock()
+	w.unsubscribe()
+	w.jobStop()
+	w.stop()
+	w.doneOnce.Do(func() { close(w.done) })
 }
 
 func (w *Worker) subscribe() error {
@@ -80,21 +127,27 @@ func (w *Worker) subscribe() error {
 		{c.subject("w." + w.name + ".submit"), "", w.onSubmit},
 		{c.subject("submit"), "workers", w.onSubmit},
 		{c.subject("state"), "", w.onState},
+		{c.subject("hint"), "", w.onHint},
 	} {
 		sub, err := w.nc.QueueSubscribe(s.subj, s.queue, s.h)
 		if err != nil {
 			return err
 		}
+		w.mu.Lock()
 		w.subs = append(w.subs, sub)
+		w.mu.Unlock()
 	}
 	return w.nc.Flush()
 }
 
 func (w *Worker) unsubscribe() {
-	for _, s := range w.subs {
+	w.mu.Lock()
+	subs := w.subs
+	w.subs = nil
+	w.mu.Unlock()
+	for _, s := range subs {
 		s.Unsubscribe()
 	}
-	w.subs = nil
 }
 
 // Close stops intake and stealing, cancels the context handlers see, waits
@@ -103,27 +156,34 @@ func (w *Worker) unsubscribe() {
 // returns a result is recorded; one that returns an error after Close
 // began is not (its job stays queued for another worker). Close returns
 // the pool's error (panics not recovered as job failures: none are
-// expected) and is idempotent.
+// expected), joined with ErrNotHandedOver when no server answered the
+// lease's release; it is idempotent. Any goroutine may call it, also
+// after the worker stopped serving on its own (Err).
 func (w *Worker) Close() error {
 	w.mu.Lock()
-	if !w.started || w.closing {
+	if !w.started || w.closed {
 		w.mu.Unlock()
 		return nil
 	}
-	w.closing = true
+	w.closed, w.closing = true, true
+	self := w.err != nil // stopped on its own: the lease is not ours
 	w.mu.Unlock()
 	w.unsubscribe()
 	w.jobStop()
 	w.stop()
 	w.wg.Wait()
 	err := w.pool.Close()
-	w.deregister()
-	return err
+	w.doneOnce.Do(func() { close(w.done) })
+	if self {
+		return err
+	}
+	return errors.Join(err, w.deregister())
 }
 
 // deregister deletes the lease if it is still ours, so that watchers see
-// the worker leave without waiting for it to expire.
-func (w *Worker) deregister() {
+// the worker leave without waiting for it to expire. It returns
+// ErrNotHandedOver, wrapped with the cause, when no server answered.
+func (w *Worker) deregister() error {
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.timeout)
 	defer cancel()
 	w.mu.Lock()
@@ -133,10 +193,20 @@ func (w *Worker) deregister() {
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 		// The last renewal's ack was lost (Close cancelled it): delete
 		// at the current revision if the lease is still this incarnation.
-		if rev, state := w.ownLease(ctx); state == leaseOurs {
-			w.st.workers.Delete(ctx, w.name, jetstream.LastRevision(rev))
+		var state leaseState
+		switch rev, state = w.ownLease(ctx); state {
+		case leaseOurs:
+			err = w.st.workers.Delete(ctx, w.name, jetstream.LastRevision(rev))
+		case leaseLost:
+			err = nil // taken for dead: its jobs went to another worker
+		case leaseUnknown:
+			err = errors.New("the lease could not be read")
 		}
 	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNotHandedOver, err)
+	}
+	return nil
 }
 
 // sleep waits d or until the worker closes; it reports false on close.

@@ -42,6 +42,9 @@ const (
 	minLease      = time.Second
 	defaultLease  = 3 * time.Second
 	defaultMaxPay = 256 << 10
+	// defaultLossLimit outlasts a server restart and a replicated
+	// cluster's leader elections several times over.
+	defaultLossLimit = time.Minute
 )
 
 type config struct {
@@ -57,6 +60,9 @@ type config struct {
 	// wrapWorkers, for tests only, wraps the workers bucket's handle (to
 	// inject the errors of a server in trouble).
 	wrapWorkers func(jetstream.KeyValue) jetstream.KeyValue
+	// lossLimit: how long a worker goes on without renewing its lease
+	// before it stops serving (ErrServerLost).
+	lossLimit time.Duration
 	// retry bounds the retries of the store's writes and reads through
 	// transient errors: retryWindow, shorter in tests only.
 	retry time.Duration
@@ -71,6 +77,7 @@ func defaults() config {
 		maxPayload: defaultMaxPay,
 		timeout:    2 * time.Second,
 		localSpawn: true,
+		lossLimit:  defaultLossLimit,
 		retry:      retryWindow,
 	}
 }
@@ -133,6 +140,14 @@ func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.tim
 // handler at once (ErrFenced) when its job's record was taken over.
 func WithLocalSpawn(on bool) Option { return func(c *config) { c.localSpawn = on } }
 
+// WithServerLossLimit sets how long a worker goes on when it cannot renew
+// its lease (default 1 minute, at least 2 s; the limit in force is at least
+// two leases). Past it, the worker has long been taken for dead: it stops
+// serving, as if closed, and Worker.Err returns an error wrapping
+// ErrServerLost. A server that comes back within the limit finds the
+// worker registering again.
+func WithServerLossLimit(d time.Duration) Option { return func(c *config) { c.lossLimit = d } }
+
 func buildConfig(opts []Option) (config, error) {
 	c := defaults()
 	for _, o := range opts {
@@ -151,6 +166,8 @@ func buildConfig(opts []Option) (config, error) {
 		return c, &Error{"invalid_option", "max payload must be 1 byte to 512 KiB"}
 	case c.timeout <= 0:
 		return c, &Error{"invalid_option", "request timeout must be positive"}
+	case c.lossLimit < 2*time.Second:
+		return c, &Error{"invalid_option", "server loss limit shorter than 2s"}
 	}
 	return c, nil
 }

@@ -11,6 +11,10 @@ type record struct {
 	Attempt int    `json:"attempt,omitempty"` // takeovers so far: runs that may have been lost
 	Hops    int    `json:"hops,omitempty"`    // steals so far
 	From    string `json:"from,omitempty"`    // the victim of the steal that moved it here, if one did
+	// Check: the job's completion may be recorded already (a record taken
+	// over or loaded at a start, moved before it was checked): the worker
+	// that runs it reads the ledger first (see alreadyDone).
+	Check bool `json:"check,omitempty"`
 }
 
 // outcome is the value of d.<id>: the one recorded completion of a job.

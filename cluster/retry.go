@@ -50,17 +50,20 @@ func transient(ctx context.Context, err error) bool {
 
 // transientCode reports whether a JetStream API error says "try again":
 // HTTP-like code 503 (no leader, JetStream or the last-sequence check
-// temporarily unavailable), too many batches in flight, a batch whose
+// temporarily unavailable), code 429 and too many batches in flight on
+// the stream or the server (10210 for atomic batches from nats-server
+// 2.14, 10211 for fast batches, 10176 in 2.12: see
+// processJetStreamAtomicBatchMsg in server/stream.go), a batch whose
 // first messages were lost in a leader change, or a message id whose
 // earlier write a replicated stream has not stored yet (10158: the answer
 // to a retry becomes a duplicate once it is stored, and the id is free
 // again if it is dropped in a leader change).
 func transientCode(e *apiError) bool {
 	switch e.ErrCode {
-	case 10158, 10175, 10176, 10211:
+	case 10158, 10175, 10176, 10210, 10211:
 		return true
 	}
-	return e.Code == 503
+	return e.Code == 503 || e.Code == 429
 }
 
 // retry calls write until it succeeds, fails with a permanent error, ctx

@@ -63,6 +63,8 @@ func TestClassify(t *testing.T) {
 		{apiError{Code: 503, ErrCode: 10163}, errUnavailable}, // last-sequence check not ready
 		{apiError{Code: 400, ErrCode: 10176}, errUnavailable}, // batch incomplete
 		{apiError{Code: 409, ErrCode: 10158}, errUnavailable}, // an earlier attempt still in process
+		{apiError{Code: 429, ErrCode: 10210}, errUnavailable}, // too many atomic batches in flight
+		{apiError{Code: 429, ErrCode: 10211}, errUnavailable}, // too many fast batches in flight
 		{apiError{Code: 400, ErrCode: 10071}, errConflict},    // wrong last sequence
 		{apiError{Code: 400, ErrCode: 10164}, errConflict},    // the same, replicated
 		{apiError{Code: 400, ErrCode: 10201}, errDupMsg},      // duplicate in batch

@@ -10,10 +10,19 @@ import (
 	"github.com/worksteal/steal"
 )
 
+// Idle thieves back off from minIdleWait to maxIdleWait between steal
+// attempts while some worker is known to have jobs queued; a hint resets
+// the wait. With none known, a thief asks nobody and waits for a hint (or
+// lease/4).
+const (
+	minIdleWait = 100 * time.Microsecond
+	maxIdleWait = 4 * time.Millisecond
+)
+
 // dispatch hands queued jobs to the pool, at most slots at a time (the rest
 // stay in the deque, stealable), and steals when the deque runs dry.
 func (w *Worker) dispatch() {
-	backoff := time.Millisecond
+	backoff := minIdleWait
 	for w.ctx.Err() == nil {
 		w.mu.Lock()
 		for w.running < w.cfg.slots && !w.closing { // no new job once Close began
@@ -28,11 +37,18 @@ func (w *Worker) dispatch() {
 		hungry := w.running < w.cfg.slots && w.dq.Len() == 0
 		w.mu.Unlock()
 		if hungry && w.cfg.steal != StealOff {
+			if w.hinted.Swap(false) {
+				backoff = minIdleWait
+			}
 			if w.trySteal() {
-				backoff = time.Millisecond
+				backoff = minIdleWait
 				continue
 			}
-			backoff = min(2*backoff, w.st.lease/4)
+			if w.members.pick(w.name) != "" {
+				backoff = min(2*backoff, maxIdleWait)
+			} else {
+				backoff = w.st.lease / 4 // nobody to ask: a hint wakes us
+			}
 		}
 		t := time.NewTimer(backoff)
 		select {
@@ -46,10 +62,11 @@ func (w *Worker) dispatch() {
 
 // run executes one job and records its outcome.
 func (w *Worker) run(e *entry, sw *steal.Worker) {
-	out := w.execute(e, sw)
 	requeue := false
-	if out != nil {
-		requeue = w.complete(e, out)
+	if !w.alreadyDone(e) {
+		if out := w.execute(e, sw); out != nil {
+			requeue = w.complete(e, out)
+		}
 	}
 	w.mu.Lock()
 	w.running--
@@ -70,6 +87,30 @@ func (w *Worker) run(e *entry, sw *steal.Worker) {
 	w.mu.Unlock()
 	poke(w.kick)
 	w.signal()
+}
+
+// alreadyDone reports whether e, a record loaded at a (re)start or taken
+// over, is of a job whose completion the ledger holds already; its record
+// is then deleted, conditional on its revision, and the job does not run.
+// Such a record is one that a server restart brought back. Records that
+// arrive on the hot path (submissions, steals) are not checked: their
+// writes were conditional on the job not being done. When the ledger
+// cannot be read, the job runs (its completion is create-only).
+func (w *Worker) alreadyDone(e *entry) bool {
+	w.mu.Lock()
+	check, rev := e.verify && e.rev != 0, e.rev
+	e.verify = false
+	w.mu.Unlock()
+	if !check {
+		return false
+	}
+	o, err := w.st.done(w.ctx, e.id)
+	if err != nil || o == nil {
+		return false
+	}
+	w.st.commit(w.ctx, []op{{key: qKey(w.name, e.id), del: true, check: true, expect: rev}})
+	w.stats.duplicates.Add(1)
+	return true
 }
 
 // execute runs the handler; it returns nil when the outcome must not be

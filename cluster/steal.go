@@ -72,6 +72,7 @@ type taken struct {
 	guard  string
 	grev   uint64
 	anchor *entry // pinned while the steal is in flight
+	verify bool   // the job is to be checked against the ledger before it runs
 }
 
 // takeBack pops the jobs to give from the back of the deque. Jobs without
@@ -103,7 +104,7 @@ func (w *Worker) takeBack(max int) []taken {
 		case e.rec == nil || !stealableLocked(e):
 			skip = append(skip, e) // undecodable (recorded here) or claimed: not moved
 		default:
-			t := taken{e: e, rev: e.rev}
+			t := taken{e: e, rev: e.rev, verify: e.verify}
 			if e.rev == 0 {
 				e.flying = flightSteal
 				t.guard, t.grev = w.guardLocked(e)
@@ -144,6 +145,7 @@ func (w *Worker) giveAway(jobs []taken, thief string) (moved []stolenJob, late [
 		r := *t.e.rec
 		r.Hops++
 		r.From = w.name
+		r.Check = t.verify // the thief checks the ledger before it runs it
 		recs[i], _ = json.Marshal(&r)
 		o := op{key: qKey(thief, t.e.id), value: recs[i], msgID: steal + "." + strconv.Itoa(i)}
 		if t.rev == 0 {

@@ -23,15 +23,81 @@ func (w *Worker) ownLoop() {
 	w.watchLoop(open, w.reload, w.onOwn)
 }
 
-// onOwn applies one update of the records under the worker's name.
-func (w *Worker) onOwn(e jetstream.KeyValueEntry) {
+// onOwn applies one update of the records under the worker's name. A
+// record loaded when the watch starts (initial) is checked against the
+// ledger before it runs: it may be one of an earlier life, or one that a
+// server restart brought back, whose job completed already. A record the
+// worker let go of (retired) but that is live still is looked into (see
+// reclaim) rather than skipped, so that no record is left that nobody
+// runs or deletes.
+func (w *Worker) onOwn(e jetstream.KeyValueEntry, initial bool) {
 	id := strings.TrimPrefix(e.Key(), "q."+w.name+".")
 	w.mu.Lock()
 	if e.Operation() == jetstream.KeyValuePut {
-		w.adoptLocked(decodeEntry(id, e.Revision(), e.Value()), false)
+		en := decodeEntry(id, e.Revision(), e.Value())
+		en.verify = initial
+		if !w.adoptLocked(en, false) && w.letGoLocked(en) && w.reclaiming[id] < en.rev {
+			w.reclaiming[id] = en.rev // a late delivery of an older revision must not hide this one
+			w.wg.Add(1)               // the own loop, in wg, is running: Close waits for it
+			go w.reclaim(en)
+		}
 	} else {
 		w.retireLocked(id, e.Revision())
 	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+// letGoLocked reports whether e is a record at a revision the worker let
+// go of lately (completed, given away, moved) and holds no newer record
+// of. A job that is still settling its completion (held, or running, at
+// an older revision) counts: its record may reappear before it is retired.
+func (w *Worker) letGoLocked(e *entry) bool {
+	if r, held := w.known[e.id]; held && r >= e.rev || w.locals[e.id] != nil {
+		return false
+	}
+	return e.rev <= max(w.retired[0][e.id], w.retired[1][e.id])
+}
+
+// reclaim deals with a record under this worker's name that it let go of
+// but that the watch shows live: a record that a server restart brought
+// back (nats-server can lose a delete when killed), or a late delivery of
+// one deleted since. If the ledger holds the job's completion, the record
+// is deleted, conditional on its revision. If not, and the record is
+// still at that revision, it is queued again. A record left because the
+// servers did not answer is looked at again at the next start of the
+// watch (a reload), as every record is.
+func (w *Worker) reclaim(e *entry) {
+	defer w.wg.Done()
+	defer func() {
+		w.mu.Lock()
+		if w.reclaiming[e.id] == e.rev {
+			delete(w.reclaiming, e.id)
+		}
+		w.mu.Unlock()
+	}()
+	key := qKey(w.name, e.id)
+	o, err := w.st.done(w.ctx, e.id)
+	if err != nil {
+		return
+	}
+	if o != nil {
+		if _, err := w.st.commit(w.ctx, []op{{key: key, del: true, check: true, expect: e.rev}}); err == nil {
+			w.stats.duplicates.Add(1)
+		}
+		return
+	}
+	if !w.stillOursCtx(w.ctx, key, e.rev) || w.ctx.Err() != nil {
+		return // a late delivery: deleted or moved since
+	}
+	w.mu.Lock()
+	if w.retired[0][e.id] >= e.rev {
+		delete(w.retired[0], e.id)
+	}
+	if w.retired[1][e.id] >= e.rev {
+		delete(w.retired[1], e.id)
+	}
+	w.adoptLocked(e, false)
 	w.mu.Unlock()
 	w.signal()
 }
@@ -40,7 +106,7 @@ func (w *Worker) onOwn(e jetstream.KeyValueEntry) {
 // a lease/4 later if that fails), hands each update to apply, and starts
 // over when the watch ends or restart is poked.
 func (w *Worker) watchLoop(open func() (jetstream.KeyWatcher, error), restart <-chan struct{},
-	apply func(jetstream.KeyValueEntry)) {
+	apply func(e jetstream.KeyValueEntry, initial bool)) {
 	for w.ctx.Err() == nil {
 		kw, err := open()
 		if err != nil {
@@ -53,9 +119,11 @@ func (w *Worker) watchLoop(open func() (jetstream.KeyWatcher, error), restart <-
 }
 
 // follow hands kw's updates to apply until the worker closes, restart is
-// poked or the watch ends. The nil that marks the end of the initial
-// values is skipped.
-func (w *Worker) follow(kw jetstream.KeyWatcher, restart <-chan struct{}, apply func(jetstream.KeyValueEntry)) {
+// poked or the watch ends, each with whether it is one of the initial
+// values (the keys as they were when the watch started). The nil that
+// marks the end of the initial values is not handed on.
+func (w *Worker) follow(kw jetstream.KeyWatcher, restart <-chan struct{}, apply func(jetstream.KeyValueEntry, bool)) {
+	initial := true
 	for {
 		select {
 		case <-w.ctx.Done():
@@ -66,9 +134,11 @@ func (w *Worker) follow(kw jetstream.KeyWatcher, restart <-chan struct{}, apply 
 			if !ok {
 				return
 			}
-			if e != nil {
-				apply(e)
+			if e == nil {
+				initial = false
+				continue
 			}
+			apply(e, initial)
 		}
 	}
 }
@@ -78,7 +148,7 @@ func decodeEntry(id string, rev uint64, data []byte) *entry {
 	if err != nil {
 		return &entry{id: id, rev: rev, err: err.Error()}
 	}
-	return &entry{id: id, rev: rev, rec: r}
+	return &entry{id: id, rev: rev, rec: r, verify: r.Check}
 }
 
 // scanLoop looks for orphans: records whose owner holds no lease. It runs
@@ -230,6 +300,7 @@ func (w *Worker) moveIn(batch []stored) bool {
 			e.rec.From = "" // a takeover, not a steal
 			raw, _ = json.Marshal(e.rec)
 		}
+		e.verify = true // a record brought back by a server restart may be of a completed job
 		moved, at = append(moved, e), append(at, len(ops))
 		ops = append(ops, op{key: k, value: raw, check: true, expect: m.rev})
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nuid"
 	"github.com/worksteal/steal"
 	"github.com/worksteal/steal/coord"
 )
@@ -24,27 +25,35 @@ type Worker struct {
 	handlers map[string]Handler
 	fallback Handler // for types with no handler of their own; nil: none
 
-	mu       sync.Mutex
-	dq       coord.Deque[*entry]  // owner at the front, thieves at the back
-	known    map[string]uint64    // id -> revision of each job held (queued, running or moving); 0: no record yet
-	locals   map[string]*entry    // jobs held that have no record yet (spawned here, see local.go)
-	flights  *sync.Cond           // on mu: signalled when a batch about local jobs settles
-	retired  [2]map[string]uint64 // id -> revision of records let go lately (completed, given, moved away)
-	rotated  time.Time            // when retired[1] became retired[0]
-	running  int                  // jobs handed to the pool
-	runs     map[string]*entry    // id -> the entry of each job handed to the pool; kept through a fence
-	moving   int                  // jobs in a steal or takeover batch not yet settled
-	incoming int                  // submissions being written
-	epoch    uint64               // +1 each time the worker leaves idle
-	inc      uint64               // lease revision at registration: the incarnation
-	hbRev    uint64               // lease revision of the last heartbeat
-	started  bool
-	closing  bool
+	mu         sync.Mutex
+	dq         coord.Deque[*entry]  // owner at the front, thieves at the back
+	known      map[string]uint64    // id -> revision of each job held (queued, running or moving); 0: no record yet
+	locals     map[string]*entry    // jobs held that have no record yet (spawned here, see local.go)
+	flights    *sync.Cond           // on mu: signalled when a batch about local jobs settles
+	retired    [2]map[string]uint64 // id -> revision of records let go lately (completed, given, moved away)
+	rotated    time.Time            // when retired[1] became retired[0]
+	running    int                  // jobs handed to the pool
+	runs       map[string]*entry    // id -> the entry of each job handed to the pool; kept through a fence
+	reclaiming map[string]uint64    // id -> revision of a record being looked into by reclaim
+	moving     int                  // jobs in a steal or takeover batch not yet settled
+	incoming   int                  // submissions being written
+	epoch      uint64               // +1 each time the worker leaves idle
+	inc        uint64               // lease revision at registration: the incarnation
+	hbRev      uint64               // lease revision of the last heartbeat
+	started    bool
+	closing    bool          // no new job: Close began, or the worker stopped serving
+	closed     bool          // Close was called
+	proc       string        // tells this Worker value's registrations from another process's
+	renewed    time.Time     // when the lease was last renewed (or taken)
+	err        error         // why the worker stopped serving on its own
+	done       chan struct{} // closed once the worker stopped serving (Done)
+	doneOnce   sync.Once
 
 	members *members
 	pool    *steal.Pool
 	wake    chan struct{} // wakes the dispatcher
-	kick    chan struct{} // asks for a heartbeat now
+	kick    chan struct{} // tells the hint loop that the state changed
+	hinted  atomic.Bool   // a hint came since the dispatcher last looked
 	scan    chan struct{} // asks for an orphan scan
 	reload  chan struct{} // restarts the watch of the own records
 	rewatch chan struct{} // restarts the watch of the workers bucket
@@ -74,6 +83,7 @@ type entry struct {
 	orphan bool     // its completion was refused and it has no record: not done
 	gone   bool     // completed or moved away: no longer the parent's to write
 	run    string   // tags this entry's completions (outcome.Run); set at its first run
+	verify bool     // check the ledger before running it (see alreadyDone)
 }
 
 type stats struct {
@@ -103,17 +113,20 @@ func NewWorker(nc *nats.Conn, name string, opts ...Option) (*Worker, error) {
 	}
 	w := &Worker{
 		name: name, cfg: cfg, nc: nc,
-		handlers: map[string]Handler{},
-		known:    map[string]uint64{},
-		locals:   map[string]*entry{},
-		runs:     map[string]*entry{},
-		retired:  [2]map[string]uint64{{}, {}},
-		members:  newMembers(),
-		wake:     make(chan struct{}, 1),
-		kick:     make(chan struct{}, 1),
-		scan:     make(chan struct{}, 1),
-		reload:   make(chan struct{}, 1),
-		rewatch:  make(chan struct{}, 1),
+		handlers:   map[string]Handler{},
+		known:      map[string]uint64{},
+		locals:     map[string]*entry{},
+		runs:       map[string]*entry{},
+		reclaiming: map[string]uint64{},
+		retired:    [2]map[string]uint64{{}, {}},
+		members:    newMembers(),
+		wake:       make(chan struct{}, 1),
+		kick:       make(chan struct{}, 1),
+		scan:       make(chan struct{}, 1),
+		reload:     make(chan struct{}, 1),
+		rewatch:    make(chan struct{}, 1),
+		proc:       nuid.Next(),
+		done:       make(chan struct{}),
 	}
 	w.flights = sync.NewCond(&w.mu)
 	return w, nil
@@ -145,6 +158,20 @@ func (w *Worker) HandleAll(h Handler) {
 	w.fallback = h
 	w.hmu.Unlock()
 }
+
+// Err reports why the worker stopped serving on its own: ErrSuperseded,
+// or an error wrapping ErrServerLost. It is nil while the worker serves,
+// and after a Close that found it serving. Any goroutine may call it.
+func (w *Worker) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Done is closed once the worker has stopped serving: on its own (Err then
+// says why) or in Close. Any goroutine may call it; the program still
+// calls Close to wait for the running handlers and release the worker.
+func (w *Worker) Done() <-chan struct{} { return w.done }
 
 // Queued is the number of jobs waiting in the worker's deque now, not
 // counting the ones its handlers are running.

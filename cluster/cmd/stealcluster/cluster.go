@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/worksteal/steal"
 )
@@ -22,6 +23,18 @@ random port (or -listen), and -workers workers named w1, w2, ... in this
 process (or, with -procs, as child processes running stealcluster worker). It
 prints the server's URL: other processes and machines join with
 stealcluster worker -nats URL -name w5. With -nats it uses that server instead.
+
+Security: any client that can connect to the server can do what a worker
+does: read every job, forge completions, answer steals in a worker's place,
+delete records. The NATS account is the trust boundary. On loopback, that
+is every user of this machine. -listen on any other address is refused
+unless clients must authenticate: -user with -password (or
+$STEAL_NATS_PASSWORD), or TLS with client certificates (-tlscert, -tlskey,
+-tlsclientca); -insecure runs it open anyway.
+
+cluster up prints a status line every -every: the live workers (those that
+joined or left since the last line), the jobs they completed and stole, and
+each queue.
 
 cluster demo submits every root job to w1; each root spawns a tree of jobs
 that sleep a little, as jobs waiting on I/O would. The other workers get
@@ -37,8 +50,12 @@ type clusterFlags struct {
 	store, dir, listen string
 	listenHost         string
 	listenPort         int
+	tlsCert, tlsKey    string // the embedded server's certificate
+	tlsClientCA        string // CAs of the client certificates it requires
+	insecure           bool
 	demo               demoFlags
 	isDemo             bool
+	every              time.Duration // cluster up's status interval
 }
 
 func (f *clusterFlags) register(fs *flag.FlagSet) {
@@ -49,9 +66,16 @@ func (f *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", "memory", "where the cluster's buckets keep jobs: memory or file")
 	fs.StringVar(&f.dir, "dir", "", "the embedded server's JetStream directory, kept after exit (default: a temporary one, removed)")
 	fs.StringVar(&f.listen, "listen", "", "the embedded server's host:port, port 0 for a random one (default 127.0.0.1:0);\n"+
-		"0.0.0.0:4222 lets other machines join: secure the server first")
+		"0.0.0.0:4222 lets other machines join: refused without -user, client-certificate TLS or -insecure")
+	fs.StringVar(&f.tlsCert, "tlscert", "", "the embedded server's TLS certificate (PEM): clients must use TLS")
+	fs.StringVar(&f.tlsKey, "tlskey", "", "the key of -tlscert (PEM)")
+	fs.StringVar(&f.tlsClientCA, "tlsclientca", "", "with -tlscert, require client certificates signed by these CAs (PEM)")
+	fs.BoolVar(&f.insecure, "insecure", false, "allow -listen beyond loopback with no authentication: every client\n"+
+		"that reaches the port can read and submit jobs, forge completions and delete records")
 	if f.isDemo {
 		f.demo.register(fs)
+	} else {
+		fs.DurationVar(&f.every, "every", 5*time.Second, "status line interval: workers joined and left, jobs done, steals, queues")
 	}
 }
 
@@ -70,6 +94,14 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("-dir and -listen configure the embedded server; with -nats there is none")
 	case f.conn.url == "" && f.conn.creds != "":
 		return fmt.Errorf("-creds applies with -nats: the embedded server has no accounts")
+	case f.conn.url != "" && (f.tlsCert != "" || f.tlsKey != "" || f.tlsClientCA != "" || f.insecure):
+		return fmt.Errorf("-tlscert, -tlskey, -tlsclientca and -insecure configure the embedded server; with -nats there is none")
+	case (f.tlsCert == "") != (f.tlsKey == ""):
+		return fmt.Errorf("-tlscert and -tlskey go together")
+	case f.tlsClientCA != "" && f.tlsCert == "":
+		return fmt.Errorf("-tlsclientca needs -tlscert and -tlskey")
+	case f.tlsCert != "" && f.procs:
+		return fmt.Errorf("-procs with -tlscert is not supported: start the workers with stealcluster worker -tlsca")
 	}
 	if f.listen != "" {
 		host, port, err := net.SplitHostPort(f.listen)
@@ -82,12 +114,33 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 		}
 		f.listenHost, f.listenPort = host, p
 	}
+	if err := f.conn.check(); err != nil {
+		return err
+	}
+	if f.conn.url == "" && f.listen != "" && !loopback(f.listenHost) && !f.insecure &&
+		f.conn.user == "" && f.tlsClientCA == "" {
+		return fmt.Errorf("-listen %s exposes the cluster beyond this machine, and any client of the server "+
+			"can read jobs, forge completions and delete records: give -user with -password (or $%s), "+
+			"or -tlscert, -tlskey and -tlsclientca, or -insecure to run it open", f.listen, passwordEnv)
+	}
 	if f.isDemo {
 		if err := f.demo.check(); err != nil {
 			return err
 		}
+	} else if f.every < 10*time.Millisecond {
+		return fmt.Errorf("-every must be at least 10ms, not %v", f.every)
 	}
-	return f.conn.check()
+	return nil
+}
+
+// loopback reports whether host names this machine only: localhost or a
+// loopback address. "" and 0.0.0.0 mean every interface.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // runCluster is stealcluster cluster: up or demo.
@@ -122,7 +175,7 @@ func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if f.isDemo {
 		code = runDemo(ctx, c, &f.demo, stdout, stderr)
 	} else {
-		<-ctx.Done()
+		report(ctx, c.client, f.every, stdout)
 		fmt.Fprintln(stdout, "stopping")
 	}
 	if err := c.stop(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -13,19 +14,37 @@ import (
 // connFlags are the flags that say which cluster to join and how.
 type connFlags struct {
 	url, creds, cluster string
+	user, password      string
+	tlsCA               string
 	replicas            int
 	lease               time.Duration
 }
 
+// passwordEnv carries the password when -password is not given, so that
+// it stays out of process listings.
+const passwordEnv = "STEAL_NATS_PASSWORD"
+
 func (c *connFlags) register(fs *flag.FlagSet, urlHelp string) {
 	fs.StringVar(&c.url, "nats", "", urlHelp)
 	fs.StringVar(&c.creds, "creds", "", "NATS credentials file (user JWT and NKey seed)")
+	fs.StringVar(&c.user, "user", "", "NATS user; its password is -password or $"+passwordEnv)
+	fs.StringVar(&c.password, "password", "", "NATS password for -user (default $"+passwordEnv+")")
+	fs.StringVar(&c.tlsCA, "tlsca", "", "PEM file of the certificate authorities that signed the NATS server's TLS certificate")
 	fs.StringVar(&c.cluster, "cluster", "default", "cluster name: clusters on one NATS system stay apart")
 	fs.IntVar(&c.replicas, "replicas", 1, "replicas of the buckets this process creates (3 on a three-server NATS cluster)")
 	fs.DurationVar(&c.lease, "lease", 3*time.Second, "worker lease: a worker silent this long is taken for dead")
 }
 
 func (c *connFlags) check() error {
+	if c.password == "" {
+		c.password = os.Getenv(passwordEnv)
+	}
+	if c.user != "" && c.password == "" {
+		return fmt.Errorf("-user needs a password: -password or $%s", passwordEnv)
+	}
+	if c.user == "" && c.password != "" && c.url != "" {
+		return fmt.Errorf("-password needs -user")
+	}
 	if c.replicas < 1 || c.replicas > 5 {
 		return fmt.Errorf("-replicas must be 1 to 5, not %d", c.replicas)
 	}
@@ -49,6 +68,12 @@ func (c *connFlags) connect(url, name string) (*nats.Conn, error) {
 	opts := []nats.Option{nats.Name(name), nats.RetryOnFailedConnect(false), nats.MaxReconnects(-1)}
 	if c.creds != "" {
 		opts = append(opts, nats.UserCredentials(c.creds))
+	}
+	if c.user != "" {
+		opts = append(opts, nats.UserInfo(c.user, c.password))
+	}
+	if c.tlsCA != "" {
+		opts = append(opts, nats.RootCAs(c.tlsCA))
 	}
 	return nats.Connect(url, opts...)
 }

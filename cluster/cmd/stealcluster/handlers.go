@@ -69,6 +69,10 @@ func workerAndJob(req *request) (string, string, error) {
 	if req.Worker == nil {
 		return "", "", fail(node.CodeMalformed, "missing field worker")
 	}
+	if *req.Worker == "" {
+		// cluster.To("") would leave the choice of worker to the cluster.
+		return "", "", fail(node.CodeMalformed, "empty field worker: it must name a worker")
+	}
 	if req.JobID == nil {
 		return "", "", fail(node.CodeMalformed, "missing field job_id")
 	}

@@ -2,7 +2,7 @@
 // and sim, and the commands that run a work-stealing cluster over NATS
 // (package cluster).
 //
-//	stealcluster cluster up     an embedded NATS server and N workers, until interrupted
+//	stealcluster cluster up     an embedded NATS server and N workers, until interrupted; a status line every -every
 //	stealcluster cluster demo   the same with a skewed workload of spawning jobs; exits when done
 //	stealcluster worker         one worker process that joins a cluster
 //	stealcluster node --nats    the node protocol (package node) against a cluster on NATS
@@ -41,8 +41,8 @@
 //     queue_size is the worker's queue as it answered right after: it may
 //     have started the job already; it is left out if the worker did not
 //     answer. Error 1000 when no live worker has the name, 1004 when the id
-//     is queued, running or completed on the cluster, 12 for an invalid
-//     job_id, job_type, payload or cost_ms.
+//     is queued, running or completed on the cluster, 12 for an empty
+//     worker or an invalid job_id, job_type, payload or cost_ms.
 //   - steal_job asks the candidate with the longest queue (busy_workers,
 //     or every other live worker; ties to the first listed, or by name) to
 //     give one job from the back of its deque to thief_worker, which runs

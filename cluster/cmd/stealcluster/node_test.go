@@ -138,6 +138,8 @@ func TestNodeNATSSession(t *testing.T) {
 		{`"type": "push_job", "worker": "w1", "job_id": "d e"`, `"code": 12, "text": "invalid job_id \"d e\": 1 to 200 characters from A-Z a-z 0-9 _ = -"`},
 		{`"type": "push_job", "worker": "w1", "job_id": "d", "cost_ms": -1`, `"code": 12, "text": "cost_ms must be in [0, 60000] ms (how long the sleep job sleeps), not -1"`},
 		{`"type": "push_job", "job_id": "d"`, `"code": 12, "text": "missing field worker"`},
+		{`"type": "push_job", "worker": "", "job_id": "d"`, `"code": 12, "text": "empty field worker: it must name a worker"`},
+		{`"type": "complete_job", "worker": "", "job_id": "a"`, `"code": 12, "text": "empty field worker: it must name a worker"`},
 		{`"type": "steal_job", "thief_worker": "w9"`, `"code": 1000, "text": "unknown worker: w9"`},
 		{`"type": "steal_job", "thief_worker": "w2", "busy_workers": ["w9"]`, `"code": 1000, "text": "unknown worker: w9"`},
 		{`"type": "steal_job", "thief_worker": "w1"`, `"code": 1002, "text": "nothing to steal: no candidate worker has a queued job"`},

@@ -161,3 +161,44 @@ func TestClusterUpAndWorkerJoin(t *testing.T) {
 		t.Fatalf("worker process %d is still there after cluster up exited: %v", child, err)
 	}
 }
+
+// cluster up with a user and password: on loopback it starts; the server
+// refuses an anonymous client and serves one that gives the password.
+func TestClusterUpWithPassword(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	up := start(t, "cluster", "up", "-workers", "1", "-slots", "1", "-listen", "127.0.0.1:0",
+		"-user", "steal", "-password", "s3cret", "-every", "100ms")
+	m := up.await(`^join with: stealcluster worker -nats (\S+) -name w2 -user steal \(password in \$STEAL_NATS_PASSWORD\)$`, 30*time.Second)
+	url := m[1]
+	if nc, err := nats.Connect(url); err == nil {
+		nc.Close()
+		t.Fatal("an anonymous client connected to cluster up -user")
+	} else if !errors.Is(err, nats.ErrAuthorization) {
+		t.Errorf("anonymous client refused with %v, want an authorization violation", err)
+	}
+	nc, err := nats.Connect(url, nats.UserInfo("steal", "s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := cluster.NewClient(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Submit(ctx, "j", "sleep", nil, cluster.To("w1")); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := c.Wait(ctx, "j"); err != nil || r.Err != nil || r.Worker != "w1" {
+		t.Fatalf("j: %+v, %v; want done by w1", r, err)
+	}
+	nc.Close()
+	// cluster up says what it is doing: its status line counts the job.
+	up.await(`^\s*[0-9.]+s  workers 1  done 1  stolen 0  queues w1=0$`, 10*time.Second)
+	if out := up.interrupt(15 * time.Second); !strings.Contains(out, "cluster stopped") {
+		t.Fatalf("cluster up's output:\n%s", out)
+	}
+}

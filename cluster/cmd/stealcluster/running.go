@@ -77,8 +77,22 @@ func (c *runningCluster) start(ctx context.Context, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(stdout, "cluster %s: workers %s %s, each running up to %d jobs at once\n",
 		c.f.conn.cluster, strings.Join(c.names, " "), where(c.f.procs), c.f.slots)
-	fmt.Fprintf(stdout, "join with: stealcluster worker -nats %s -name w%d%s\n", c.url, len(c.names)+1, clusterArg(c.f.conn.cluster))
+	fmt.Fprintf(stdout, "join with: stealcluster worker -nats %s -name w%d%s%s\n", c.url, len(c.names)+1,
+		clusterArg(c.f.conn.cluster), c.authArgs())
 	return nil
+}
+
+// authArgs are the flags a joining worker adds to authenticate; the
+// password itself is never printed.
+func (c *runningCluster) authArgs() string {
+	s := ""
+	if c.f.conn.user != "" {
+		s += " -user " + c.f.conn.user + " (password in $" + passwordEnv + ")"
+	}
+	if c.f.tlsCert != "" {
+		s += " -tlsca <CA of " + c.f.tlsCert + ">"
+	}
+	return s
 }
 
 func where(procs bool) string {
@@ -102,6 +116,12 @@ func (c *runningCluster) embed() error {
 	}
 	if c.f.dir != "" {
 		opts = append(opts, cluster.EmbedStoreDir(c.f.dir))
+	}
+	if c.f.conn.user != "" {
+		opts = append(opts, cluster.EmbedUserPassword(c.f.conn.user, c.f.conn.password))
+	}
+	if c.f.tlsCert != "" {
+		opts = append(opts, cluster.EmbedTLS(c.f.tlsCert, c.f.tlsKey, c.f.tlsClientCA))
 	}
 	srv, err := cluster.StartEmbedded(opts...)
 	if err != nil {
@@ -155,7 +175,16 @@ func (c *runningCluster) spawnChildren(ctx context.Context, stdout, stderr io.Wr
 		if c.f.conn.creds != "" {
 			args = append(args, "-creds", c.f.conn.creds)
 		}
+		if c.f.conn.user != "" {
+			args = append(args, "-user", c.f.conn.user)
+		}
+		if c.f.conn.tlsCA != "" {
+			args = append(args, "-tlsca", c.f.conn.tlsCA)
+		}
 		cmd := exec.Command(exe, args...)
+		if c.f.conn.user != "" {
+			cmd.Env = append(os.Environ(), passwordEnv+"="+c.f.conn.password)
+		}
 		cmd.Stdout, cmd.Stderr = stdout, stderr
 		cmd.SysProcAttr = childAttr()
 		if err := cmd.Start(); err != nil {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os/signal"
 	"runtime"
 	"syscall"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/worksteal/steal"
@@ -17,8 +19,12 @@ import (
 const workerUsage = `usage: stealcluster worker -nats URL -name W [-creds F] [-slots N] [-cluster C]
 
 Joins the cluster at URL as worker W and runs its jobs (the tree and sleep
-types: see go doc github.com/worksteal/steal/cluster/cmd/stealclustercluster) until SIGINT or
-SIGTERM, then closes: its queued jobs go to another worker at once.
+types: see go doc github.com/worksteal/steal/cluster/cmd/stealcluster) until SIGINT or
+SIGTERM, then closes: its queued jobs go to another worker at once. It exits
+1 if no server took its lease back then (its jobs were not handed over), and
+if it stops serving on its own: another process registered the name W while
+this one was paused or cut off past its lease, or no server renewed its
+lease for -server-loss-limit.
 
 flags:
 `
@@ -31,12 +37,17 @@ func runWorker(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	c.register(fs, "NATS server URL, e.g. the one stealcluster cluster up prints (required)")
 	name := fs.String("name", "", "worker name: 1 to 64 of A-Z a-z 0-9 _ - (required)")
 	slots := fs.Int("slots", runtime.GOMAXPROCS(0), "jobs run at once")
+	loss := fs.Duration("server-loss-limit", time.Minute, "stop, exiting 1, when no server renewed the lease for this long (at least 2s)")
 	fs.Usage = func() { fmt.Fprint(stderr, workerUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if err := workerArgs(fs, &c, *name, *slots); err != nil {
 		fmt.Fprintln(stderr, "stealcluster worker:", err)
+		return 2
+	}
+	if *loss < 2*time.Second {
+		fmt.Fprintf(stderr, "stealcluster worker: -server-loss-limit must be at least 2s, not %v\n", *loss)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -47,17 +58,29 @@ func runWorker(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer nc.Close()
-	w, err := startWorker(ctx, nc, *name, *slots, &c)
+	w, err := startWorker(ctx, nc, *name, *slots, &c, cluster.WithServerLossLimit(*loss))
 	if err != nil {
 		fmt.Fprintf(stderr, "stealcluster worker: %s: %v\n", *name, err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "worker %s joined cluster %s at %s\n", *name, c.cluster, c.url)
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-w.Done():
+	}
+	gone := w.Err() // it stopped serving on its own
 	err = w.Close()
 	s := w.Stats()
 	fmt.Fprintf(stdout, "worker %s stopped: completed %d jobs, stole %d, gave %d\n", *name, s.Completed, s.Stolen, s.Given)
-	if err != nil {
+	switch {
+	case gone != nil:
+		fmt.Fprintf(stderr, "stealcluster worker: %s stopped serving: %v\n", *name, gone)
+		return 1
+	case errors.Is(err, cluster.ErrNotHandedOver):
+		fmt.Fprintf(stderr, "stealcluster worker: %s could not hand its jobs over: no server answered; "+
+			"another worker takes them once its lease expires, if a server that holds them comes back (%v)\n", *name, err)
+		return 1
+	case err != nil:
 		fmt.Fprintln(stderr, "stealcluster worker:", err)
 		return 1
 	}
@@ -79,8 +102,8 @@ func workerArgs(fs *flag.FlagSet, c *connFlags, name string, slots int) error {
 }
 
 // startWorker makes, registers and starts one worker on nc.
-func startWorker(ctx context.Context, nc *nats.Conn, name string, slots int, c *connFlags) (*cluster.Worker, error) {
-	w, err := cluster.NewWorker(nc, name, append(c.options(), cluster.WithSlots(slots))...)
+func startWorker(ctx context.Context, nc *nats.Conn, name string, slots int, c *connFlags, extra ...cluster.Option) (*cluster.Worker, error) {
+	w, err := cluster.NewWorker(nc, name, append(append(c.options(), cluster.WithSlots(slots)), extra...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/worksteal/steal/cluster"
+)
+
+// report prints what the cluster is doing every interval until ctx ends:
+// the live workers, those that joined or left since the last line, the
+// jobs they completed and stole since they started, and their queues.
+// A line that the cluster did not answer in time says so.
+func report(ctx context.Context, cl *cluster.Client, every time.Duration, out io.Writer) {
+	start := time.Now()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var last []cluster.WorkerState
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		actx, cancel := context.WithTimeout(ctx, every)
+		states, err := cl.Workers(actx)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			fmt.Fprintf(out, "%7.1fs  no answer from the cluster: %v\n", time.Since(start).Seconds(), err)
+			continue
+		}
+		fmt.Fprintln(out, statusLine(time.Since(start), states, last, nil))
+		last = states
+	}
+}
+
+// statusLine is one line of report: workers (joined, left since prev),
+// jobs done and stolen since base, each queue.
+func statusLine(at time.Duration, states, prev, base []cluster.WorkerState) string {
+	names := func(ss []cluster.WorkerState) []string {
+		var n []string
+		for _, s := range ss {
+			n = append(n, s.Name)
+		}
+		return n
+	}
+	now, before := names(states), names(prev)
+	var joined, left []string
+	for _, n := range now {
+		if prev != nil && !slices.Contains(before, n) {
+			joined = append(joined, n)
+		}
+	}
+	for _, n := range before {
+		if !slices.Contains(now, n) {
+			left = append(left, n)
+		}
+	}
+	done, stolen := since(states, base)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%7.1fs  workers %d", at.Seconds(), len(states))
+	if len(joined) > 0 {
+		fmt.Fprintf(&b, " (joined %s)", strings.Join(joined, " "))
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(&b, " (left %s)", strings.Join(left, " "))
+	}
+	fmt.Fprintf(&b, "  done %d  stolen %d  queues", done, stolen)
+	for _, s := range states {
+		fmt.Fprintf(&b, " %s=%d", s.Name, s.Queue)
+	}
+	return b.String()
+}

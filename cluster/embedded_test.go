@@ -1,0 +1,39 @@
+package cluster
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+)
+
+// TestEmbeddedUserPassword: with a user and password, the server refuses
+// an anonymous client and a wrong password, and takes the right ones and
+// Connect's in-process connections.
+func TestEmbeddedUserPassword(t *testing.T) {
+	e, err := StartEmbedded(EmbedStoreDir(t.TempDir()), EmbedUserPassword("steal", "s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Shutdown)
+	for _, opts := range [][]nats.Option{nil, {nats.UserInfo("steal", "wrong")}} {
+		nc, err := nats.Connect(e.URL(), opts...)
+		if err == nil {
+			nc.Close()
+			t.Fatalf("a client without the password connected")
+		}
+		if !errors.Is(err, nats.ErrAuthorization) {
+			t.Errorf("refused with %v, want an authorization violation", err)
+		}
+	}
+	nc, err := nats.Connect(e.URL(), nats.UserInfo("steal", "s3cret"))
+	if err != nil {
+		t.Fatalf("with the password: %v", err)
+	}
+	nc.Close()
+	nc, err = e.Connect()
+	if err != nil {
+		t.Fatalf("in process: %v", err)
+	}
+	nc.Close()
+}
