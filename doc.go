@@ -164,8 +164,9 @@
 // cancels (the one given to Submit, PoolSpawn, Pool.Group, PoolMap...)
 // and the pool's (Shutdown giving up) skip it, and then it is reported:
 // a future's Wait returns a *SkippedError, and a Worker.Spawn's task,
-// which nobody waits for, is counted in the *SkippedError that Close or
-// Shutdown returns, joined with the kept panics.
+// which nobody waits for, or a future nobody has waited for by then, is
+// counted in the *SkippedError that Close or Shutdown returns, joined
+// with the kept panics.
 //
 // # Waiting on the pool from inside it
 //

@@ -81,6 +81,7 @@ const maxFreeGo = 128
 func (c *core) skip(t *task, ctx context.Context) {
 	c.stats.skipped.inc()
 	l := t.done
+	future := l != nil && l.group == nil && t.isFuture()
 	t.forget()
 	switch {
 	case l == nil:
@@ -91,7 +92,11 @@ func (c *core) skip(t *task, ctx context.Context) {
 		l.group.addSkipped(1, context.Cause(ctx))
 		l.group.childDone()
 	default:
-		l.err = &SkippedError{Count: 1, Cause: context.Cause(ctx)}
+		se := &SkippedError{Count: 1, Cause: context.Cause(ctx)}
+		l.err = se
+		if future { // a waiter may never come: Close reports it then
+			c.pool.panics.holdFuture(l, se)
+		}
 		l.countDown()
 	}
 }
