@@ -78,15 +78,18 @@
 // A task a user spawned runs, or an error that someone receives says it
 // did not. A task spawned inside the pool (Worker.Spawn, Spawn) may start
 // after the scope it was spawned in has ended: its task has returned, the
-// group round whose child spawned it has been waited for, the map whose
-// call spawned it has returned. Such an end is no failure of the spawned
-// task, so it sees the context of the place that opened the scope, less
-// the scope's own cancellation, and runs. Only the contexts a user cancels
-// (the one given to Submit, PoolSpawn, Pool.Group, PoolMap...) and the
-// pool's (Shutdown giving up) skip it, and then it is reported: a future's
-// Wait returns a *SkippedError, and a Worker.Spawn's task, which nobody
-// waits for, is counted in the *SkippedError that Close or Shutdown
-// returns, joined with the kept panics.
+// group round whose child spawned it has been waited for (NewGroup,
+// Pool.Group), the map whose call spawned it has returned (MapErr,
+// MapSeqErr, PoolMap and PoolMapErr called from a task). Such an end is no
+// failure of the spawned task, so it sees the context of the place that
+// opened the scope, less the scope's own cancellation (its end, or a
+// group's or map's first error), and runs. Only the contexts a user
+// cancels (the one given to Submit, PoolSpawn, Pool.Group, PoolMap...)
+// and the pool's (Shutdown giving up) skip it, and then it is reported:
+// a future's Wait returns a *SkippedError, and a Worker.Spawn's task,
+// which nobody waits for, or a future nobody has waited for by then, is
+// counted in the *SkippedError that Close or Shutdown returns, joined
+// with the kept panics.
 //
 // # Panics and Goexit
 //

@@ -60,7 +60,7 @@ func runFutureTask(w *Worker) {
 // still runs, even after that task, or the group or map it was spawned
 // from, has ended (see the package doc's "Spawned tasks run"), unless a
 // context a user cancels is done before it starts: then it is skipped,
-// and Wait reports a *SkippedError.
+// and Wait reports a *SkippedError (Close does, if nobody has waited).
 //
 // Cost: one allocation (the future, its task record and its latch
 // together: 144 bytes for an 8-byte T) plus what fn's closure costs the
@@ -206,11 +206,12 @@ func (f *Future[T]) WaitContext(ctx context.Context) (T, error) {
 	return f.result()
 }
 
-// result returns fn's result, or the error it failed with. A panic it
-// returns is the waiter's: Close no longer reports it (claimFuture).
+// result returns fn's result, or the error it failed with. A panic or skip
+// it returns is the waiter's: Close no longer reports it (claimFuture).
 func (f *Future[T]) result() (T, error) {
 	if err := f.j.latch.err; err != nil {
-		if _, ok := err.(*PanicError); ok {
+		switch err.(type) {
+		case *PanicError, *SkippedError:
 			f.p.panics.claimFuture(&f.j.latch)
 		}
 		var zero T

@@ -32,11 +32,12 @@ type panicSink struct {
 	futures []futurePanic
 }
 
-// futurePanic is a panic of a future's task, with the future's latch,
-// which a waiter's claim matches.
+// futurePanic is how a future's task failed (a *PanicError) or why it did
+// not run (a *SkippedError), with the future's latch, which a waiter's
+// claim matches.
 type futurePanic struct {
 	l *latch
-	e *PanicError
+	e error
 }
 
 // init sets the sink up from the pool's options.
@@ -88,11 +89,22 @@ func (s *panicSink) addFuture(l *latch, e *PanicError) {
 		(*h)(e)
 		return
 	}
+	s.holdFuture(l, e)
+}
+
+// holdFuture holds e, the failure of the future whose latch is l, until a
+// waiter claims it or Close takes it: a panic (addFuture) or a skip.
+func (s *panicSink) holdFuture(l *latch, e error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.futures) >= s.limit {
-		// Memory held for panics stays bounded: past the limit a future's
-		// panic is only counted, though its waiter, if any, still gets it.
+		// Memory held for failures stays bounded: past the limit a
+		// future's panic is only counted as dropped, and its skip in the
+		// *SkippedError of Close, though a waiter, if any, still gets it.
+		if se, ok := e.(*SkippedError); ok {
+			s.skipSpawnedLocked(se.Cause)
+			return
+		}
 		s.dropped++
 		s.droppedTotal++
 		return
@@ -100,8 +112,9 @@ func (s *panicSink) addFuture(l *latch, e *PanicError) {
 	s.futures = append(s.futures, futurePanic{l, e})
 }
 
-// claimFuture forgets the held panic of the future whose latch is l, now
-// that a waiter has it. Only futures that panicked get here.
+// claimFuture forgets the held failure of the future whose latch is l,
+// now that a waiter has it. Only futures that panicked or were skipped get
+// here.
 func (s *panicSink) claimFuture(l *latch) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -120,6 +133,10 @@ func (s *panicSink) take() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range s.futures {
+		if se, ok := f.e.(*SkippedError); ok {
+			s.skipSpawnedLocked(se.Cause)
+			continue
+		}
 		s.keep(f.e)
 	}
 	s.futures = nil
@@ -141,6 +158,11 @@ func (s *panicSink) take() error {
 func (s *panicSink) skipSpawned(cause error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.skipSpawnedLocked(cause)
+}
+
+// skipSpawnedLocked is skipSpawned with mu held.
+func (s *panicSink) skipSpawnedLocked(cause error) {
 	if s.skipped == 0 {
 		s.skipCause = cause
 	}

@@ -113,7 +113,7 @@ func (c *core) takeSubmitted(t *task) (timed bool) {
 }
 
 // recordRun records in Stats.TaskTime the run of a timed task that started
-// at start (sinceStart). execute defers it.
+// at start (sinceStart). finish calls it.
 func (c *core) recordRun(start int64) {
 	c.pool.runs.record(time.Duration(c.pool.sinceStart() - start))
 }

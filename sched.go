@@ -377,8 +377,9 @@ func (c *core) execute(t *task) {
 		c.skip(t, c.endedCtx(t))
 		return
 	}
-	if timed { // deferred before finish, so it runs after it, panic or not
-		defer c.recordRun(p.sinceStart())
+	start := int64(-1) // for Stats.TaskTime: finish records the run of a timed task
+	if timed {
+		start = p.sinceStart()
 	}
 	// Run t as the worker's current task. finish is deferred last, so it
 	// runs first: the task is counted done before its own context is
@@ -387,7 +388,7 @@ func (c *core) execute(t *task) {
 	t.c = c
 	c.cur.store(t)
 	returned := false
-	defer c.finish(t, prev, &returned)
+	defer c.finish(t, prev, &returned, start)
 	if t.errFn {
 		if err := t.callErr(); err != nil {
 			t.done.group.fail(err)

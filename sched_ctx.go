@@ -97,10 +97,15 @@ func (w *Worker) spawnCtx() (ctx context.Context, own bool) {
 	if w.lazy == lazyOwn {
 		return w.ctx, true
 	}
-	if tc, ok := w.ctx.(*taskCtx); ok {
-		return tc.base, tc.own
+	switch c := w.ctx.(type) { // spawnBase's cases, without a call for most
+	case *taskCtx:
+		return c.base, c.own
+	case *scopeCtx:
+		return c.base, c.own
+	case *groupCtx:
+		return spawnBase(c.root)
 	}
-	return spawnBase(w.ctx)
+	return w.ctx, false
 }
 
 // spawnBase returns what a task spawned under ctx sees: ctx less the

@@ -8,8 +8,11 @@ import (
 
 // finish is deferred by run. It restores the worker's current task, turns a
 // panic or a Goexit into a *PanicError, hands it to whoever waits for the
-// task (or to the pool's panic sink), and counts the task done.
-func (c *core) finish(t *task, prev *task, returned *bool) {
+// task (or to the pool's panic sink), and counts the task done; for a
+// timed task (start >= 0, when it started) it records the run in
+// Stats.TaskTime. (A deferred call of its own for that, made only for
+// timed tasks, still cost every task a check on the way out.)
+func (c *core) finish(t *task, prev *task, returned *bool, start int64) {
 	c.cur.store(prev)
 	l := t.done
 	var tc *taskCtx // a context Context made, to cancel once the task is done
@@ -21,6 +24,9 @@ func (c *core) finish(t *task, prev *task, returned *bool) {
 		fail = newPanicError(r, c.id)
 	} else if !*returned {
 		fail = newPanicError(ErrGoexit, c.id)
+	}
+	if start >= 0 { // before a waiter can hear the task is done
+		c.recordRun(start)
 	}
 	// Asked only of a failed task, before forget clears fn, which tells.
 	future := fail != nil && l != nil && l.group == nil && t.isFuture()
@@ -81,6 +87,7 @@ const maxFreeGo = 128
 func (c *core) skip(t *task, ctx context.Context) {
 	c.stats.skipped.inc()
 	l := t.done
+	future := l != nil && l.group == nil && t.isFuture()
 	t.forget()
 	switch {
 	case l == nil:
@@ -91,7 +98,11 @@ func (c *core) skip(t *task, ctx context.Context) {
 		l.group.addSkipped(1, context.Cause(ctx))
 		l.group.childDone()
 	default:
-		l.err = &SkippedError{Count: 1, Cause: context.Cause(ctx)}
+		se := &SkippedError{Count: 1, Cause: context.Cause(ctx)}
+		l.err = se
+		if future { // a waiter may never come: Close reports it then
+			c.pool.panics.holdFuture(l, se)
+		}
 		l.countDown()
 	}
 }

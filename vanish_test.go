@@ -158,3 +158,27 @@ func TestSkippedSpawnReportedByClose(t *testing.T) {
 		t.Fatalf("Close = %v; want a *SkippedError counting 1 task, caused by context.Canceled", err)
 	}
 }
+
+// A future that is skipped and that nobody waits for is reported by Close;
+// one whose waiter got the *SkippedError is not.
+func TestSkippedFutureReportedByClose(t *testing.T) {
+	p := New(WithWorkers(1))
+	ctx, cancel := context.WithCancel(context.Background())
+	var waited *Future[int]
+	if err := p.Submit(ctx, func(w *Worker) {
+		Spawn(w, func(*Worker) int { return 1 }) // nobody waits
+		waited = Spawn(w, func(*Worker) int { return 2 })
+		cancel() // before either can start: this is the only worker
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitAllParked(t, p)
+	if _, err := waited.Wait(nil); !errors.Is(err, ErrSkipped) {
+		t.Fatalf("Wait = %v; want a *SkippedError", err)
+	}
+	err := p.Close()
+	var se *SkippedError
+	if !errors.As(err, &se) || se.Count != 1 || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Close = %v; want a *SkippedError counting the unwaited future alone", err)
+	}
+}
