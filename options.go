@@ -102,10 +102,11 @@ func WithPanicLimit(n int) Option {
 // STEALDEBUG=schedtrace=N does the same every N milliseconds on stderr.
 //
 // Lines are written from a goroutine of their own, one at a time. The
-// writer may call Close or Shutdown. Close does not wait for a line being
-// written: once Close returns no line starts, but one that a writer is
-// blocked on (a stalled connection) may be written after Close returns,
-// or never, and its goroutine ends when the writer returns.
+// writer may call Close or Shutdown. Once Close returns no line starts,
+// and a line being written has ended, so the program may write to out
+// after Close; but Close waits for that line at most a second: a line
+// that a writer is blocked on (a stalled connection) may be written after
+// Close returns, or never, and its goroutine ends when the writer returns.
 func WithSchedTrace(interval time.Duration, out io.Writer) Option {
 	return func(c *config) { c.traceEvery, c.traceOut = interval, out }
 }

@@ -40,17 +40,23 @@ func (p *Pool) SchedTrace(elapsed time.Duration) string {
 // schedTrace prints SchedTrace lines periodically. It is the one timer a
 // pool may run, and only when asked for.
 //
-// Close stops it without waiting for the writer: the writer may call Close
-// itself, and Close waiting for that write would wait for itself; a writer
-// blocked on a stalled connection would hold Close as long. state says
+// Close stops it and waits for a line being written, so that what the
+// program writes to the same writer after Close comes after the pool's
+// last line; but not from the writer itself, which may call Close and
+// would wait for itself, and not for longer than traceStopWait, so that a
+// writer blocked on a stalled connection does not hold Close. state says
 // whether a line is being written, so that no line starts once stop has
-// returned, while one already started may end after that, or never.
+// returned; one that outlasts the wait may end after that, or never.
 type schedTrace struct {
 	quit     chan struct{}
 	done     chan struct{} // closed when the tracer's goroutine exits
 	state    atomic.Int32  // traceIdle, traceWriting or traceStopped
+	gid      atomic.Int64  // the tracer goroutine's id, for stop to tell it
 	stopOnce sync.Once
 }
+
+// traceStopWait bounds how long Close waits for a line being written.
+const traceStopWait = time.Second
 
 const (
 	traceIdle int32 = iota
@@ -63,6 +69,7 @@ func startSchedTrace(p *Pool, every time.Duration, out io.Writer) *schedTrace {
 	start := time.Now()
 	go func() {
 		defer close(st.done)
+		st.gid.Store(goid())
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
@@ -83,10 +90,20 @@ func startSchedTrace(p *Pool, every time.Duration, out io.Writer) *schedTrace {
 	return st
 }
 
-// stop ends the tracer: no line starts after it returns. It does not wait
-// for a line being written (see schedTrace). Any number of calls is fine,
+// stop ends the tracer: no line starts after it returns, and a line being
+// written has ended, unless stop is called from the writer or the line
+// outlasts traceStopWait (see schedTrace). Any number of calls is fine,
 // from any goroutine, the writer's included.
 func (st *schedTrace) stop() {
-	st.state.Store(traceStopped)
+	prev := st.state.Swap(traceStopped)
 	st.stopOnce.Do(func() { close(st.quit) })
+	if prev != traceWriting || goid() == st.gid.Load() {
+		return
+	}
+	t := time.NewTimer(traceStopWait)
+	defer t.Stop()
+	select {
+	case <-st.done:
+	case <-t.C:
+	}
 }

@@ -54,3 +54,27 @@ func TestBlockedSchedTraceWriterDoesNotBlockClose(t *testing.T) {
 		t.Fatalf("%d schedtrace lines started after Close returned", m-n)
 	}
 }
+
+// Close waits for a line being written, so that a program writing to the
+// same writer after Close writes after the pool's last line.
+func TestCloseWaitsForLineBeingWritten(t *testing.T) {
+	writing := make(chan struct{})
+	var ended atomic.Bool
+	var calls atomic.Int64
+	out := writerFunc(func(b []byte) (int, error) {
+		if calls.Add(1) == 1 {
+			close(writing)
+			time.Sleep(50 * time.Millisecond) // a slow line, well under traceStopWait
+			ended.Store(true)
+		}
+		return len(b), nil
+	})
+	p := New(WithWorkers(1), WithSchedTrace(time.Millisecond, out))
+	waitClosed(t, writing, "first schedtrace line")
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !ended.Load() {
+		t.Fatal("Close returned while a schedtrace line was still being written")
+	}
+}
