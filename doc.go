@@ -160,27 +160,27 @@
 // ErrInsideTask. The check reads the caller's stack (microseconds), so it
 // is made only where the call is about to block anyway.
 //
-// A task that waits runs other tasks on its goroutine, above its own
-// frames, and cannot go on before they return. It runs only tasks spawned
-// inside the pool (the children of NewGroup and NewResultGroup, Spawn, the
-// parts of Join, Join2, Fork2, For and the Map family) and, of the tasks
-// submitted to the pool (Submit, TrySubmit, SubmitBatch, Go, Run, the
-// children of a Pool.Group, PoolSpawn), only one that its wait is for. A
-// submitted task may wait for anything, such as a Pool.Group of which the
-// waiting task is a child, and run above that child it would wait for it
-// forever. So any other submitted task that the waiting task comes upon
-// goes to a spare worker, as with Block, which runs it at the top of a
-// goroutine of its own, and the waiting task then runs nothing more until
-// its wait is over. (At most 256 spares run at once, Block's included;
-// past that, a waiting task runs the submitted task itself.)
+// So any task may wait for any work of the pool: its own forks, groups
+// and futures, a Pool.Group that other tasks fill, a future another task
+// made, from any depth of nesting and on any number of workers. What
+// remains forbidden is what no scheduler could run, a wait for itself: a
+// Pool.Group's Wait called from inside one of its children (or a part
+// forked there) panics at once, and one called from a future that such a
+// child spawned and waits for panics once both are waiting, as does any
+// other such cycle that the pool can see; Join and For cannot form one.
 //
-// So a submitted task may wait for any work of the pool. A task spawned
-// inside the pool should wait only for work it started itself (its
-// groups, its futures, its forks): one that waits for other work (a
-// Pool.Group that other tasks fill, a future another task made) may have
-// been run above a task that this work waits for, and then both wait
-// forever. Wait for such work from a submitted task, or from outside the
-// pool.
+// How that holds: a task that waits runs other tasks on its goroutine,
+// above its own frames, and cannot go on before they return, so it runs
+// only tasks of the work it waits for (the tasks its wait counts, and
+// those that they in turn wait for, a lineage every task carries: the
+// design notes of sched.go argue it). Any other task it comes upon goes
+// to a spare worker, as with Block, which runs it at the top of a
+// goroutine of its own, and the waiting task then runs nothing more until
+// its wait is over. Spares are not capped: each one stands in for a
+// goroutine that is blocked. The one wait that runs more than its own
+// work is a Go waiting for a slot of a limited group (Group.SetLimit): it
+// runs the group's children, so a child of a limited group should not
+// wait for what the caller of Go does after that Go.
 //
 // # Inside a task and outside
 //

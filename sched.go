@@ -1,3 +1,63 @@
+// Waiting
+//
+// A task that waits (Join, Fork2, For, Group.Wait, Future.Wait, a Go at a
+// group's limit) helps: it runs tasks on its own goroutine, above its own
+// frames, until what it waits for is done. A task run there cannot let the
+// waiting task go on before it returns, so it must not wait, directly or
+// through others, for anything the waiting task does after its wait, nor
+// for anything beneath it on the goroutine. The invariant:
+//
+//	a task waiting for latch l runs, above itself, only tasks of the work
+//	that l counts: tasks whose latch is l, or whose latch's task is waited
+//	for, through a chain of joiner links, by a task whose latch is l.
+//
+// Lineage. Every latch has a joiner: the latch of the task that waits for
+// the latch's work. A part (Join, Fork2, For, the Map family) gets it when
+// forked, from its forker, which always waits for its parts. A group or
+// future gets it when a task begins waiting for it, and loses it when that
+// wait ends; while a wait is in place its latch cannot open, so no link
+// leads through a task that is done. A task t is in the work of l
+// (inScope) when the chain t.done, t.done.joiner, ... reaches l. The
+// common case, a task popping the part it has just forked, is one
+// comparison (t.done == l) and a fork one plain store, so fork-join keeps
+// its speed and its zero allocations; a chain longer than maxLineage, or
+// a second waiter of a latch that already has a joiner, gives a no, which
+// costs a spare and is never wrong.
+//
+// Why it is enough. Suppose a task u, run above waiting task x, waits
+// for something that x does after its wait. u is in the work x waits for,
+// so x waits, through the chain, for u's task to finish; that is a cycle
+// of waits in the program, which no scheduler can finish and which exists
+// with one goroutine per task as well. And u cannot wait for anything
+// beneath x on the goroutine, since x's own waiter is beneath it and u is
+// in x's work as much as in that waiter's: the same cycle, one level
+// down. Without a cycle, then, every task run above a waiting task
+// finishes without the waiting task, and the wait ends once its work is
+// done. With one goroutine per waiting task and one per running task, as
+// below, the pool is never worse off than the goroutine-per-task program.
+//
+// Compensation. A task the waiting task may not run (a task spawned or
+// submitted elsewhere, a part of an outer fork on its own deque) it has
+// taken from a queue; it lends it to a spare (sched_lend.go), a worker
+// with queues of its own that runs it at the top of a fresh goroutine, and
+// blocks until its wait is over: the pool keeps as many goroutines taking
+// work as it has workers, and nobody runs above the blocked one. A waiting
+// task that finds nothing sleeps on the idle list; new work wakes it, and
+// what it cannot run it lends then. Spares have no cap, since one reached
+// would leave a lent task with nobody to run it or put it back above the
+// waiting task; each spare stands in for a goroutine that is blocked, so
+// their number is bounded by the program's own waits and Blocks.
+//
+// Misuse. A wait that is a cycle (a Pool.Group's Wait from its own child,
+// or from a future that child spawned and waits for) would hang, so the
+// waiting task checks, before it blocks, whether its own chain reaches
+// the latch it waits for, and panics if it does (checkCycle). Once every
+// task of such a cycle waits, all their links are in place and the last
+// to block sees the cycle. A Go waiting for a slot of a limited group
+// waits for any one child, not all: it helps with the group's children,
+// which is safe unless one of them waits for what that Go's caller does
+// next (the package doc says so).
+
 package steal
 
 import (
@@ -187,7 +247,7 @@ func (c *core) execute(t *task) {
 	defer c.finish(t, prev, &returned)
 	if t.errFn {
 		if err := t.callErr(); err != nil {
-			t.done.group.fail(err)
+			t.done.grp.fail(err) // t is a group child: errFn
 		}
 	} else if t.goFn {
 		t.callGo()

@@ -12,6 +12,10 @@ import (
 func (c *core) finish(t *task, prev *task, returned *bool) {
 	c.cur.store(prev)
 	l := t.done
+	var g *Group // the group t is a child of
+	if l != nil {
+		g = l.groupOf(t)
+	}
 	var tc *taskCtx // a context Context made, to cancel once the task is done
 	if t.lazy == lazyMade {
 		tc = t.ctx.(*taskCtx)
@@ -35,11 +39,11 @@ func (c *core) finish(t *task, prev *task, returned *bool) {
 		if fail != nil {
 			c.pool.panics.add(fail)
 		}
-	case l.group != nil:
+	case g != nil:
 		if fail != nil {
-			l.group.fail(fail)
+			g.fail(fail)
 		}
-		l.group.childDone()
+		g.childDone()
 	default:
 		if fail != nil {
 			l.err = fail
@@ -76,12 +80,16 @@ const maxFreeGo = 128
 func (c *core) skip(t *task, ctx context.Context) {
 	c.stats.skipped.inc()
 	l := t.done
+	var g *Group
+	if l != nil {
+		g = l.groupOf(t)
+	}
 	t.forget()
 	switch {
 	case l == nil:
-	case l.group != nil:
-		l.group.addSkipped(1, context.Cause(ctx))
-		l.group.childDone()
+	case g != nil:
+		g.addSkipped(1, context.Cause(ctx))
+		g.childDone()
 	default:
 		l.err = &SkippedError{Count: 1, Cause: context.Cause(ctx)}
 		l.countDown()
