@@ -99,6 +99,11 @@ type core struct {
 	// tasks and while that task waits (owner only). A handle is valid only
 	// while it is its worker's cur.
 	cur curSlot
+	// mark is the index of jobs' bottom when the current task began (owner
+	// only): items at or above it were pushed by that task or by tasks run
+	// above it, so they are its descendants, which it may run while it
+	// waits (see "Waiting" above).
+	mark uint32
 	// owner is the id of the goroutine running this worker, so that a call
 	// that would block (Run, Close, an outside Wait) can tell it comes from
 	// inside the pool.
@@ -240,11 +245,12 @@ func (c *core) execute(t *task) {
 	// Run t as the worker's current task. finish is deferred last, so it
 	// runs first: the task is counted done before its own context is
 	// cancelled.
-	prev := c.cur.load()
+	prev, prevMark := c.cur.load(), c.mark
 	t.c = c
 	c.cur.store(t)
+	c.mark = c.jobs.Bottom()
 	returned := false
-	defer c.finish(t, prev, &returned)
+	defer c.finish(t, prev, prevMark, &returned)
 	if t.errFn {
 		if err := t.callErr(); err != nil {
 			t.done.grp.fail(err) // t is a group child: errFn

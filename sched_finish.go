@@ -6,11 +6,13 @@ import (
 	"runtime"
 )
 
-// finish is deferred by run. It restores the worker's current task, turns a
+// finish is deferred by run. It restores the worker's current task (and
+// its mark), turns a
 // panic or a Goexit into a *PanicError, hands it to whoever waits for the
 // task (or to the pool's panic sink), and counts the task done.
-func (c *core) finish(t *task, prev *task, returned *bool) {
+func (c *core) finish(t *task, prev *task, prevMark uint32, returned *bool) {
 	c.cur.store(prev)
+	c.mark = prevMark
 	l := t.done
 	var g *Group // the group t is a child of
 	if l != nil {

@@ -79,12 +79,12 @@ func (c *core) helpUntil(l, scope *latch, ctx context.Context) {
 	}
 	empty := 0
 	for !l.open() && (ctx == nil || ctx.Err() == nil) {
-		if t := c.helpOnce(); t != nil {
+		if t, mine := c.helpOnce(); t != nil {
 			// A worker woken as a spinner must not run a task while still
 			// counted in nspinning: every wakep would think someone is
 			// looking for work and leave parked workers asleep.
 			c.stopSpinning()
-			if !inScope(t, scope) {
+			if !mine && !inScope(t, scope) {
 				c.checkCycle(cur, l, scope)
 				c.lend(t, l, ctx) // l is open or ctx done (sched_lend.go)
 				break
@@ -155,18 +155,28 @@ func pause(l *latch, round int) {
 	}
 }
 
-// helpOnce finds one task for a waiting worker, or nil.
-func (c *core) helpOnce() *task {
-	if t := c.jobs.Pop(); t != nil {
-		return t
+// helpOnce finds one task for a waiting worker, or nil, and reports
+// whether the task is a descendant of the waiting task: one it or a task
+// run above it pushed on the deque, at or above the mark. Those come
+// first (most likely the very ones the wait is for); the deque's older
+// items, pushed by the tasks beneath, come last, when there is nothing
+// else, since the waiting task will most likely have to lend them.
+func (c *core) helpOnce() (t *task, mine bool) {
+	if int32(c.jobs.Bottom()-c.mark) > 0 {
+		if t := c.jobs.Pop(); t != nil {
+			return t, true
+		}
 	}
-	if t := c.findLocal(); t != nil {
-		return t
+	if t := c.findQueued(); t != nil {
+		return t, false
 	}
 	if t := c.pool.inject.getOne(); t != nil {
-		return t
+		return t, false
 	}
-	return c.stealPasses(1)
+	if t := c.stealPasses(1); t != nil {
+		return t, false
+	}
+	return c.jobs.Pop(), false
 }
 
 // sleepOn parks w until l opens or new work may be available. It follows

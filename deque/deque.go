@@ -285,6 +285,12 @@ func (d *Deque[T]) reserve(n uint32) (uint32, *buffer[T]) {
 	return b, buf
 }
 
+// Bottom returns the index one past the newest item. Owner only. Indices
+// grow by one per Push and wrap around: compare them by subtraction. An
+// owner that notes Bottom can later tell the items pushed since (those at
+// that index and above) from older ones, unless thieves took them.
+func (d *Deque[T]) Bottom() uint32 { return d.bottom.Load() }
+
 // Len returns the number of items. Any goroutine. From any goroutine but the
 // owner it is a snapshot that may be stale by the time it is used.
 func (d *Deque[T]) Len() int {
