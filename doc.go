@@ -171,16 +171,21 @@
 //
 // How that holds: a task that waits runs other tasks on its goroutine,
 // above its own frames, and cannot go on before they return, so it runs
-// only tasks of the work it waits for (the tasks its wait counts, and
+// only its own descendants (what it forked and spawned, and so on down)
+// and tasks of the work it waits for (the tasks its wait counts, and
 // those that they in turn wait for, a lineage every task carries: the
 // design notes of sched.go argue it). Any other task it comes upon goes
 // to a spare worker, as with Block, which runs it at the top of a
 // goroutine of its own, and the waiting task then runs nothing more until
 // its wait is over. Spares are not capped: each one stands in for a
-// goroutine that is blocked. The one wait that runs more than its own
-// work is a Go waiting for a slot of a limited group (Group.SetLimit): it
-// runs the group's children, so a child of a limited group should not
-// wait for what the caller of Go does after that Go.
+// goroutine that is blocked.
+//
+// Two waits are outside that rule. A task should not wait, through a
+// channel or a lock, for what a task it descends from does after that
+// task's own wait began: the descendant may be running above it. And a Go
+// waiting for a slot of a limited group (Group.SetLimit) runs the group's
+// children, so a child of a limited group should not wait for what the
+// caller of Go does after that Go.
 //
 // # Inside a task and outside
 //

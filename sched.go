@@ -7,9 +7,14 @@
 // through others, for anything the waiting task does after its wait, nor
 // for anything beneath it on the goroutine. The invariant:
 //
-//	a task waiting for latch l runs, above itself, only tasks of the work
-//	that l counts: tasks whose latch is l, or whose latch's task is waited
-//	for, through a chain of joiner links, by a task whose latch is l.
+//	a task x waiting for latch l runs above itself only
+//	  (a) its own descendants: what x, or a task run above x, pushed on
+//	      the worker's deque since x began (at or above core.mark), and
+//	  (b) tasks of the work l counts: tasks whose latch is l, or whose
+//	      latch's task is waited for, through a chain of joiner links,
+//	      by a task whose latch is l.
+//
+// Anything else it comes upon is lent to a spare, never run above it.
 //
 // Lineage. Every latch has a joiner: the latch of the task that waits for
 // the latch's work. A part (Join, Fork2, For, the Map family) gets it when
@@ -17,27 +22,27 @@
 // future gets it when a task begins waiting for it, and loses it when that
 // wait ends; while a wait is in place its latch cannot open, so no link
 // leads through a task that is done. A task t is in the work of l
-// (inScope) when the chain t.done, t.done.joiner, ... reaches l. The
-// common case, a task popping the part it has just forked, is one
-// comparison (t.done == l) and a fork one plain store, so fork-join keeps
-// its speed and its zero allocations; a chain longer than maxLineage, or
-// a second waiter of a latch that already has a joiner, gives a no, which
-// costs a spare and is never wrong.
+// (inScope) when the chain t.done, t.done.joiner, ... reaches l. A stolen
+// task costs a few loads to check; the common case, a task popping the
+// part it has just forked, is (a), one subtraction, and a fork one plain
+// store, so fork-join keeps its speed and its zero allocations. A chain
+// longer than maxLineage, or a second waiter of a latch that already has
+// a joiner, gives a no, which costs a spare and is never wrong.
 //
-// Why it is enough. Suppose a task u, run above waiting task x, waits
-// for something that x does after its wait. u is in the work x waits for,
-// so x waits, through the chain, for u's task to finish; that is a cycle
-// of waits in the program, which no scheduler can finish and which exists
-// with one goroutine per task as well. And u cannot wait for anything
-// beneath x on the goroutine, since x's own waiter is beneath it and u is
-// in x's work as much as in that waiter's: the same cycle, one level
-// down. Without a cycle, then, every task run above a waiting task
-// finishes without the waiting task, and the wait ends once its work is
-// done. With one goroutine per waiting task and one per running task, as
-// below, the pool is never worse off than the goroutine-per-task program.
+// Why it is enough. Take a task u run above x. In case (b) x waits,
+// through the chain, for u to finish; if u waited for something x does
+// after its wait, or for a task beneath x (which waits for x in turn, or
+// x would not run above it), that would be a cycle of waits in the
+// program, which exists with one goroutine per task as well and which no
+// scheduler can finish. In case (a) u descends from x, and a task can
+// reach what its ancestor does later only through something outside the
+// pool (a channel, a lock): waits on the pool's own groups and futures
+// only see work that exists, which does not wait for x. Without a cycle,
+// then, every task run above a waiting task finishes without it, and the
+// wait ends once its work is done, whatever the number of workers.
 //
 // Compensation. A task the waiting task may not run (a task spawned or
-// submitted elsewhere, a part of an outer fork on its own deque) it has
+// submitted elsewhere, a part of an outer fork left on its deque) it has
 // taken from a queue; it lends it to a spare (sched_lend.go), a worker
 // with queues of its own that runs it at the top of a fresh goroutine, and
 // blocks until its wait is over: the pool keeps as many goroutines taking

@@ -41,6 +41,12 @@ func (c *core) lend(t *task, l *latch, ctx context.Context) {
 	}
 }
 
+// handOff gives t to a spare that runs it and retires: t came up in the
+// help loop of a task that is about to panic instead of waiting.
+func (c *core) handOff(t *task) {
+	close(c.pool.spares.start(c.pool, t).quit)
+}
+
 // blockOn blocks w until l opens, or until a token on joinWake says to
 // look again (waitForCtx sends one when its context ends). Unlike sleepOn
 // it leaves w off the idle list: a spare stands in for w meanwhile, and

@@ -85,7 +85,10 @@ func (c *core) helpUntil(l, scope *latch, ctx context.Context) {
 			// looking for work and leave parked workers asleep.
 			c.stopSpinning()
 			if !mine && !inScope(t, scope) {
-				c.checkCycle(cur, l, scope)
+				if c.cycle(cur, l, scope) {
+					c.handOff(t) // not lost with the panic
+					panicCycle()
+				}
 				c.lend(t, l, ctx) // l is open or ctx done (sched_lend.go)
 				break
 			}
@@ -97,7 +100,9 @@ func (c *core) helpUntil(l, scope *latch, ctx context.Context) {
 			pause(l, empty)
 			continue
 		}
-		c.checkCycle(cur, l, scope)
+		if c.cycle(cur, l, scope) {
+			panicCycle()
+		}
 		c.sleepOn(l)
 		empty = 0
 	}
@@ -129,17 +134,19 @@ func inScope(t *task, scope *latch) bool {
 	return false
 }
 
-// checkCycle panics if the task cur, about to stop helping and wait for l,
-// is itself part of the work l counts: then it waits for itself, as a
+// cycle reports whether the task cur, about to stop helping and wait for
+// l, is itself part of the work l counts: then it waits for itself, as a
 // Pool.Group's Wait called from a future its own child spawned and waits
-// for would. It is called only before the waiting task blocks, where a
+// for would. It is asked only before the waiting task blocks, where a
 // walk up the links costs nothing next to blocking; the links a cycle
 // needs are all in place by then once every task of the cycle has begun
-// to wait, and the last one to begin finds it.
-func (c *core) checkCycle(cur *task, l, scope *latch) {
-	if cur == nil || scope != l || !inScope(cur, l) {
-		return
-	}
+// to wait, and the last one to begin finds it. A Go waiting for a slot
+// (scope != l) may be a child of its own group, so it is not asked.
+func (c *core) cycle(cur *task, l, scope *latch) bool {
+	return cur != nil && scope == l && inScope(cur, l)
+}
+
+func panicCycle() {
 	panic("steal: a task waits for work that waits for it (a Group's Wait called from " +
 		"one of its children, or from work such a child waits for); it would wait forever")
 }
