@@ -9,8 +9,11 @@ import "context"
 // worker (as Block does), which runs it at the top of a goroutine of its
 // own; the waiting task then only waits until its wait is over, and the
 // spare retires once its queues are empty, as Block's does. The waiting
-// task has nothing of its own left to run: what it comes upon first is
-// the top of its own deque, where its own parts would be.
+// task comes upon its own descendants first (helpOnce pops them from its
+// deque before it looks anywhere else), so it lends only once none is
+// left there. The work it waits for may still make tasks it could have
+// run; the spare and the other workers run them instead, so the pool
+// loses no worker by it.
 //
 // There is no cap on spares: each one stands in for a task that waits, so
 // a cap reached would either leave the lent task with nobody to run it or

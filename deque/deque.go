@@ -200,6 +200,20 @@ func (d *Deque[T]) Pop() *T {
 	}
 }
 
+// PopIf removes the newest item and reports true if it is x; otherwise,
+// or if a thief takes x first, it leaves the deque as it was and reports
+// false. Owner only. Unlike a Pop followed by a Push of what it returned,
+// it never moves an item to another index (popping the last item moves
+// the indices up), which owners that note Bottom rely on.
+func (d *Deque[T]) PopIf(x *T) bool {
+	b := d.bottom.Load() - 1
+	t, _ := unpack(d.top.Load())
+	if int32(b-t) < 0 || d.buf.Load().at(b).Load() != x {
+		return false
+	}
+	return d.Pop() == x
+}
+
 // popLast races the thieves for the only item, at index b == top.
 func (d *Deque[T]) popLast(buf *buffer[T], tw uint64, b uint32) *T {
 	t, epoch := unpack(tw)
