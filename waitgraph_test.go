@@ -405,7 +405,7 @@ func wgQueues(p *Pool) string {
 func TestWaitGraphs(t *testing.T) {
 	n := *waitGraphs
 	if n == 0 {
-		n = 300
+		n = 600 // about 10 s with -race on two shared cores
 		if testing.Short() {
 			n = 50
 		}
