@@ -27,7 +27,10 @@
 // part it has just forked, is (a), one subtraction, and a fork one plain
 // store, so fork-join keeps its speed and its zero allocations. A chain
 // longer than maxLineage, or a second waiter of a latch that already has
-// a joiner, gives a no, which costs a spare and is never wrong.
+// a joiner, gives a no, which costs a spare and is never wrong. The mark
+// of (a) is exact because no item of a deque ever moves to another index
+// while it waits there (a join takes its part back with PopIf, never with
+// a Pop and a Push back).
 //
 // Why it is enough. Take a task u run above x. In case (b) x waits,
 // through the chain, for u to finish; if u waited for something x does
