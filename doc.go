@@ -53,13 +53,20 @@
 // # Waiting inside the pool
 //
 // A task that waits (Join, Group.Wait, Future.Wait) does not block its
-// worker: it runs other tasks meanwhile, so waits nest to any depth, even
-// on one worker. The rules:
+// worker: it runs the work it waits for meanwhile, and hands anything else
+// to a spare worker, so waits nest to any depth, even on one worker. The
+// rules:
 //
-//   - A submitted task (Submit, TrySubmit, SubmitBatch, Go, Run, a
-//     Pool.Group child, PoolSpawn) may wait for any work of the pool.
-//   - A spawned task (Worker.Spawn, Spawn, a NewGroup child, a part of Join
-//     or For) should wait only for work it started itself.
+//   - Any task may wait for any work of the pool: its own forks, groups
+//     and futures, a Pool.Group that other tasks fill, a future another
+//     task made.
+//   - A wait for itself panics instead of hanging: a Pool.Group's Wait
+//     from one of its own children, or from a future such a child spawned
+//     and waits for.
+//   - A task should not wait, through a channel or a lock, for what a task
+//     it descends from does after that task's own wait began; and a child
+//     of a limited group (Group.SetLimit) should not wait for what the
+//     caller of Go does after that Go.
 //   - A task that blocks outside the pool (I/O, a lock, a channel) wraps the
 //     call in Worker.Block, so that a spare worker steals in its place.
 //   - Close and Shutdown from a task of the same pool return ErrInsideTask.

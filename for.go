@@ -169,10 +169,12 @@ func (c *core) joinBack(w *Worker, j *joinTask) (pe *PanicError, inline bool) {
 // for the caller to run; otherwise it helps until the thief has finished j
 // and reports false.
 func (c *core) takeBack(j *joinTask) bool {
-	if t := c.jobs.Pop(); t == &j.task {
+	// PopIf, not Pop and a Push back of a task that is not j: a task left
+	// behind beneath j (a future not waited for yet) must keep its index,
+	// or a waiting task's mark would take it for its own (see "Waiting"
+	// in sched.go).
+	if c.jobs.PopIf(&j.task) {
 		return true
-	} else if t != nil {
-		c.jobs.Push(t) // not ours: a task left behind (cannot happen with balanced use)
 	}
 	c.waitThrough(&j.latch)
 	return false

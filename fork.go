@@ -59,7 +59,7 @@ func fork2Offer[T, R any](w *Worker, c *core, f func(*Worker, T) R, x, y T) (R, 
 	if inline {
 		var zx T
 		var zr R
-		ft.f, ft.arg, ft.res, ft.ctx, ft.latch.up = nil, zx, zr, nil, nil // keep nothing of this call alive
+		ft.f, ft.arg, ft.res, ft.ctx, ft.latch.grp, ft.latch.joiner = nil, zx, zr, nil, nil, nil // keep nothing of this call alive
 		c.putForkTask(ft)
 	}
 	if pe != nil {

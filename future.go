@@ -140,10 +140,9 @@ func TryPoolSpawn[T any](p *Pool, fn func(w *Worker) T) (*Future[T], error) {
 // shutdown" for a future nobody waits for); if fn was
 // skipped because its context ended first, a *SkippedError.
 //
-// Called from a task with that task's worker, Wait helps run other tasks
-// while it waits. A task submitted to the pool may wait for any future; a
-// task spawned inside the pool should wait only for futures it made
-// itself (see the package doc's "Waiting inside the pool").
+// Called from a task with that task's worker, Wait helps run the tasks of
+// the work it waits for while it waits. Any task may wait for any future
+// (see the package doc's "Waiting inside the pool").
 // Called with a nil worker it blocks, from outside the pool; from inside a
 // task of the same pool it then helps instead, so it never waits on a
 // worker it holds.

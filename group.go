@@ -35,12 +35,10 @@ import (
 // behave as with errgroup and sync.WaitGroup (a Go that races with Wait
 // may or may not be waited for by that Wait), except that a Wait called
 // from inside one of the group's own children, which would wait for
-// itself, panics instead of hanging. A task submitted to the pool may
-// wait for any Pool.Group; a task spawned inside the pool (a NewGroup
-// child, a Spawn, a part of Join or For) should wait only for one whose
-// children it added itself, as the package doc's "Waiting inside
-// the pool" explains. A constructor that chose by its caller would
-// also read the caller's stack on every call.
+// itself, panics instead of hanging. Any task may wait for any Pool.Group,
+// as the package doc's "Waiting inside the pool" explains. A
+// constructor that chose by its caller would also read the caller's stack
+// on every call.
 //
 // SetLimit bounds the children unfinished at once and TryGo adds a child
 // only below that bound, as in errgroup; at the limit, Go waits without
@@ -143,7 +141,7 @@ func NewGroup(w *Worker) *Group {
 	}
 	w.core()
 	g := &Group{owner: w, p: w.c.pool, parent: w.forkCtx(), up: w.group(), round1: true}
-	g.latch.group = g
+	g.latch.grp = g
 	g.newRound()
 	return g
 }
@@ -160,7 +158,7 @@ func (p *Pool) Group(ctx context.Context) *Group {
 		ctx = context.Background()
 	}
 	g := &Group{p: p, parent: ctx, sh: new(groupShared)}
-	g.latch.group = g
+	g.latch.grp = g
 	g.newRound()
 	return g
 }
@@ -485,10 +483,7 @@ func (g *Group) fail(err error) {
 // a child forked with Join, Fork2 or For), or nil.
 func (w *Worker) group() *Group {
 	if l := w.done; l != nil {
-		if l.group != nil {
-			return l.group
-		}
-		return l.up
+		return l.grp
 	}
 	return nil
 }

@@ -27,13 +27,13 @@ type groupLimit struct {
 // would block forever).
 //
 // At the limit, Go waits for a child to finish without holding a worker,
-// so a limited group cannot deadlock even a one-worker pool. On a
-// NewGroup it runs other tasks meanwhile, this group's queued children
-// first. On a Pool.Group, called from a task of the pool, it waits as any
-// wait inside the pool does: it runs tasks spawned inside the pool, and
-// hands a submitted task, such as a child of the group, to a spare worker
-// (see the package doc's "Waiting inside the pool"); called
-// from outside the pool, it blocks. TryGo never waits. A child that calls
+// so a limited group cannot deadlock even a one-worker pool. From a task
+// of the pool (a NewGroup's, or a Pool.Group's called from a task) it
+// runs the group's own children meanwhile, and hands any other task it
+// comes upon to a spare worker (see the package doc's "Waiting inside the
+// pool"), so a child should not wait for what the caller of Go
+// does after it; called from outside the pool, it blocks. TryGo never
+// waits. A child that calls
 // Go on its own group while every slot is held by its siblings and itself
 // waits for a sibling to finish; if all of them do that, they wait
 // forever, as with errgroup.
@@ -121,7 +121,7 @@ func (g *Group) addOwned(fn func(*Worker) error, s slotter, try bool) bool {
 			return false
 		}
 		if l := g.waitSlot(); l != nil {
-			c.waitFor(l) // runs other tasks, this group's children first
+			c.helpUntil(l, &g.latch, nil) // runs this group's children meanwhile
 		}
 	}
 	if s != nil {
@@ -162,7 +162,11 @@ func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 		}
 		g.sh.mu.Unlock()
 		if l := g.waitSlot(); l != nil {
-			l.await(g.p) // helps if called from a task of the pool, else blocks
+			if c := g.p.callerCore(); c != nil {
+				c.helpUntil(l, &g.latch, nil) // runs this group's children meanwhile
+			} else {
+				l.block()
+			}
 		}
 	}
 	if s != nil {

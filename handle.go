@@ -126,9 +126,9 @@ func (w *Worker) misuse() {
 
 // ID returns the index of the worker running the task, from 0 to
 // Workers()-1 for the pool's workers; spares (Block's, and those that run
-// a submitted task a waiting task came upon: see the package doc's
+// a task a waiting task came upon but may not run: see the package doc's
 // "Waiting inside the pool") have IDs from Workers() up, so
-// any submitted task may see one.
+// any task may see one.
 func (w *Worker) ID() int {
 	if w == nil {
 		nilWorker("Worker.ID")
@@ -208,11 +208,6 @@ func (w *Worker) Spawn(fn func(w *Worker)) {
 	c.spawn(t)
 }
 
-// maxSpares caps the spare workers running for Worker.Block at once, across
-// the pool. Past the cap, Block runs fn without a spare: the worker is then
-// simply blocked, as it would be without Block.
-const maxSpares = 256
-
 // Block runs fn, which may block (I/O, a lock, cgo), without taking a worker
 // away from the pool: while fn runs, a spare worker, with queues of its own,
 // steals and runs tasks in this worker's place, so the pool keeps Workers()
@@ -229,10 +224,10 @@ const maxSpares = 256
 // stay on this worker, stealable by the spare and everyone else). A Block
 // inside fn (or inside any task this worker runs while fn waits in Join or
 // Wait) starts no second spare: the one running already stands in for
-// this worker. At most maxSpares (256) spares run at once, those running
-// tasks that waiting tasks handed over included; beyond that fn runs with
-// no spare. A panic or Goexit in fn goes on unchanged after the
-// spare is released.
+// this worker. Spares are not capped: each stands in for a goroutine that
+// is blocked, and a cap reached could leave queued work that the blocked
+// goroutines wait for with nobody to run it. A panic or Goexit in fn goes
+// on unchanged after the spare is released.
 func (w *Worker) Block(fn func()) {
 	if w == nil {
 		nilWorker("Worker.Block")
@@ -246,10 +241,6 @@ func (w *Worker) Block(fn func()) {
 		return
 	}
 	s := c.pool.spares.start(c.pool, nil)
-	if s == nil {
-		fn()
-		return
-	}
 	c.blocking.Store(true)
 	defer func() {
 		c.blocking.Store(false)

@@ -1,5 +1,7 @@
 package steal
 
+import "unsafe"
+
 // Join runs a and b, possibly in parallel, and returns when both are done.
 // It must be called by the task that received w. Both see that task's
 // context, and both run even if it is done: they are part of the task.
@@ -121,16 +123,19 @@ func (c *core) getJoinTask(fn func(*Worker), from *Worker) *joinTask {
 }
 
 // forkedFrom makes j a part of the task whose handle is w: it sees w's
-// context and reports to w's group.
+// context, reports to w's group, and counts as part of whatever w's task
+// is waited for by (w always waits for its parts: see "Waiting" in
+// sched.go). j is not yet published, so a plain store will do.
 func (j *joinTask) forkedFrom(w *Worker) {
-	j.ctx, j.latch.up = w.forkCtx(), w.group()
+	j.ctx, j.latch.grp = w.forkCtx(), w.group()
+	j.latch.joiner = unsafe.Pointer(w.done)
 	j.latch.pending.Store(1)
 }
 
 // putJoinTask recycles j. Only a task that never left w may be recycled: a
 // thief that ran one may still be touching its latch.
 func (c *core) putJoinTask(j *joinTask) {
-	j.fn, j.ctx, j.latch.err, j.latch.up = nil, nil, nil, nil
+	j.fn, j.ctx, j.latch.err, j.latch.grp, j.latch.joiner = nil, nil, nil, nil, nil
 	if len(c.freeJoins) < maxFreeJoins {
 		c.freeJoins = append(c.freeJoins, j)
 	}

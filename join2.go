@@ -58,7 +58,7 @@ func join2Offer[T any](w *Worker, c *core, f func(*Worker, T), x, y T) {
 	pe, inline := c.joinBack(w, &jt.joinTask)
 	if inline {
 		var zero T
-		jt.f, jt.arg, jt.ctx, jt.latch.up = nil, zero, nil, nil // keep nothing of this call alive
+		jt.f, jt.arg, jt.ctx, jt.latch.grp, jt.latch.joiner = nil, zero, nil, nil, nil // keep nothing of this call alive
 		c.putForkTask(jt)
 	}
 	if pe != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Map calls f(w, x) for every element x of in, in parallel, and returns
@@ -210,7 +211,8 @@ func asPart(w *Worker, ctx context.Context, fn func(*Worker)) {
 	c := w.core()
 	t := &joinTask{}
 	t.ctx, t.part, t.done = ctx, true, &t.latch
-	t.latch.up = w.group()
+	t.latch.grp = w.group()
+	t.latch.joiner = unsafe.Pointer(w.done) // before anything fn forks can see it
 	t.c = c
 	c.cur.store(&t.task)
 	defer func() {

@@ -16,8 +16,9 @@
 //   - Only the owner touches a core's owner-only fields, its ring's tail
 //     and its deque's bottom; thieves touch only the heads and runnext,
 //     each with a CAS.
-//   - A waiting task never runs, above itself, a submitted task other than
-//     the one it waits for (see Waiting).
+//   - A waiting task runs above itself only its own descendants and the
+//     tasks of the work it waits for; anything else goes to a spare (see
+//     Waiting).
 //   - An idle pool runs nothing: no polling loop, no timer.
 //
 // # Queues
@@ -110,10 +111,10 @@
 // nothing to help with sleeps by the same protocol, on the idle list, so new
 // work wakes it too. It never runs a task while still counted as spinning,
 // and while it sleeps the pool is not taken for done. A waiting worker
-// that has handed a submitted task to a spare (see Waiting on the pool
-// from inside it) blocks off the idle list instead until its wait is over:
-// the spare stands in for it, and its queues stay among the victims, for
-// the spare and the other workers to steal from.
+// that has handed a task to a spare (see Waiting) blocks off the idle
+// list instead until its wait is over: the spare stands in for it, and its
+// queues stay among the victims, for the spare and the other workers to
+// steal from.
 //
 // # Handles and contexts
 //
@@ -166,36 +167,71 @@
 //
 // # Waiting
 //
-// A task that blocked its goroutine waiting for the pool could wait for its
-// own worker. So every call that can block on the pool (Run, Join and For
-// of Pool, Close, Shutdown, a Pool.Group's Wait, Future.Wait(nil), Submit on
-// a full backlog) first checks, by goroutine id, whether its caller is one
-// of the pool's worker goroutines, and then runs the work inline, helps
-// instead of blocking, queues past the cap, or (Close, Shutdown) returns
-// ErrInsideTask. The check reads the caller's stack (microseconds), so it
-// is made only where the call is about to block anyway.
+// A task that waits (Join, Fork2, For, Group.Wait, Future.Wait, a Go at a
+// group's limit) helps: it runs tasks on its own goroutine, above its own
+// frames, until what it waits for is done. A task run there cannot let the
+// waiting task go on before it returns, so it must not wait, directly or
+// through others, for anything the waiting task does after its wait, nor
+// for anything beneath it on the goroutine. The invariant:
 //
-// A task that waits runs other tasks on its goroutine, above its own
-// frames, and cannot go on before they return. It runs only tasks spawned
-// inside the pool (the children of NewGroup and NewResultGroup, Spawn, the
-// parts of Join, Join2, Fork2, For and the Map family) and, of the tasks
-// submitted to the pool (Submit, TrySubmit, SubmitBatch, Go, Run, the
-// children of a Pool.Group, PoolSpawn), only one that its wait is for. A
-// submitted task may wait for anything, such as a Pool.Group of which the
-// waiting task is a child, and run above that child it would wait for it
-// forever. So any other submitted task that the waiting task comes upon
-// goes to a spare worker, as with Block, which runs it at the top of a
-// goroutine of its own, and the waiting task then runs nothing more until
-// its wait is over. (At most 256 spares run at once, Block's included;
-// past that, a waiting task runs the submitted task itself.)
+//	a task x waiting for latch l runs above itself only
+//	  (a) its own descendants: what x, or a task run above x, pushed on
+//	      the worker's deque since x began (at or above core.mark), and
+//	  (b) tasks of the work l counts: tasks whose latch is l, or whose
+//	      latch's task is waited for, through a chain of joiner links,
+//	      by a task whose latch is l.
 //
-// So a submitted task may wait for any work of the pool. A task spawned
-// inside the pool should wait only for work it started itself (its
-// groups, its futures, its forks): one that waits for other work (a
-// Pool.Group that other tasks fill, a future another task made) may have
-// been run above a task that this work waits for, and then both wait
-// forever. Wait for such work from a submitted task, or from outside the
-// pool.
+// Anything else it comes upon is lent to a spare, never run above it.
+//
+// Lineage. Every latch has a joiner: the latch of the task that waits for
+// the latch's work. A part (Join, Fork2, For, the Map family) gets it when
+// forked, from its forker, which always waits for its parts. A group or
+// future gets it when a task begins waiting for it, and loses it when that
+// wait ends; while a wait is in place its latch cannot open, so no link
+// leads through a task that is done. A task t is in the work of l
+// (inScope) when the chain t.done, t.done.joiner, ... reaches l. A stolen
+// task costs a few loads to check; the common case, a task popping the
+// part it has just forked, is (a), one subtraction, and a fork one plain
+// store, so fork-join keeps its speed and its zero allocations. A chain
+// longer than maxLineage, or a second waiter of a latch that already has
+// a joiner, gives a no, which costs a spare and is never wrong. The mark
+// of (a) is exact because no item of a deque ever moves to another index
+// while it waits there (a join takes its part back with PopIf, never with
+// a Pop and a Push back).
+//
+// Why it is enough. Take a task u run above x. In case (b) x waits,
+// through the chain, for u to finish; if u waited for something x does
+// after its wait, or for a task beneath x (which waits for x in turn, or
+// x would not run above it), that would be a cycle of waits in the
+// program, which exists with one goroutine per task as well and which no
+// scheduler can finish. In case (a) u descends from x, and a task can
+// reach what its ancestor does later only through something outside the
+// pool (a channel, a lock): waits on the pool's own groups and futures
+// only see work that exists, which does not wait for x. Without a cycle,
+// then, every task run above a waiting task finishes without it, and the
+// wait ends once its work is done, whatever the number of workers.
+//
+// Compensation. A task the waiting task may not run (a task spawned or
+// submitted elsewhere, a part of an outer fork left on its deque) it has
+// taken from a queue; it lends it to a spare (sched_lend.go), a worker
+// with queues of its own that runs it at the top of a fresh goroutine, and
+// blocks until its wait is over: the pool keeps as many goroutines taking
+// work as it has workers, and nobody runs above the blocked one. A waiting
+// task that finds nothing sleeps on the idle list; new work wakes it, and
+// what it cannot run it lends then. Spares have no cap, since one reached
+// would leave a lent task with nobody to run it or put it back above the
+// waiting task; each spare stands in for a goroutine that is blocked, so
+// their number is bounded by the program's own waits and Blocks.
+//
+// Misuse. A wait that is a cycle (a Pool.Group's Wait from its own child,
+// or from a future that child spawned and waits for) would hang, so the
+// waiting task checks, before it blocks, whether its own chain reaches
+// the latch it waits for, and panics if it does (checkCycle). Once every
+// task of such a cycle waits, all their links are in place and the last
+// to block sees the cycle. A Go waiting for a slot of a limited group
+// waits for any one child, not all: it helps with the group's children,
+// which is safe unless one of them waits for what that Go's caller does
+// next (the package doc says so).
 
 package steal
 
@@ -238,6 +274,11 @@ type core struct {
 	// tasks and while that task waits (owner only). A handle is valid only
 	// while it is its worker's cur.
 	cur curSlot
+	// mark is the index of jobs' bottom when the current task began (owner
+	// only): items at or above it were pushed by that task or by tasks run
+	// above it, so they are its descendants, which it may run while it
+	// waits (see "Waiting" above).
+	mark uint32
 	// owner is the id of the goroutine running this worker, so that a call
 	// that would block (Run, Close, an outside Wait) can tell it comes from
 	// inside the pool.
@@ -384,14 +425,15 @@ func (c *core) execute(t *task) {
 	// Run t as the worker's current task. finish is deferred last, so it
 	// runs first: the task is counted done before its own context is
 	// cancelled.
-	prev := c.cur.load()
+	prev, prevMark := c.cur.load(), c.mark
 	t.c = c
 	c.cur.store(t)
+	c.mark = c.jobs.Bottom()
 	returned := false
-	defer c.finish(t, prev, &returned, start)
+	defer c.finish(t, prev, prevMark, &returned, start)
 	if t.errFn {
 		if err := t.callErr(); err != nil {
-			t.done.group.fail(err)
+			t.done.grp.fail(err) // t is a group child: errFn
 		}
 	} else if t.goFn {
 		t.callGo()

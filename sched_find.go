@@ -72,11 +72,26 @@ func (c *core) findLocal() *task {
 		c.stopSpinning()
 		return t
 	}
-	if t := c.jobs.Pop(); t != nil { // a Future nobody waited for, or helping
+	if t := c.jobs.Pop(); t != nil { // a Future nobody waited for
 		c.stopSpinning()
 		return t
 	}
 	return nil
+}
+
+// findQueued is findLocal without the deque: the inject queue (1 time in
+// 61), runnext and the ring, for a waiting task (helpOnce).
+func (c *core) findQueued() *task {
+	if c.tick%61 == 0 {
+		if t := c.pool.inject.getOneFor(c); t != nil {
+			c.stats.globalGrabs.inc()
+			return t
+		}
+	}
+	if t := c.ring.Get(); t != nil {
+		return t
+	}
+	return c.takeRunnext()
 }
 
 // takeRunnext empties w's runnext and returns what it held. It loads

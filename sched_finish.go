@@ -6,15 +6,21 @@ import (
 	"runtime"
 )
 
-// finish is deferred by run. It restores the worker's current task, turns a
+// finish is deferred by run. It restores the worker's current task (and
+// its mark), turns a
 // panic or a Goexit into a *PanicError, hands it to whoever waits for the
 // task (or to the pool's panic sink), and counts the task done; for a
 // timed task (start >= 0, when it started) it records the run in
 // Stats.TaskTime. (A deferred call of its own for that, made only for
 // timed tasks, still cost every task a check on the way out.)
-func (c *core) finish(t *task, prev *task, returned *bool, start int64) {
+func (c *core) finish(t *task, prev *task, prevMark uint32, returned *bool, start int64) {
 	c.cur.store(prev)
+	c.mark = prevMark
 	l := t.done
+	var g *Group // the group t is a child of
+	if l != nil {
+		g = l.groupOf(t)
+	}
 	var tc *taskCtx // a context Context made, to cancel once the task is done
 	if t.lazy == lazyMade {
 		tc = t.ctx.(*taskCtx)
@@ -29,7 +35,7 @@ func (c *core) finish(t *task, prev *task, returned *bool, start int64) {
 		c.recordRun(start)
 	}
 	// Asked only of a failed task, before forget clears fn, which tells.
-	future := fail != nil && l != nil && l.group == nil && t.isFuture()
+	future := fail != nil && l != nil && l.groupOf(t) == nil && t.isFuture()
 	reuse := t.reusable()
 	t.c = nil
 	t.forget()
@@ -43,11 +49,11 @@ func (c *core) finish(t *task, prev *task, returned *bool, start int64) {
 		if fail != nil {
 			c.pool.panics.add(fail)
 		}
-	case l.group != nil:
+	case g != nil:
 		if fail != nil {
-			l.group.fail(fail)
+			g.fail(fail)
 		}
-		l.group.childDone()
+		g.childDone()
 	default:
 		if fail != nil {
 			l.err = fail
@@ -87,16 +93,20 @@ const maxFreeGo = 128
 func (c *core) skip(t *task, ctx context.Context) {
 	c.stats.skipped.inc()
 	l := t.done
-	future := l != nil && l.group == nil && t.isFuture()
+	var g *Group
+	if l != nil {
+		g = l.groupOf(t)
+	}
+	future := l != nil && g == nil && t.isFuture()
 	t.forget()
 	switch {
 	case l == nil:
 		if t.sub == subNone && !t.goFn { // a Worker.Spawn: nobody else can hear of it
 			c.pool.panics.skipSpawned(context.Cause(ctx))
 		}
-	case l.group != nil:
-		l.group.addSkipped(1, context.Cause(ctx))
-		l.group.childDone()
+	case g != nil:
+		g.addSkipped(1, context.Cause(ctx))
+		g.childDone()
 	default:
 		se := &SkippedError{Count: 1, Cause: context.Cause(ctx)}
 		l.err = se

@@ -3,6 +3,7 @@ package steal
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // latch counts outstanding fork-join work down to zero, and wakes whoever
@@ -23,10 +24,34 @@ type latch struct {
 	// err is how the task this latch waits for failed: a *PanicError or a
 	// *SkippedError. Written before countDown, read after the latch opens.
 	err error
-	// group is the group whose children this latch counts, or nil; up,
-	// for a Join, Fork2 or For part, is the group of the task that forked
-	// it, so that groups made inside the part report to it.
-	group, up *Group
+	// grp is, for the latch of a group, that group; for the latch of a
+	// part (Join, Fork2, For, the Map family), the group of the task that
+	// forked it, so that groups made inside the part report to it; else
+	// nil. One field serves both, since a task's record tells which its
+	// latch is (part), so that the latch of every future and group keeps
+	// room for joiner.
+	grp *Group
+	// joiner is the latch of the task that waits for this one (a *latch):
+	// the lineage that tells a waiting task which tasks are part of what it
+	// waits for (see "Waiting" in sched.go). A part (Join, Fork2, For, the
+	// Map family) gets it when it is forked, since its forker always waits
+	// for it; a group or future gets it when a task starts waiting for it,
+	// and loses it when that wait ends. The fork writes it plainly, before
+	// the part is published and while no other goroutine can reach the
+	// latch; the rest of the time it is read and written atomically.
+	joiner unsafe.Pointer
+}
+
+// joinerLatch returns the latch of the task that waits for l, or nil.
+func (l *latch) joinerLatch() *latch { return (*latch)(atomic.LoadPointer(&l.joiner)) }
+
+// groupOf returns the group of which t, whose latch l is, is a child, or
+// nil.
+func (l *latch) groupOf(t *task) *Group {
+	if t.part {
+		return nil
+	}
+	return l.grp
 }
 
 func (l *latch) open() bool { return l.pending.Load() == 0 }

@@ -17,14 +17,12 @@ type spareSet struct {
 	running int
 }
 
-// start starts a spare, or returns nil at the maxSpares cap. first, if not
-// nil, is the first task the spare runs (see lend).
+// start starts a spare. first, if not nil, is the first task the spare
+// runs (see lend). There is no cap: every spare stands in for a goroutine
+// that is blocked (in Block, or waiting after lending a task), and a cap
+// reached would turn a wait into one that may never end.
 func (s *spareSet) start(p *Pool, first *task) *core {
 	s.mu.Lock()
-	if s.running >= maxSpares {
-		s.mu.Unlock()
-		return nil
-	}
 	s.running++
 	var c *core
 	if n := len(s.free); n > 0 {

@@ -3,6 +3,8 @@ package steal
 import (
 	"context"
 	"runtime"
+	"sync/atomic"
+	"unsafe"
 )
 
 // helpSpins is how many empty rounds a waiting worker makes before it
@@ -24,14 +26,15 @@ const (
 	latchSpins = 200
 )
 
-// waitFor returns once l is open. Meanwhile w helps: it runs its own
-// fork-join tasks (most likely the very ones l waits for), then its other
-// queued tasks, then the inject queue, then steals. Only when there is
-// nothing to run anywhere does it sleep, and it sleeps on the idle list, so
-// new work anywhere wakes it as it would wake a parked worker. This is what
-// makes any nesting of waits complete, even with one worker: a waiting
-// worker never holds runnable work hostage.
-func (c *core) waitFor(l *latch) { c.helpUntil(l, nil) }
+// waitFor returns once l is open. Meanwhile the worker helps, but only
+// with the work l waits for (see "Waiting" in sched.go): its own fork-join
+// tasks first (most likely the very ones l waits for), then its other
+// queued tasks, then the inject queue, then steals. A task it comes upon
+// that is not part of that work it hands to a spare (lend), which runs it
+// at the top of a goroutine of its own; the waiting task then only waits.
+// When there is nothing to run anywhere it sleeps, on the idle list, so
+// new work anywhere wakes it as it would wake a parked worker.
+func (c *core) waitFor(l *latch) { c.helpUntil(l, l, nil) }
 
 // waitThrough is waitFor for a part of the waiting task that a thief
 // took (the second half of Join, Fork2 or Join2, a sub-range of For, a run
@@ -54,21 +57,38 @@ func (c *core) waitThrough(l *latch) {
 }
 
 // helpUntil is waitFor's loop; with a non-nil ctx it also stops once ctx
-// is done (see waitForCtx), leaving l's sleeper slot as it found it.
-func (c *core) helpUntil(l *latch, ctx context.Context) {
+// is done (see waitForCtx), leaving l's sleeper slot as it found it. It
+// runs only tasks of the work that scope counts: scope is l itself, except
+// for a Go waiting for a slot of a limited group, whose l is opened by any
+// child of the group and whose scope is the group's latch.
+func (c *core) helpUntil(l, scope *latch, ctx context.Context) {
 	// While it waits the task runs no code of its own: its handle is not
 	// current, so a goroutine it leaked that uses the handle is caught.
 	cur := c.cur.load()
 	c.cur.store(nil)
+	defer c.cur.store(cur)
+	if cur != nil && scope == l && ctx == nil {
+		if done := cur.done; done != nil && done != l && l.joinerLatch() == nil &&
+			atomic.CompareAndSwapPointer(&l.joiner, nil, unsafe.Pointer(done)) {
+			// The work l counts is now part of the work cur's own waiter
+			// waits for, until this wait ends.
+			defer atomic.CompareAndSwapPointer(&l.joiner, unsafe.Pointer(done), nil)
+		}
+	}
 	empty := 0
 	for !l.open() && (ctx == nil || ctx.Err() == nil) {
-		if t := c.helpOnce(); t != nil {
+		if t, mine := c.helpOnce(); t != nil {
 			// A worker woken as a spinner must not run a task while still
 			// counted in nspinning: every wakep would think someone is
 			// looking for work and leave parked workers asleep.
 			c.stopSpinning()
-			if t.sub != subNone && c.lend(t, l, ctx) {
-				break // a submitted task: a spare runs it; l is open or ctx done (sched_lend.go)
+			if !mine && !inScope(t, scope) {
+				if c.cycle(cur, l, scope) {
+					c.handOff(t) // not lost with the panic
+					panicCycle()
+				}
+				c.lend(t, l, ctx) // l is open or ctx done (sched_lend.go)
+				break
 			}
 			c.execute(t)
 			empty = 0
@@ -78,6 +98,9 @@ func (c *core) helpUntil(l *latch, ctx context.Context) {
 			pause(l, empty)
 			continue
 		}
+		if c.cycle(cur, l, scope) {
+			panicCycle()
+		}
 		c.sleepOn(l)
 		empty = 0
 	}
@@ -85,7 +108,45 @@ func (c *core) helpUntil(l *latch, ctx context.Context) {
 		l.sleeper.CompareAndSwap(c, nil)
 	}
 	c.stopSpinning()
-	c.cur.store(cur)
+}
+
+// maxLineage bounds the walks up the joiner links: a task whose link to
+// the waiting task's latch is longer is taken for foreign, which costs a
+// spare but is never wrong, and a cycle of links (a cycle of waits no
+// check caught) cannot make a walk endless.
+const maxLineage = 64
+
+// inScope reports whether t belongs to the work that scope counts: t
+// counts scope down itself, or the task whose latch it counts down is
+// waited for by a task of that work, and so on up (see "Waiting" in
+// sched.go). The common case, a waiting task that pops the part it
+// forked, costs one comparison.
+func inScope(t *task, scope *latch) bool {
+	l := t.done
+	for i := 0; l != nil && i < maxLineage; i++ {
+		if l == scope {
+			return true
+		}
+		l = l.joinerLatch()
+	}
+	return false
+}
+
+// cycle reports whether the task cur, about to stop helping and wait for
+// l, is itself part of the work l counts: then it waits for itself, as a
+// Pool.Group's Wait called from a future its own child spawned and waits
+// for would. It is asked only before the waiting task blocks, where a
+// walk up the links costs nothing next to blocking; the links a cycle
+// needs are all in place by then once every task of the cycle has begun
+// to wait, and the last one to begin finds it. A Go waiting for a slot
+// (scope != l) may be a child of its own group, so it is not asked.
+func (c *core) cycle(cur *task, l, scope *latch) bool {
+	return cur != nil && scope == l && inScope(cur, l)
+}
+
+func panicCycle() {
+	panic("steal: a task waits for work that waits for it (a Group's Wait called from " +
+		"one of its children, or from work such a child waits for); it would wait forever")
 }
 
 // pause waits a moment between two empty rounds of helpUntil: it watches
@@ -99,18 +160,28 @@ func pause(l *latch, round int) {
 	}
 }
 
-// helpOnce finds one task for a waiting worker, or nil.
-func (c *core) helpOnce() *task {
-	if t := c.jobs.Pop(); t != nil {
-		return t
+// helpOnce finds one task for a waiting worker, or nil, and reports
+// whether the task is a descendant of the waiting task: one it or a task
+// run above it pushed on the deque, at or above the mark. Those come
+// first (most likely the very ones the wait is for); the deque's older
+// items, pushed by the tasks beneath, come last, when there is nothing
+// else, since the waiting task will most likely have to lend them.
+func (c *core) helpOnce() (t *task, mine bool) {
+	if int32(c.jobs.Bottom()-c.mark) > 0 {
+		if t := c.jobs.Pop(); t != nil {
+			return t, true
+		}
 	}
-	if t := c.findLocal(); t != nil {
-		return t
+	if t := c.findQueued(); t != nil {
+		return t, false
 	}
 	if t := c.pool.inject.getOne(); t != nil {
-		return t
+		return t, false
 	}
-	return c.stealPasses(1)
+	if t := c.stealPasses(1); t != nil {
+		return t, false
+	}
+	return c.jobs.Pop(), false
 }
 
 // sleepOn parks w until l opens or new work may be available. It follows

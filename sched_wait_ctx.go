@@ -46,6 +46,6 @@ func (c *core) waitForCtx(l *latch, ctx context.Context) bool {
 		}
 	})
 	defer stop()
-	c.helpUntil(l, ctx)
+	c.helpUntil(l, l, ctx)
 	return l.open()
 }

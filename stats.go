@@ -70,7 +70,7 @@ type WorkerStats struct {
 
 // Stats is a snapshot of the pool's counters: per worker and summed. The
 // sum includes the spare workers that stand in for a worker while its task
-// is in Block, or waits after lending a submitted task (see the package
+// is in Block, or waits after lending a task (see the package
 // doc's "Waiting inside the pool"); Workers lists the pool's own.
 type Stats struct {
 	Workers  []WorkerStats

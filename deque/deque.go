@@ -200,6 +200,20 @@ func (d *Deque[T]) Pop() *T {
 	}
 }
 
+// PopIf removes the newest item and reports true if it is x; otherwise,
+// or if a thief takes x first, it leaves the deque as it was and reports
+// false. Owner only. Unlike a Pop followed by a Push of what it returned,
+// it never moves an item to another index (popping the last item moves
+// the indices up), which owners that note Bottom rely on.
+func (d *Deque[T]) PopIf(x *T) bool {
+	b := d.bottom.Load() - 1
+	t, _ := unpack(d.top.Load())
+	if int32(b-t) < 0 || d.buf.Load().at(b).Load() != x {
+		return false
+	}
+	return d.Pop() == x
+}
+
 // popLast races the thieves for the only item, at index b == top.
 func (d *Deque[T]) popLast(buf *buffer[T], tw uint64, b uint32) *T {
 	t, epoch := unpack(tw)
@@ -284,6 +298,12 @@ func (d *Deque[T]) reserve(n uint32) (uint32, *buffer[T]) {
 	}
 	return b, buf
 }
+
+// Bottom returns the index one past the newest item. Owner only. Indices
+// grow by one per Push and wrap around: compare them by subtraction. An
+// owner that notes Bottom can later tell the items pushed since (those at
+// that index and above) from older ones, unless thieves took them.
+func (d *Deque[T]) Bottom() uint32 { return d.bottom.Load() }
 
 // Len returns the number of items. Any goroutine. From any goroutine but the
 // owner it is a snapshot that may be stale by the time it is used.

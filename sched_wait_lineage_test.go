@@ -1,0 +1,116 @@
+package steal
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// A Pool.Group's Wait called from a future that one of the group's own
+// children spawned and waits for is a cycle: the child waits for the
+// future, the future for the group, the group for the child. It used to
+// hang; now the task that closes the cycle panics, so the child fails and
+// the group's Wait returns the panic.
+func TestPoolGroupWaitFromFutureOfItsChildPanics(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		p := New(WithWorkers(workers))
+		g := p.Group(context.Background())
+		g.Go(func(w *Worker) error {
+			f := Spawn(w, func(*Worker) int {
+				g.Wait()
+				return 0
+			})
+			_, err := f.Wait(w)
+			return err
+		})
+		var err error
+		within(t, "Wait of a group waited for by its child's future", func() { err = g.Wait() })
+		var pe *PanicError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "waits for work that waits for it") {
+			t.Errorf("%d workers: Wait = %v, want the panic of the wait that closes the cycle", workers, err)
+		}
+		if err := p.Close(); err != nil {
+			t.Errorf("%d workers: Close = %v", workers, err)
+		}
+	}
+}
+
+// A future waited for from its own task is the smallest cycle there is.
+func TestFutureWaitFromItsOwnTaskPanics(t *testing.T) {
+	p := New(WithWorkers(2))
+	var err error
+	within(t, "Run", func() {
+		err = p.Run(func(w *Worker) {
+			var f *Future[int]
+			ready := make(chan struct{})
+			f = Spawn(w, func(w *Worker) int {
+				<-ready
+				f.Wait(w)
+				return 0
+			})
+			close(ready)
+			_, err := f.Wait(w)
+			if err == nil || !strings.Contains(err.Error(), "waits for work that waits for it") {
+				t.Errorf("Wait = %v, want the future's panic", err)
+			}
+		})
+	})
+	if err != nil {
+		t.Errorf("Run = %v", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+}
+
+// With as many tasks in Worker.Block as the pool once had spares (256), a
+// Pool.Group child that waited for a future and came upon the group's
+// own waiter, a submitted task, ran it above itself, since no spare could
+// take it: the waiter waited for the child beneath it, for good, even
+// once every Block had returned. Spares are not capped now, and the child
+// runs only what it waits for.
+func TestWaitWithSparesExhaustedByBlock(t *testing.T) {
+	const blockers = 256 // the cap spares had: all of them taken, none to lend to
+	p := New(WithWorkers(1))
+	release := make(chan struct{})
+	var in sync.WaitGroup
+	in.Add(blockers)
+	for range blockers {
+		if err := p.Submit(context.Background(), func(w *Worker) {
+			w.Block(func() { in.Done(); <-release })
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	within(t, "every task inside Block", in.Wait)
+
+	g := p.Group(context.Background())
+	waited := make(chan error, 1)
+	g.Go(func(w *Worker) error {
+		// The group's waiter is queued first, then the future: the
+		// child, waiting for the future, comes upon the waiter first.
+		if err := p.Submit(context.Background(), func(*Worker) { waited <- g.Wait() }); err != nil {
+			return err
+		}
+		f, err := PoolSpawn(context.Background(), p, func(*Worker) int { return 1 })
+		if err != nil {
+			return err
+		}
+		_, err = f.Wait(w)
+		return err
+	})
+	err, ok := await(waited)
+	if !ok {
+		close(release)
+		t.Fatalf("the group's waiter never returned: %s", p.SchedTrace(0))
+	}
+	if err != nil {
+		t.Errorf("the group's waiter got %v", err)
+	}
+	close(release)
+	if err := p.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+}
