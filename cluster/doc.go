@@ -230,8 +230,9 @@
 //   - A worker cut off by the network (its sockets open, no bytes
 //     flowing) past its lease is treated like a paused one: taken over,
 //     its late spawn and completion refused; when the network heals it
-//     registers again and works (TestBlackholePastLease, through a TCP
-//     proxy in the test).
+//     registers again and works, unless another process took its name
+//     meanwhile (below) (TestBlackholePastLease, through a TCP proxy in
+//     the test).
 //   - Two processes never serve one worker name: a worker taken for dead
 //     that finds, when it is heard again, its name registered by another
 //     process stops serving at once: it unsubscribes, stops its watches,

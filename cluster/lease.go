@@ -71,8 +71,8 @@ type hint struct {
 	Queue int    `json:"queue"`
 }
 
-// hintLoop publishes a hint when the worker has jobs queued that its slots
-// are not running: when the queue grows (it is told of state changes on
+// hintLoop publishes a hint when the worker has jobs queued beyond its free
+// slots: when that surplus grows (it is told of state changes on
 // kick) and again every lease/4 while jobs stay queued, at most every
 // hintGap. Core NATS, nothing stored: an idle cluster sends none.
 func (w *Worker) hintLoop() {
@@ -87,9 +87,11 @@ func (w *Worker) hintLoop() {
 		case <-t.C:
 		}
 		w.mu.Lock()
-		q := w.queueLocked()
+		// Jobs about to take a free slot are not surplus: a hint for
+		// them would have a thief take a job the worker is starting.
+		q := w.queueLocked() - max(0, w.cfg.slots-w.running)
 		w.mu.Unlock()
-		if q == 0 {
+		if q <= 0 {
 			last = 0
 			continue
 		}

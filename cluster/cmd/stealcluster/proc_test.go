@@ -124,13 +124,18 @@ func TestClusterUpAndWorkerJoin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stolen := 0 // w1, idle, may steal one before w2 runs it
 	for i := range 3 {
 		id := "j" + strconv.Itoa(i)
 		if err := c.Submit(ctx, id, "sleep", nil, cluster.To("w2"), cluster.Cost(1000)); err != nil {
 			t.Fatal(err)
 		}
-		if r, err := c.Wait(ctx, id); err != nil || r.Err != nil || r.Worker != "w2" {
-			t.Fatalf("%s: %+v, %v; want done by w2", id, r, err)
+		r, err := c.Wait(ctx, id)
+		if err != nil || r.Err != nil || r.Worker != "w2" && r.Hops == 0 {
+			t.Fatalf("%s: %+v, %v; want done by w2 (or stolen from it)", id, r, err)
+		}
+		if r.Worker != "w2" {
+			stolen++
 		}
 	}
 	// A tree on w1 (the child process) runs to the end across both.
@@ -145,14 +150,15 @@ func TestClusterUpAndWorkerJoin(t *testing.T) {
 	}
 	nc.Close()
 
-	// w2 ran the 3 sleep jobs and none, some or all of the tree's 13.
+	// w2 ran the 3 sleep jobs (less those stolen) and none, some or all
+	// of the tree's 13.
 	out := w2.interrupt(15 * time.Second)
 	m := regexp.MustCompile(`worker w2 stopped: completed (\d+) jobs`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("worker w2's output:\n%s", out)
 	}
-	if n, _ := strconv.Atoi(m[1]); n < 3 || n > 16 {
-		t.Fatalf("worker w2 completed %d jobs, want 3 to 16:\n%s", n, out)
+	if n, _ := strconv.Atoi(m[1]); n < 3-stolen || n > 16 {
+		t.Fatalf("worker w2 completed %d jobs, want %d to 16:\n%s", n, 3-stolen, out)
 	}
 	if out := up.interrupt(15 * time.Second); !strings.Contains(out, "cluster stopped") {
 		t.Fatalf("cluster up's output:\n%s", out)
