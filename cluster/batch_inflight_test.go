@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // TestManyConcurrentCompletions: more completions at once than the server
@@ -23,7 +24,7 @@ import (
 // refusal is retried, not taken for a failure that runs the job again.
 func TestManyConcurrentCompletions(t *testing.T) {
 	const workers, kids, flat = 4, 15, 15
-	e, err := StartEmbedded(EmbedStoreDir(t.TempDir()), EmbedServerOptions(func(o *server.Options) {
+	e, err := natsserver.Start(natsserver.StoreDir(t.TempDir()), natsserver.ServerOptions(func(o *server.Options) {
 		o.JetStreamLimits.MaxBatchInflightPerStream = 1
 	}))
 	if err != nil {

@@ -6,12 +6,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // benchCluster is three in-process workers (two slots each) on one
 // embedded server with memory storage, and a client.
 func benchCluster(b *testing.B, register func(*Worker)) *Client {
-	e, err := StartEmbedded(EmbedStoreDir(b.TempDir()))
+	e, err := natsserver.Start(natsserver.StoreDir(b.TempDir()))
 	if err != nil {
 		b.Fatal(err)
 	}

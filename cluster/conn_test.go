@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // TestNotConnected: a nil, closed or reconnecting connection gets
@@ -58,8 +59,8 @@ func TestOpenWhileReconnecting(t *testing.T) {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	dir := t.TempDir()
-	start := func() *Embedded {
-		e, err := StartEmbedded(EmbedStoreDir(dir), EmbedListen("127.0.0.1", port))
+	start := func() *natsserver.Server {
+		e, err := natsserver.Start(natsserver.StoreDir(dir), natsserver.Listen("127.0.0.1", port))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestOpenWhileReconnecting(t *testing.T) {
 	if !errors.Is(err, ErrNotConnected) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("NewClient with no server = %v, want ErrNotConnected and the deadline", err)
 	}
-	back := make(chan *Embedded, 1)
+	back := make(chan *natsserver.Server, 1)
 	go func() {
 		time.Sleep(100 * time.Millisecond)
 		back <- start()

@@ -3,8 +3,11 @@
 // it, and JetStream key-value buckets keep every job durable, so that a
 // worker killed with SIGKILL loses nothing.
 //
-// One call runs it on a laptop: StartEmbedded starts a NATS server with
-// JetStream inside the process, on loopback at a random port. To scale out,
+// One call runs it on a laptop: natsserver.Start (package
+// github.com/worksteal/steal/cluster/natsserver) starts a NATS server with
+// JetStream inside the process, on loopback at a random port. It is a
+// package of its own, so that a program that only runs workers or clients
+// links no nats-server (TestNoServerLinked). To scale out,
 // connect workers and clients to an external NATS cluster instead (three
 // servers, WithReplicas(3)); nothing else changes.
 //
@@ -344,10 +347,10 @@
 // (or intercept its reply), delete or move records, and take a worker's
 // name once its lease expires. Nothing in the protocol authenticates one
 // worker to another. Run a cluster on an account of its own, and give its
-// credentials only to processes trusted to run its jobs. StartEmbedded
+// credentials only to processes trusted to run its jobs. natsserver.Start
 // listens on loopback by default (every user of the machine is then a
-// client); beyond loopback, require credentials (EmbedUserPassword) or
-// client certificates (EmbedTLS with a client CA). stealcluster cluster up
+// client); beyond loopback, require credentials (natsserver.UserPassword)
+// or client certificates (natsserver.TLS with a client CA). stealcluster cluster up
 // refuses -listen beyond loopback without one of them unless given
 // -insecure.
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // A catch-all handler takes every job type that has no handler of its
@@ -12,7 +13,7 @@ import (
 // submitted, so it is empty). Queued counts the jobs still waiting in the
 // worker's deque.
 func ExampleWorker_HandleAll() {
-	srv, err := cluster.StartEmbedded()
+	srv, err := natsserver.Start()
 	if err != nil {
 		panic(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // A parent that waits for its children (fork-join): with local spawn (the
@@ -13,7 +14,7 @@ import (
 // completes before its parent, so it costs one write, its completion.
 // WithLocalSpawn(false) would write each child's record at spawn as well.
 func ExampleWithLocalSpawn() {
-	srv, err := cluster.StartEmbedded()
+	srv, err := natsserver.Start()
 	if err != nil {
 		panic(err)
 	}

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // A cluster on a laptop: an embedded server, one worker, one client.
 func Example() {
-	srv, err := cluster.StartEmbedded()
+	srv, err := natsserver.Start()
 	if err != nil {
 		panic(err)
 	}
@@ -44,7 +45,7 @@ func Example() {
 // A handler spawns children onto its own worker's deque; WaitIdle returns
 // once the whole tree has run.
 func ExampleJob_Spawn() {
-	srv, err := cluster.StartEmbedded()
+	srv, err := natsserver.Start()
 	if err != nil {
 		panic(err)
 	}
@@ -83,7 +84,7 @@ func ExampleJob_Spawn() {
 
 // Failures are recorded as the job's result, with a code.
 func ExampleJobError() {
-	srv, err := cluster.StartEmbedded()
+	srv, err := natsserver.Start()
 	if err != nil {
 		panic(err)
 	}

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // Moving work by hand: w1 holds three jobs and runs one at a time; Steal
 // gives the one at the back of its deque to w2, and Workers shows the
 // queues and, once idle, who completed what.
 func ExampleClient_Steal() {
-	srv, err := cluster.StartEmbedded()
+	srv, err := natsserver.Start()
 	if err != nil {
 		panic(err)
 	}

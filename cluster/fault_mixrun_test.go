@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // mix is TestFaultMix's cluster: a server on file storage, worker
@@ -30,7 +31,7 @@ type mix struct {
 	named  int // workers started so far, for fresh names
 
 	mu         sync.Mutex // guards what follows: read by the workload goroutines
-	e          *Embedded
+	e          *natsserver.Server
 	kids       []*mixKid
 	roots      []string // submissions confirmed stored
 	violations []string
@@ -49,7 +50,7 @@ type mixKid struct {
 func newMix(t *testing.T, seed uint64) *mix {
 	m := &mix{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, 1)), dir: t.TempDir(), faults: map[string]int{},
 		writes: map[string]map[uint64]bool{}}
-	e, err := StartEmbedded(EmbedStoreDir(m.dir))
+	e, err := natsserver.Start(natsserver.StoreDir(m.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func newMix(t *testing.T, seed uint64) *mix {
 	return m
 }
 
-func (m *mix) server() *Embedded {
+func (m *mix) server() *natsserver.Server {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.e
@@ -173,7 +174,7 @@ func (m *mix) restartServer() {
 	}
 	time.Sleep(50 * time.Millisecond) // bytes already passed reach the server
 	m.server().Shutdown()
-	e, err := StartEmbedded(EmbedStoreDir(m.dir))
+	e, err := natsserver.Start(natsserver.StoreDir(m.dir))
 	if err != nil {
 		m.t.Fatalf("seed %d: restart: %v", m.seed, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // TestRestartLiveWorker: a worker that stays up while the (only) server
@@ -15,7 +17,7 @@ import (
 func TestRestartLiveWorker(t *testing.T) {
 	dir := t.TempDir()
 	var mu sync.Mutex
-	e, err := StartEmbedded(EmbedStoreDir(dir))
+	e, err := natsserver.Start(natsserver.StoreDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +36,7 @@ func TestRestartLiveWorker(t *testing.T) {
 
 	mu.Lock()
 	e.Shutdown()
-	if e, err = StartEmbedded(EmbedStoreDir(dir)); err != nil {
+	if e, err = natsserver.Start(natsserver.StoreDir(dir)); err != nil {
 		mu.Unlock()
 		t.Fatal(err)
 	}

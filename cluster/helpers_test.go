@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // startServer runs an embedded server for one test.
-func startServer(t *testing.T) *Embedded {
+func startServer(t *testing.T) *natsserver.Server {
 	t.Helper()
-	e, err := StartEmbedded(EmbedStoreDir(t.TempDir()))
+	e, err := natsserver.Start(natsserver.StoreDir(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func startServer(t *testing.T) *Embedded {
 // each on its own connection, and a count of handler runs per job id.
 type harness struct {
 	t      *testing.T
-	e      *Embedded
+	e      *natsserver.Server
 	opts   []Option
 	client *Client
 	mu     sync.Mutex
@@ -37,7 +38,7 @@ func newHarness(t *testing.T, opts ...Option) *harness {
 }
 
 // newHarnessOn is newHarness on a server the test started.
-func newHarnessOn(t *testing.T, e *Embedded, opts ...Option) *harness {
+func newHarnessOn(t *testing.T, e *natsserver.Server, opts ...Option) *harness {
 	h := &harness{t: t, e: e, opts: opts, runs: map[string]int{}}
 	c, err := NewClient(context.Background(), h.conn(), opts...)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // TestServerRestart: with file storage, queued jobs survive a restart of
@@ -14,7 +16,7 @@ func TestServerRestart(t *testing.T) {
 	dir := t.TempDir()
 	opts := []Option{WithLease(time.Second), WithStorage(FileStorage), WithSlots(1)}
 	ctx := context.Background()
-	e1, err := StartEmbedded(EmbedStoreDir(dir))
+	e1, err := natsserver.Start(natsserver.StoreDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestServerRestart(t *testing.T) {
 	nc1.Close()
 	e1.Shutdown()
 
-	e2, err := StartEmbedded(EmbedStoreDir(dir))
+	e2, err := natsserver.Start(natsserver.StoreDir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // cluster demo with no flags: every job of the skewed workload is done,
@@ -43,7 +43,7 @@ func TestClusterDemo(t *testing.T) {
 
 // With -nats, cluster demo uses that server and starts none.
 func TestClusterDemoOnExternalServer(t *testing.T) {
-	srv, err := cluster.StartEmbedded(cluster.EmbedStoreDir(t.TempDir()))
+	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +56,10 @@ func TestClusterDemoOnExternalServer(t *testing.T) {
 	}
 	// The server notices closed connections a moment later.
 	deadline := time.Now().Add(5 * time.Second)
-	for srv.Server().NumClients() != 0 && time.Now().Before(deadline) {
+	for srv.NATS().NumClients() != 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := srv.Server().NumClients(); n != 0 {
+	if n := srv.NATS().NumClients(); n != 0 {
 		t.Fatalf("%d connections left open after the demo", n)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // exited waits (at most limit) for cmd to exit and returns its exit code,
@@ -37,7 +38,7 @@ func TestWorkerWithoutServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	e, err := cluster.StartEmbedded()
+	e, err := natsserver.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestWorkerWithoutServer(t *testing.T) {
 }
 
 // clientOn is a client of the cluster on e; closed at the end of the test.
-func clientOn(t *testing.T, e *cluster.Embedded) *cluster.Client {
+func clientOn(t *testing.T, e *natsserver.Server) *cluster.Client {
 	t.Helper()
 	nc, err := e.Connect()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 	"github.com/worksteal/steal/node"
 )
 
@@ -23,11 +24,11 @@ type natsSession struct {
 	out   *bufio.Reader
 	exit  chan int
 	msgID int
-	srv   *cluster.Embedded
+	srv   *natsserver.Server
 }
 
 func newNATSSession(t *testing.T) *natsSession {
-	srv, err := cluster.StartEmbedded(cluster.EmbedStoreDir(t.TempDir()))
+	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,13 +15,14 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // runningCluster is what cluster up and cluster demo run: a server (unless
 // -nats), workers in this process or as child processes, and a client.
 type runningCluster struct {
 	f        *clusterFlags
-	srv      *cluster.Embedded // nil with -nats
+	srv      *natsserver.Server // nil with -nats
 	url      string
 	conns    []*nats.Conn
 	workers  []*cluster.Worker // in this process
@@ -110,20 +111,20 @@ func clusterArg(name string) string {
 }
 
 func (c *runningCluster) embed() error {
-	var opts []cluster.EmbeddedOption
+	var opts []natsserver.Option
 	if c.f.listen != "" {
-		opts = append(opts, cluster.EmbedListen(c.f.listenHost, c.f.listenPort))
+		opts = append(opts, natsserver.Listen(c.f.listenHost, c.f.listenPort))
 	}
 	if c.f.dir != "" {
-		opts = append(opts, cluster.EmbedStoreDir(c.f.dir))
+		opts = append(opts, natsserver.StoreDir(c.f.dir))
 	}
 	if c.f.conn.user != "" {
-		opts = append(opts, cluster.EmbedUserPassword(c.f.conn.user, c.f.conn.password))
+		opts = append(opts, natsserver.UserPassword(c.f.conn.user, c.f.conn.password))
 	}
 	if c.f.tlsCert != "" {
-		opts = append(opts, cluster.EmbedTLS(c.f.tlsCert, c.f.tlsKey, c.f.tlsClientCA))
+		opts = append(opts, natsserver.TLS(c.f.tlsCert, c.f.tlsKey, c.f.tlsClientCA))
 	}
-	srv, err := cluster.StartEmbedded(opts...)
+	srv, err := natsserver.Start(opts...)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,9 @@
-package cluster
+// Package natsserver runs a NATS server with JetStream inside the process,
+// for a cluster (package cluster) on one machine: one call gives workers
+// and clients a server to connect to. It is a package of its own so that a
+// program that only connects to a server (a worker, a client) does not
+// link nats-server, as nats.go keeps the server out of its library.
+package natsserver
 
 import (
 	"errors"
@@ -10,71 +15,71 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// Embedded is a NATS server with JetStream running inside this process.
+// Server is a NATS server with JetStream running inside this process.
 //
 // Trust model: every client of the server's account (here, every client
 // that may connect) can do anything a worker does: forge completions,
 // answer steals in a worker's place, delete records. The account is the
 // trust boundary. On loopback that is the local machine's users; beyond
-// it, require credentials (EmbedUserPassword) or client certificates
-// (EmbedTLS with a client CA).
-type Embedded struct {
+// it, require credentials (UserPassword) or client certificates
+// (TLS with a client CA).
+type Server struct {
 	srv        *server.Server
 	tempDir    string // removed by Shutdown; empty when the caller gave a directory
 	user, pass string // what Connect authenticates with
 }
 
-// EmbeddedOption configures StartEmbedded.
-type EmbeddedOption func(*embedConfig)
+// Option configures Start.
+type Option func(*embedConfig)
 
 type embedConfig struct {
 	o   server.Options
 	tls *server.TLSConfigOpts
 }
 
-// EmbedStoreDir keeps JetStream file storage in dir, which outlives the
+// StoreDir keeps JetStream file storage in dir, which outlives the
 // server (default: a temporary directory that Shutdown removes).
-func EmbedStoreDir(dir string) EmbeddedOption {
+func StoreDir(dir string) Option {
 	return func(c *embedConfig) { c.o.StoreDir = dir }
 }
 
-// EmbedListen sets the address to listen on (default 127.0.0.1 and a
+// Listen sets the address to listen on (default 127.0.0.1 and a
 // random free port). Listening beyond loopback lets workers on other
-// machines join; secure it first (EmbedUserPassword, EmbedTLS).
-func EmbedListen(host string, port int) EmbeddedOption {
+// machines join; secure it first (UserPassword, TLS).
+func Listen(host string, port int) Option {
 	return func(c *embedConfig) { c.o.Host, c.o.Port = host, port }
 }
 
-// EmbedUserPassword makes the server refuse every client that does not
+// UserPassword makes the server refuse every client that does not
 // give this user and password (nats-server's single-user authorization:
 // Options.Username and Password). Connect gives them.
-func EmbedUserPassword(user, password string) EmbeddedOption {
+func UserPassword(user, password string) Option {
 	return func(c *embedConfig) { c.o.Username, c.o.Password = user, password }
 }
 
-// EmbedTLS makes the server take clients over TLS only, with the
+// TLS makes the server take clients over TLS only, with the
 // certificate and key in these PEM files. With clientCA set (a PEM file of
 // certificate authorities), a client must also present a certificate one
 // of them signed (mutual TLS): that authenticates clients; TLS alone only
 // encrypts. Connections made by Connect are in-process and need no TLS
 // (nats-server: createClientEx in server/server.go makes TLS available,
 // not required, on them).
-func EmbedTLS(certFile, keyFile, clientCA string) EmbeddedOption {
+func TLS(certFile, keyFile, clientCA string) Option {
 	return func(c *embedConfig) {
 		c.tls = &server.TLSConfigOpts{CertFile: certFile, KeyFile: keyFile, CaFile: clientCA, Verify: clientCA != ""}
 	}
 }
 
-// EmbedServerOptions hands the server's options to f for anything else
+// ServerOptions hands the server's options to f for anything else
 // (accounts, clustering with Routes).
-func EmbedServerOptions(f func(*server.Options)) EmbeddedOption {
+func ServerOptions(f func(*server.Options)) Option {
 	return func(c *embedConfig) { f(&c.o) }
 }
 
-// StartEmbedded starts a NATS server with JetStream in this process,
+// Start starts a NATS server with JetStream in this process,
 // listening on loopback at a random port, and waits up to 10 s until it
 // accepts connections. On error nothing is left running.
-func StartEmbedded(opts ...EmbeddedOption) (*Embedded, error) {
+func Start(opts ...Option) (*Server, error) {
 	c := &embedConfig{o: server.Options{
 		Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true,
 		NoSigs: true, NoLog: true, ServerName: "steal-embedded",
@@ -86,11 +91,11 @@ func StartEmbedded(opts ...EmbeddedOption) (*Embedded, error) {
 	if c.tls != nil {
 		tc, err := server.GenTLSConfig(c.tls)
 		if err != nil {
-			return nil, fmt.Errorf("cluster: embedded server TLS: %w", err)
+			return nil, fmt.Errorf("natsserver: TLS: %w", err)
 		}
 		o.TLSConfig, o.TLS, o.TLSVerify = tc, true, c.tls.Verify
 	}
-	e := &Embedded{user: o.Username, pass: o.Password}
+	e := &Server{user: o.Username, pass: o.Password}
 	if o.StoreDir == "" {
 		dir, err := os.MkdirTemp("", "steal-nats-*")
 		if err != nil {
@@ -108,7 +113,7 @@ func StartEmbedded(opts ...EmbeddedOption) (*Embedded, error) {
 		srv.Shutdown()
 		srv.WaitForShutdown()
 		e.cleanup()
-		return nil, errors.New("cluster: embedded NATS server did not start within 10s")
+		return nil, errors.New("natsserver: the NATS server did not start within 10s")
 	}
 	e.srv = srv
 	return e, nil
@@ -116,14 +121,14 @@ func StartEmbedded(opts ...EmbeddedOption) (*Embedded, error) {
 
 // URL is the server's client URL (nats://127.0.0.1:port), for processes
 // that dial in.
-func (e *Embedded) URL() string { return e.srv.ClientURL() }
+func (e *Server) URL() string { return e.srv.ClientURL() }
 
-// Server is the running server, for monitoring or tests.
-func (e *Embedded) Server() *server.Server { return e.srv }
+// NATS is the running nats-server, for monitoring (Varz, Connz) or tests.
+func (e *Server) NATS() *server.Server { return e.srv }
 
 // Connect opens an in-process connection to the server (no TCP), with the
-// user and password of EmbedUserPassword if it was given.
-func (e *Embedded) Connect(opts ...nats.Option) (*nats.Conn, error) {
+// user and password of UserPassword if it was given.
+func (e *Server) Connect(opts ...nats.Option) (*nats.Conn, error) {
 	if e.user != "" {
 		opts = append([]nats.Option{nats.UserInfo(e.user, e.pass)}, opts...)
 	}
@@ -131,7 +136,7 @@ func (e *Embedded) Connect(opts ...nats.Option) (*nats.Conn, error) {
 }
 
 // Shutdown stops the server, waits until it has stopped, and removes its
-// temporary store directory if StartEmbedded made one.
+// temporary store directory if Start made one.
 //
 // Known limitation of nats-server v2.15.2: an atomic batch (the workers'
 // steals, takeovers and completions) that reaches a file-storage stream
@@ -139,13 +144,13 @@ func (e *Embedded) Connect(opts ...nats.Option) (*nats.Conn, error) {
 // running after Shutdown returns. A process that exits loses them; one
 // that starts and stops servers many times should close its workers and
 // clients before Shutdown, so that no batch is in flight.
-func (e *Embedded) Shutdown() {
+func (e *Server) Shutdown() {
 	e.srv.Shutdown()
 	e.srv.WaitForShutdown()
 	e.cleanup()
 }
 
-func (e *Embedded) cleanup() {
+func (e *Server) cleanup() {
 	if e.tempDir != "" {
 		os.RemoveAll(e.tempDir)
 	}

@@ -1,4 +1,4 @@
-package cluster
+package natsserver
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 // an anonymous client and a wrong password, and takes the right ones and
 // Connect's in-process connections.
 func TestEmbeddedUserPassword(t *testing.T) {
-	e, err := StartEmbedded(EmbedStoreDir(t.TempDir()), EmbedUserPassword("steal", "s3cret"))
+	e, err := Start(StoreDir(t.TempDir()), UserPassword("steal", "s3cret"))
 	if err != nil {
 		t.Fatal(err)
 	}
