@@ -9,7 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/worksteal/steal"
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // The central queue is what a user would build with JetStream alone: one
@@ -65,7 +65,7 @@ const (
 	centralLocal
 )
 
-func newCentralSystem(e *cluster.Embedded, k int, kind centralKind, wl workload, gate <-chan struct{}, ackWait time.Duration) (*centralSystem, error) {
+func newCentralSystem(e *natsserver.Server, k int, kind centralKind, wl workload, gate <-chan struct{}, ackWait time.Duration) (*centralSystem, error) {
 	nc, err := e.Connect()
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // The comparison (-compare) asks where distributed stealing should beat a
@@ -320,7 +320,7 @@ func idleTraffic(cfg cmpConfig, skip skipper, log io.Writer) ([]*idleCell, error
 func idleTrial(d design, wl workload, w int, sc scaleConfig) (msgsPerS, cpuPerS, startS float64, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), trialLimit(wl))
 	defer cancel()
-	e, err := cluster.StartEmbedded()
+	e, err := natsserver.Start()
 	if err != nil {
 		return 0, 0, 0, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // clusterName keeps the benchmark's subjects and buckets apart.
@@ -30,7 +31,7 @@ type distSystem struct {
 	conns   []*nats.Conn
 }
 
-func newDistSystem(e *cluster.Embedded, m cluster.StealMode, wl workload, gate <-chan struct{}, lease time.Duration) (*distSystem, error) {
+func newDistSystem(e *natsserver.Server, m cluster.StealMode, wl workload, gate <-chan struct{}, lease time.Duration) (*distSystem, error) {
 	s := newDistWorkers(inProcess(e), m, wl, gate, lease)
 	nc, err := s.connect("client")
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // inboxRoot is the root of the cluster workers' reply subjects in this
@@ -33,7 +33,7 @@ type stealObserver struct {
 	moved   int
 }
 
-func observeSteals(e *cluster.Embedded) (*stealObserver, error) {
+func observeSteals(e *natsserver.Server) (*stealObserver, error) {
 	nc, err := e.Connect()
 	if err != nil {
 		return nil, err

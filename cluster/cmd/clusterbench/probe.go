@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // probeSize is a steal size the probe asks for, and how many times.
@@ -55,7 +56,7 @@ func probeSteals(sizes []probeSize, runs int, log io.Writer) ([]*probeRow, error
 }
 
 func probeOnce(sizes []probeSize, rows []*probeRow) error {
-	e, err := cluster.StartEmbedded()
+	e, err := natsserver.Start()
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // With -procs, every worker of a sweep trial is a process of its own
@@ -33,7 +33,7 @@ const procStart = 30 * time.Second
 // procDesign is d with its workers in processes.
 func procDesign(d design, fetchK int) design {
 	return design{Name: d.Name, Mode: modeProcesses, workers: d.workers,
-		make: func(e *cluster.Embedded, wl workload, gate <-chan struct{}) (system, error) {
+		make: func(e *natsserver.Server, wl workload, gate <-chan struct{}) (system, error) {
 			base, err := d.make(e, wl, gate)
 			if err != nil {
 				return nil, err

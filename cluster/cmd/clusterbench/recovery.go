@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // recoveryJob is the job the killed worker is running: the survivor runs
@@ -29,7 +30,7 @@ type recoveryResult struct {
 // the job over when the lease expires and runs it again.
 func recoveryDist() (recoveryResult, error) {
 	var res recoveryResult
-	e, err := cluster.StartEmbedded()
+	e, err := natsserver.Start()
 	if err != nil {
 		return res, err
 	}
@@ -74,7 +75,7 @@ func recoveryDist() (recoveryResult, error) {
 // survivor started after the kill.
 func recoveryCentral() (recoveryResult, error) {
 	var res recoveryResult
-	e, err := cluster.StartEmbedded()
+	e, err := natsserver.Start()
 	if err != nil {
 		return res, err
 	}
@@ -111,7 +112,7 @@ func recoveryCentral() (recoveryResult, error) {
 // killMidJob starts worker process c1 of role, waits until it is ready,
 // queues one job with submit, waits until c1 has started it, kills c1 with
 // SIGKILL and returns the instant of the kill.
-func killMidJob(e *cluster.Embedded, role string, submit func() error) (time.Time, error) {
+func killMidJob(e *natsserver.Server, role string, submit func() error) (time.Time, error) {
 	nc, err := e.Connect()
 	if err != nil {
 		return time.Time{}, err

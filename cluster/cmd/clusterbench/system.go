@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // A system is one design under test, running on one embedded server for
@@ -29,7 +30,7 @@ type system interface {
 // loopback TCP from a worker process.
 type dialer func(opts ...nats.Option) (*nats.Conn, error)
 
-func inProcess(e *cluster.Embedded) dialer { return e.Connect }
+func inProcess(e *natsserver.Server) dialer { return e.Connect }
 
 func overTCP(url string) dialer {
 	return func(opts ...nats.Option) (*nats.Conn, error) { return nats.Connect(url, opts...) }
@@ -41,7 +42,7 @@ func overTCP(url string) dialer {
 type design struct {
 	Name    string
 	Mode    string // modeInProcess or modeProcesses
-	make    func(e *cluster.Embedded, wl workload, gate <-chan struct{}) (system, error)
+	make    func(e *natsserver.Server, wl workload, gate <-chan struct{}) (system, error)
 	workers func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system
 }
 
@@ -72,7 +73,7 @@ func designs(fetchK int) []design {
 
 func distDesign(name string, m cluster.StealMode) design {
 	return design{Name: name, Mode: modeInProcess,
-		make: func(e *cluster.Embedded, wl workload, gate <-chan struct{}) (system, error) {
+		make: func(e *natsserver.Server, wl workload, gate <-chan struct{}) (system, error) {
 			return newDistSystem(e, m, wl, gate, distLease)
 		},
 		workers: func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system {
@@ -98,7 +99,7 @@ func compareDesigns(fetchK int) []design {
 
 func centralVariant(name string, k int, kind centralKind) design {
 	return design{Name: name, Mode: modeInProcess,
-		make: func(e *cluster.Embedded, wl workload, gate <-chan struct{}) (system, error) {
+		make: func(e *natsserver.Server, wl workload, gate <-chan struct{}) (system, error) {
 			return newCentralSystem(e, k, kind, wl, gate, centralWait)
 		},
 		workers: func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system {

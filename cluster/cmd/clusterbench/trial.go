@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // trialResult is what one trial of one design measured.
@@ -46,7 +46,7 @@ func trialLimit(wl workload) time.Duration {
 func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), trialLimit(wl))
 	defer cancel()
-	e, err := cluster.StartEmbedded()
+	e, err := natsserver.Start()
 	if err != nil {
 		return res, err
 	}
@@ -97,8 +97,8 @@ func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err 
 }
 
 // serverMsgs counts the messages the server has received and sent.
-func serverMsgs(e *cluster.Embedded) int64 {
-	v, err := e.Server().Varz(nil)
+func serverMsgs(e *natsserver.Server) int64 {
+	v, err := e.NATS().Varz(nil)
 	if err != nil {
 		return 0
 	}
