@@ -20,7 +20,7 @@ func idleRate(t *testing.T, workers int, window time.Duration) float64 {
 	h.ready(names...)
 	time.Sleep(time.Second) // past start-up: registrations, scans, first beats
 	count := func() int64 {
-		v, err := h.e.Server().Varz(nil)
+		v, err := h.e.NATS().Varz(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
