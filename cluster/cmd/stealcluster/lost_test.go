@@ -128,7 +128,7 @@ func TestWorkerSuperseded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	e, err := cluster.StartEmbedded()
+	e, err := natsserver.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
