@@ -1,3 +1,185 @@
+// Cluster design
+//
+// This header is for contributors; the package doc is the user's contract.
+//
+// The main concepts are:
+//
+//	worker - a process (or a Worker value) with a name, a lease and a deque.
+//	job    - id, type, payload and an optional cost hint; run by the Handler
+//	         registered for its type.
+//	record - the durable copy of a live job: key q.<owner>.<id> in the
+//	         bucket steal_<cluster>_jobs. Its revision (the stream sequence
+//	         of its last write) is what every compare-and-swap checks.
+//	ledger - key d.<id> in the same bucket: the one recorded completion.
+//	lease  - key <name> in steal_<cluster>_workers, a bucket whose values
+//	         expire after the lease (WithLease, default 3 s). The revision at
+//	         registration is the worker's incarnation.
+//
+// The deque follows coord.Deque: the owner pushes and pops at the front
+// (a spawned job runs next, while its data is warm), thieves take from the
+// back, submitted and taken-over jobs enter at the back. A worker runs at
+// most WithSlots jobs at once on a steal.Pool; the rest wait in the deque,
+// where they can be stolen. Jobs a handler spawns go to the spawning
+// worker's own deque, never through a central queue, and by default stay
+// in its memory alone until they are stolen or their parent completes
+// (local spawn, below).
+//
+// A steal is a request-reply to the victim (subject
+// steal.<cluster>.w.<victim>.steal). The thief asks; the victim decides and
+// stays the only writer of its deque: it pops n-n/2 of its n queued jobs
+// from the back (or one, StealOne; at most 256 jobs or about 600 KiB), moves
+// their records to the thief in one atomic batch, and replies with them.
+// The thief pushes them at its front. A worker with jobs queued beyond its
+// slots says so in a hint (core NATS, steal.<cluster>.hint: its name and
+// queue; when its queue grows and every lease/4 while it stays, at most
+// every 50 ms). An idle worker picks its victim as the longer queue of two
+// random workers that hinted or whose lease shows queued jobs (best of
+// two, as in Sparrow), and backs off from 100 µs to 4 ms while it fails;
+// a hint resets the wait. When no worker is known to have queued jobs it
+// asks nobody, and waits for a hint.
+//
+// Every state change of a record is one JetStream atomic batch (nats-server
+// 2.12 and newer), each delete conditional on the record's revision:
+//
+//	submit     PUT q.<w>.<id>, message id = job id (duplicate window)
+//	spawn      nothing (local spawn); or, with WithLocalSpawn(false),
+//	           PUT q.<w>.<child>, conditional on the parent's record revision
+//	steal      DEL q.<v>.<id> (revision) + PUT q.<thief>.<id>, per job;
+//	           PUT q.<thief>.<id> (anchor's revision) for a job held in memory;
+//	           every PUT with a message id of the steal
+//	takeover   DEL q.<dead>.<id> (revision) + PUT q.<me>.<id> (its last
+//	           write: none or a delete), per job; the DEL alone when this
+//	           worker holds a record of the id already
+//	complete   DEL q.<w>.<id> (revision) + PUT d.<id> (must not exist)
+//	           + PUT q.<w>.<child> per pending child held in memory;
+//	           a job held in memory writes no DEL, and its children's PUTs
+//	           are conditional on its anchor's revision
+//
+// Deletes in batches carry no message TTL (on nats-server v2.15.2, such a
+// delete on file storage comes back as the record it deleted when the
+// server is killed and restarted). Once a batch is stored, each of its
+// delete markers is replaced by one that expires after 1 s (a plain
+// publish, conditional on the marker still being the key's last write), so
+// the bucket keeps nothing of finished or moved jobs and listing live
+// records costs O(live).
+//
+// Local spawn. Spawn writes nothing: the child (its id "<parent>-<n>",
+// the same in every run of the parent) waits in the worker's deque with no
+// record, listed among its parent's children. Its anchor is its nearest
+// ancestor that has a record; that ancestor is running on this worker: a
+// job spawns only while it runs, and its completion writes the records of
+// the children still pending. A child gets a record in one of two ways:
+//
+//   - a thief steals it: the victim's steal batch writes q.<thief>.<id>
+//     (there is nothing to delete), conditional on the anchor's record
+//     still being at the revision the victim holds, as a spawn written at
+//     once is conditional on its parent's. A victim whose anchor was taken over
+//     (it was paused past its lease) has its steal refused and writes
+//     nothing; the revision is what every other write of this worker is
+//     fenced on, so no second fence (the lease's incarnation, in another
+//     bucket, which a batch cannot check) is needed.
+//   - its parent completes first: the parent's completion batch writes the
+//     records of its children still pending (queued or running here, not
+//     completed or stolen) under this worker's name. From then on they are
+//     ordinary jobs; a running one completes with DEL + PUT d.<id>. When
+//     more children are pending than one batch holds (256 jobs or about
+//     600 KiB; the servers take at most 1000 messages a batch), they are
+//     written first in batches conditional on the parent's record (or its
+//     anchor's), then the completion.
+//
+// A child that completes before its parent writes d.<id> alone (must not
+// exist), plus the records of its own pending children, conditional on its
+// anchor: the same rule, one level down. A job's own completion, its
+// parent's completion and a steal each claim the in-memory jobs they write
+// (under the worker's lock, all at once, waiting while another batch holds
+// one), so that no two of them race: a child is never both completed and
+// given a record. A batch fenced on an anchor also pins it: the anchor's
+// completion (which moves the anchor of the jobs under it) waits until the
+// batch is answered, so a refused check means the anchor was taken over. The queue size in
+// hints and leases and the busy flag count such
+// children like any other job, so thieves see them and Client.Idle is false
+// while one is queued or running.
+//
+// Why a crash loses nothing: until a child has a record or a completion,
+// its anchor's record exists (the anchor's completion would have written
+// the child's record), and the anchor is a job of this worker. A worker
+// killed with SIGKILL has the anchor's record taken over; its re-run spawns
+// the same ids, children that had completed find d.<id> at their
+// completion (one completion recorded, as for any re-run), and the others
+// run. A tree of spawn-and-return jobs therefore costs about as many
+// messages as before (most children are pending when their parent
+// completes: a PUT in the parent's batch, then DEL + PUT d.<id>), but no
+// round trip at spawn; children that complete before their parent (a
+// parent that works or waits after spawning) cost one write each.
+//
+// Liveness. A worker renews its lease every lease/4 with a compare-and-swap
+// on its last revision, and only then (thieves learn queue sizes from
+// hints). A lease that expires is purged by the server. The three workers
+// whose names sort lowest (the monitors) watch the workers bucket; the
+// others read it every 4 leases, so that a renewal reaches 3 watchers, not
+// every worker, and the servers' work for leases grows as O(W), not O(W²)
+// (TestIdleControlTraffic: idle, each worker costs about 21 server
+// messages a second with a 1 s lease, at W=4 as at W=16). On a departure
+// the live worker whose name sorts first lists the records of owners that
+// hold no lease and moves them to itself (orphan scan; also run at start
+// and every 4 leases). A worker whose renewal is refused, and
+// whose lease then reads as gone or another incarnation's, has been taken
+// for dead: it fences itself: drops its deque, registers again under a new
+// incarnation (if another process registered its name meanwhile, it stops
+// serving instead: see below), and reloads whatever records still carry its name, but for
+// those of jobs it is still running, which are not queued a second time
+// (TestFenceKeepsRunningJob). (If that read fails too, it tries again at
+// the next renewal.)
+// Children held in memory go with the deque; a parent still running here
+// writes their records when it completes, if its own record was not taken
+// over (else the new owner's re-run spawns them again). A child that was
+// running finishes; with nothing pending under it, its completion d.<id>
+// may be the one recorded (TestFencedRunningChild: when the re-run
+// completed it first, the fenced worker's is refused). A job running
+// through the fence that spawns asks the servers whether its anchor's
+// record is still this worker's, and goes on if so (TestSpawnAfterFence);
+// if not, Spawn returns ErrFenced, and a handler that gives up with it has
+// nothing recorded for that run, so the new owner's re-run, which spawns
+// the children again, is the one recorded (TestFencedChildGivesUp). A job
+// without a record whose completion was refused is not remembered as done:
+// a re-run of its anchor here spawns it again.
+//
+// Each worker also watches its own records, which covers the two ways a
+// record reaches it without its own hands: a steal whose reply was lost (the
+// records are already under the thief's name) and a takeover into it.
+// Revisions it recently let go are remembered so that a record delivered
+// twice runs once. No record under a live worker's name is left that the
+// worker neither runs nor deletes: one it let go of but that is live still
+// (a server killed with SIGKILL can bring back a record it had deleted) is
+// deleted when the ledger holds the job's completion, else written again
+// (conditional on its revision) and run. Records loaded when the watch
+// starts (at start and after a fence) and records taken over are checked
+// against the ledger before they run: the record of a completed job is
+// deleted, and the job does not run again (TestLetGoRecordNotLeft,
+// TestStartSkipsCompletedRecord).
+//
+// # Invariants
+//
+//  1. A live job has at most one record, q.<owner>.<id>; moves are atomic.
+//     A live job without one is held in the memory of the worker that
+//     spawned it, whose record of its anchor (an ancestor running there)
+//     is live.
+//  2. Only the owner's revision can retire or move a record: a worker that
+//     lost a record (taken over while it was paused) has every later write
+//     about it refused, because the revision it holds is stale. Writes
+//     about a job held in memory are fenced by its anchor's revision; the
+//     one exception is the completion of such a job that spawned nothing
+//     pending (d.<id> alone): a fenced worker's may be recorded, and it is
+//     a completion of a run that did happen.
+//  3. d.<id> is written at most once, in the same batch that deletes the
+//     record (if the job has one) and writes the records of its pending
+//     children: a job is live or completed, and between the two there is
+//     no instant where it is neither, nor where its children are.
+//  4. A worker counts as busy while it holds a job in any state: queued,
+//     running, being moved by a steal or takeover, or being written by a
+//     submission, with or without a record. Its epoch rises each time it
+//     leaves idle, and every record is written by a busy worker.
+
 package cluster
 
 import (

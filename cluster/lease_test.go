@@ -1,0 +1,245 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// TestFenceKeepsRunningJob: a worker that fences itself (its lease lost,
+// its records not taken over) reloads the records under its name, among
+// them the record of the job it is still running. Queued again, root would
+// run twice at once: its first run spawns root-0 after the fence, the
+// second run's Spawn of root-0 is skipped (the id is held), the second run
+// completes first and the first run's completion is refused, which leaves
+// root-0 fenced on a deleted record: its completion, which must write the
+// record of its pending child, is refused, and root-0 is lost. The reload
+// must leave a running job alone: every job runs and completes once.
+func TestFenceKeepsRunningJob(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithSlots(4), WithStealMode(StealOff))
+	g1, g2, gRerun := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	gK, gK0 := make(chan struct{}), make(chan struct{})
+	handler := func(ctx context.Context, j *Job) ([]byte, error) {
+		h.ran(j.ID)
+		switch {
+		case j.ID == "root" && h.runCount("root") == 1:
+			gate(ctx, g1)
+			if _, err := j.Spawn(ctx, "job", nil); err != nil {
+				return nil, err
+			}
+			gate(ctx, g2)
+		case j.ID == "root": // a second run, if the reload queued one
+			gate(ctx, gRerun)
+			if _, err := j.Spawn(ctx, "job", nil); err != nil {
+				return nil, err
+			}
+		case j.ID == "root-0":
+			if _, err := j.Spawn(ctx, "job", nil); err != nil {
+				return nil, err
+			}
+			gate(ctx, gK)
+		case j.ID == "root-0-0":
+			gate(ctx, gK0)
+		}
+		return []byte(j.Worker()), nil
+	}
+	w1 := h.worker("w1", func(w *Worker) { w.Handle("job", handler) })
+	h.ready("w1")
+	ctx := context.Background()
+	if err := h.client.Submit(ctx, "root", "job", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "root to run", func() bool { return h.runCount("root") == 1 })
+	if err := h.client.st.workers.Delete(ctx, "w1"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "w1 to fence itself", func() bool { return w1.Stats().Fenced >= 1 })
+	// Give the reload time to deliver root's record (a free slot would
+	// start a second run at once).
+	for i := 0; i < 100 && h.runCount("root") < 2; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(g1)
+	waitFor(t, 10*time.Second, "root-0 and root-0-0 to run", func() bool { return h.runCount("root-0-0") == 1 })
+	close(gRerun)
+	waitFor(t, 10*time.Second, "a second run of root to complete, if there is one", func() bool {
+		return h.count("d.root") == 1 || h.runCount("root") == 1
+	})
+	close(g2)
+	close(gK) // root-0 completes while its child still runs
+	waitFor(t, 10*time.Second, "root-0's completion to be written or refused", func() bool {
+		return h.count("d.root-0") == 1 || w1.Stats().Refused >= 1
+	})
+	close(gK0)
+	for _, id := range []string{"root", "root-0", "root-0-0"} {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := h.client.Wait(wctx, id)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s never completed (ran %d times): %v", id, h.runCount(id), err)
+		}
+		if n := h.runCount(id); n != 1 {
+			t.Errorf("%s ran %d times, want once", id, n)
+		}
+	}
+	checkQuiet(t, h, 3)
+}
+
+// flakyWorkersKV is the workers bucket of a server in trouble: while on,
+// a renewal is refused as if the revision it names were stale (the ack of
+// the one before was lost), and the read that would settle whether the
+// lease is still ours times out, as during a leader election.
+type flakyWorkersKV struct {
+	jetstream.KeyValue
+	on               atomic.Bool
+	refused, unknown atomic.Int64
+}
+
+func (f *flakyWorkersKV) Update(ctx context.Context, key string, value []byte, rev uint64) (uint64, error) {
+	if f.on.Load() {
+		f.refused.Add(1)
+		return 0, jetstream.ErrKeyRevisionMismatch
+	}
+	return f.KeyValue.Update(ctx, key, value, rev)
+}
+
+func (f *flakyWorkersKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
+	if f.on.Load() {
+		f.unknown.Add(1)
+		return nil, context.DeadlineExceeded
+	}
+	return f.KeyValue.Get(ctx, key)
+}
+
+// TestLeaseReadFailureDoesNotFence: a renewal refused for a stale revision
+// followed by a failed read of the lease proves nothing either way, so the
+// worker waits for the next tick instead of fencing itself (dropping its
+// deque and registering again). Its lease is still live all along: a fence
+// here would be for nothing.
+func TestLeaseReadFailureDoesNotFence(t *testing.T) {
+	h := newHarness(t)
+	kv := new(flakyWorkersKV)
+	wrap := func(c *config) {
+		c.wrapWorkers = func(real jetstream.KeyValue) jetstream.KeyValue {
+			kv.KeyValue = real
+			return kv
+		}
+	}
+	w := h.worker("w1", func(*Worker) {}, WithLease(3*time.Second), wrap)
+	h.ready("w1")
+
+	kv.on.Store(true)
+	// Renewals come every lease/4 = 750 ms: wait for two of them, well
+	// inside the 3 s lease.
+	waitFor(t, 5*time.Second, "two refused renewals", func() bool { return kv.refused.Load() >= 2 })
+	kv.on.Store(false)
+	if kv.unknown.Load() == 0 {
+		t.Fatal("no read of the lease failed: the test did not exercise its case")
+	}
+	if n := w.stats.fenced.Load(); n != 0 {
+		t.Fatalf("the worker fenced itself %d times on a lease it still held", n)
+	}
+	// With the server well again, the next renewal's read finds the lease
+	// ours and the worker carries on.
+	before := kv.refused.Load()
+	time.Sleep(2 * time.Second)
+	if kv.refused.Load() != before || w.stats.fenced.Load() != 0 {
+		t.Fatalf("after recovery: refused %d more, fenced %d", kv.refused.Load()-before, w.stats.fenced.Load())
+	}
+	h.ready("w1")
+}
+
+// TestSupersededStopsServing: a worker cut off past its lease (as a
+// process paused with SIGSTOP is) finds, when it is heard again, that a
+// new worker of the same name registered meanwhile. It must stop serving
+// at once: no subscription, no watch, no job; Err says why and Done is
+// closed. Jobs submitted to the name run once, on the new worker, and none
+// is refused as a duplicate.
+func TestSupersededStopsServing(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithStealMode(StealOff))
+	p := newProxy(t, hostPort(h.e.URL()))
+	job := func(name string) func(*Worker) {
+		return func(w *Worker) {
+			w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
+				h.ran(j.ID + "@" + name)
+				return []byte(name), nil
+			})
+		}
+	}
+	old := h.workerOn(tcpConn(t, p.url()), "x1", job("old"))
+	h.ready("x1")
+	p.blackhole(true, true)
+	waitFor(t, 10*time.Second, "x1's lease to expire", func() bool { return !h.leaseHeld("x1") })
+	h.worker("x1", job("new"))
+	h.ready("x1")
+	p.heal()
+	select {
+	case <-old.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the superseded worker still serves 10 s after it was heard again")
+	}
+	if err := old.Err(); !errors.Is(err, ErrSuperseded) {
+		t.Fatalf("Err = %v, want ErrSuperseded", err)
+	}
+	const n = 20
+	ids := submitTo(t, h, "s", n, "x1")
+	for _, id := range ids {
+		if r := h.wait(id); r.Err != nil || string(r.Value) != "new" {
+			t.Errorf("%s: value %q, err %v; want it run by the new x1", id, r.Value, r.Err)
+		}
+	}
+	for _, id := range ids {
+		if o, nw := h.runCount(id+"@old"), h.runCount(id+"@new"); o != 0 || nw != 1 {
+			t.Errorf("%s ran %d times on the old x1 and %d on the new, want 0 and 1", id, o, nw)
+		}
+	}
+	if err := old.Close(); err != nil {
+		t.Errorf("Close of the superseded worker: %v", err)
+	}
+}
+
+// idleRate runs w idle workers on a server of their own and returns the
+// messages into and out of the server per second per worker, over window,
+// once they have settled: what leases, membership and idle thieves cost.
+func idleRate(t *testing.T, workers int, window time.Duration) float64 {
+	h := newHarness(t, WithLease(time.Second))
+	var names []string
+	for i := range workers {
+		name := "w" + strconv.Itoa(i)
+		names = append(names, name)
+		h.worker(name, func(w *Worker) { w.Handle("job", h.sleeper(0)) })
+	}
+	h.ready(names...)
+	time.Sleep(time.Second) // past start-up: registrations, scans, first beats
+	count := func() int64 {
+		v, err := h.e.NATS().Varz(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.InMsgs + v.OutMsgs
+	}
+	before, t0 := count(), time.Now()
+	time.Sleep(window)
+	n, d := count()-before, time.Since(t0)
+	return float64(n) / d.Seconds() / float64(workers)
+}
+
+// TestIdleControlTraffic: idle control traffic (lease renewals, membership,
+// idle thieves) costs each worker about the same number of server messages
+// per second at W=4 as at W=16: O(W) in all, not O(W²).
+func TestIdleControlTraffic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 20 workers for several seconds")
+	}
+	r4 := idleRate(t, 4, 3*time.Second)
+	r16 := idleRate(t, 16, 3*time.Second)
+	t.Logf("idle server messages per second per worker (lease 1 s): W=4 %.1f, W=16 %.1f", r4, r16)
+	if r16 > 1.5*r4 {
+		t.Errorf("per-worker idle traffic grows with W: %.1f/s at W=16 against %.1f/s at W=4", r16, r4)
+	}
+}
