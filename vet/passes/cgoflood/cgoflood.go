@@ -63,6 +63,8 @@ import (
 	"go/types"
 	"strings"
 
+	"github.com/worksteal/steal/vet/internal/bounds"
+
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
 	"golang.org/x/tools/go/ast/inspector"
@@ -143,7 +145,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if loop != nil {
 			budgetScope = loop
 		}
-		if bounded(pass.TypesInfo, scope, loop, g, guards) || budgeted(pass.TypesInfo, budgetScope, cur) {
+		if bounded(pass.TypesInfo, scope, loop, g, guards) || bounds.Budgeted(pass.TypesInfo, budgetScope, cur) {
 			continue
 		}
 		where := "per request"
@@ -268,7 +270,7 @@ func unboundedContext(info *types.Info, cur inspector.Cursor) (scope *ast.BlockS
 		case *ast.IfStmt:
 			guards = append(guards, n)
 		case *ast.ForStmt:
-			if n.Post != nil || countsInBody(info, n) {
+			if n.Post != nil || bounds.CountsInBody(info, n) {
 				return nil, nil, nil // a counting loop starts a fixed pool
 			}
 			return n.Body, n, guards
@@ -325,7 +327,7 @@ func isNamed(t types.Type, pkg, name string) bool {
 // hand.
 func bounded(info *types.Info, scope *ast.BlockStmt, loop ast.Stmt, g *ast.GoStmt, guards []*ast.IfStmt) bool {
 	for _, ifs := range guards {
-		if guardBounds(info, ifs) {
+		if bounds.GuardBounds(info, ifs) {
 			return true
 		}
 	}
@@ -360,10 +362,10 @@ func bounded(info *types.Info, scope *ast.BlockStmt, loop ast.Stmt, g *ast.GoStm
 		case *ast.ExprStmt:
 			if u, ok := ast.Unparen(n.X).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
 				switch {
-				case isDone(u.X):
+				case bounds.IsDone(u.X):
 				case n.Pos() > g.End() || rangeChan:
 					found = true
-				case inSelect(scope, n):
+				case bounds.InSelect(scope, n):
 					events++
 				default:
 					tokens++
@@ -371,7 +373,7 @@ func bounded(info *types.Info, scope *ast.BlockStmt, loop ast.Stmt, g *ast.GoStm
 				return false
 			}
 		case *ast.UnaryExpr:
-			if n.Op == token.ARROW && !isDone(n.X) {
+			if n.Op == token.ARROW && !bounds.IsDone(n.X) {
 				if n.Pos() > g.End() || rangeChan {
 					found = true
 				} else {
@@ -379,7 +381,7 @@ func bounded(info *types.Info, scope *ast.BlockStmt, loop ast.Stmt, g *ast.GoStm
 				}
 			}
 		case *ast.CallExpr:
-			if boundingCall(info, n) {
+			if bounds.BoundingCall(info, n) {
 				found = true
 			}
 		}
@@ -390,204 +392,4 @@ func bounded(info *types.Info, scope *ast.BlockStmt, loop ast.Stmt, g *ast.GoStm
 		events++
 	}
 	return found || (tokens > 0 && events > 0)
-}
-
-// countsInBody reports whether a for loop without a post statement is
-// a counting loop in disguise (for i := 0; i < n; { ...; i++ }): its
-// body increments or decrements a variable that its condition reads.
-func countsInBody(info *types.Info, loop *ast.ForStmt) bool {
-	if loop.Cond == nil {
-		return false
-	}
-	read := condObjects(info, loop.Cond)
-	counted := false
-	ast.Inspect(loop.Body, func(n ast.Node) bool {
-		if _, ok := n.(*ast.FuncLit); ok {
-			return false
-		}
-		if obj := counter(info, n); obj != nil && read[obj] {
-			counted = true
-		}
-		return !counted
-	})
-	return counted
-}
-
-// condObjects returns the variables and fields that an expression reads.
-func condObjects(info *types.Info, e ast.Expr) map[types.Object]bool {
-	read := make(map[types.Object]bool)
-	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			if obj, ok := info.Uses[id].(*types.Var); ok {
-				read[obj] = true
-			}
-		}
-		return true
-	})
-	return read
-}
-
-// counter returns the variable or field that n counts up or down
-// (x++, x--, x += k, x -= k), or nil.
-func counter(info *types.Info, n ast.Node) types.Object {
-	var x ast.Expr
-	switch n := n.(type) {
-	case *ast.IncDecStmt:
-		x = n.X
-	case *ast.AssignStmt:
-		if (n.Tok == token.ADD_ASSIGN || n.Tok == token.SUB_ASSIGN) && len(n.Lhs) == 1 {
-			x = n.Lhs[0]
-		}
-	}
-	switch x := ast.Unparen(x).(type) {
-	case *ast.Ident:
-		return info.Uses[x]
-	case *ast.SelectorExpr:
-		return info.Uses[x.Sel]
-	}
-	return nil
-}
-
-// budgeted reports whether the go statement at cur is counted against a
-// budget: a statement next to it counts a variable up or down that a
-// condition in the loop compares (if budget <= 0 { wait }; go work();
-// budget--).
-func budgeted(info *types.Info, loop ast.Node, cur inspector.Cursor) bool {
-	var siblings []ast.Stmt
-	switch p := cur.Parent().Node().(type) {
-	case *ast.BlockStmt:
-		siblings = p.List
-	case *ast.CaseClause:
-		siblings = p.Body
-	case *ast.CommClause:
-		siblings = p.Body
-	}
-	counted := make(map[types.Object]bool)
-	for _, s := range siblings {
-		if obj := counter(info, s); obj != nil {
-			counted[obj] = true
-		}
-	}
-	if len(counted) == 0 {
-		return false
-	}
-	found := false
-	ast.Inspect(loop, func(n ast.Node) bool {
-		var cond ast.Expr
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.IfStmt:
-			cond = n.Cond
-		case *ast.ForStmt:
-			cond = n.Cond
-		}
-		if cond != nil {
-			for obj := range condObjects(info, cond) {
-				if counted[obj] {
-					found = true
-				}
-			}
-		}
-		return !found
-	})
-	return found
-}
-
-func isDone(x ast.Expr) bool {
-	if call, ok := ast.Unparen(x).(*ast.CallExpr); ok {
-		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Done" {
-			return true
-		}
-	}
-	return false
-}
-
-func inSelect(body *ast.BlockStmt, s ast.Stmt) bool {
-	in := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		if cc, ok := n.(*ast.CommClause); ok && cc.Comm == s {
-			in = true
-		}
-		return !in
-	})
-	return in
-}
-
-func boundingCall(info *types.Info, call *ast.CallExpr) bool {
-	if tv, ok := info.Types[call.Fun]; ok && tv.IsType() {
-		return false
-	}
-	var name string
-	switch fun := ast.Unparen(call.Fun).(type) {
-	case *ast.Ident:
-		name = fun.Name
-	case *ast.SelectorExpr:
-		name = fun.Sel.Name
-	case *ast.IndexExpr:
-		if id, ok := fun.X.(*ast.Ident); ok {
-			name = id.Name
-		}
-	}
-	switch name {
-	case "Wait", "Acquire", "TryAcquire":
-		return true
-	}
-	return strings.Contains(strings.ToLower(name), "acquire")
-}
-
-func guardBounds(info *types.Info, ifs *ast.IfStmt) bool {
-	read := make(map[types.Object]bool)
-	limit := false
-	ast.Inspect(ifs.Cond, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.Ident:
-			if obj := info.Uses[n]; obj != nil {
-				read[obj] = true
-			}
-		case *ast.CallExpr:
-			if fn := typeutil.Callee(info, n); fn != nil {
-				if b, ok := fn.(*types.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
-					limit = true
-				}
-				if fn.Pkg() != nil && fn.Pkg().Path() == "sync/atomic" &&
-					(strings.HasPrefix(fn.Name(), "CompareAndSwap") || strings.HasPrefix(fn.Name(), "Add")) {
-					limit = true
-				}
-			}
-		}
-		return true
-	})
-	if limit {
-		return true
-	}
-	assigned := false
-	ast.Inspect(ifs.Body, func(n ast.Node) bool {
-		if assigned {
-			return false
-		}
-		var lhs []ast.Expr
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.AssignStmt:
-			lhs = n.Lhs
-		case *ast.IncDecStmt:
-			lhs = []ast.Expr{n.X}
-		}
-		for _, e := range lhs {
-			var id *ast.Ident
-			switch e := ast.Unparen(e).(type) {
-			case *ast.Ident:
-				id = e
-			case *ast.SelectorExpr:
-				id = e.Sel
-			}
-			if id != nil && read[info.Uses[id]] {
-				assigned = true
-			}
-		}
-		return !assigned
-	})
-	return assigned
 }

@@ -69,12 +69,12 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"strings"
+
+	"github.com/worksteal/steal/vet/internal/bounds"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
 	"golang.org/x/tools/go/ast/inspector"
-	"golang.org/x/tools/go/types/typeutil"
 )
 
 // OptIn reports whether the analyzer is left out of a suite unless the
@@ -98,7 +98,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if loop == nil {
 			continue
 		}
-		if bounded(pass.TypesInfo, loop, g, guards) || budgeted(pass.TypesInfo, loop, cur) {
+		if bounded(pass.TypesInfo, loop, g, guards) || bounds.Budgeted(pass.TypesInfo, loop, cur) {
 			continue
 		}
 		pass.Report(analysis.Diagnostic{
@@ -129,7 +129,7 @@ func eventLoop(info *types.Info, cur inspector.Cursor) (ast.Stmt, []*ast.IfStmt)
 				return n, guards
 			}
 		case *ast.ForStmt:
-			if n.Post == nil && !countsInBody(info, n) && receivesBefore(info, n, g.Pos()) {
+			if n.Post == nil && !bounds.CountsInBody(info, n) && receivesBefore(info, n, g.Pos()) {
 				return n, guards
 			}
 		}
@@ -153,18 +153,7 @@ func isEventChan(info *types.Info, x ast.Expr) bool {
 			return false // a ticker or timer: the loop is rate-limited
 		}
 	}
-	return !isDone(x) // cancellation is not an event stream
-}
-
-// isDone reports whether x is a call of a method named Done, as in
-// <-ctx.Done().
-func isDone(x ast.Expr) bool {
-	if call, ok := ast.Unparen(x).(*ast.CallExpr); ok {
-		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Done" {
-			return true
-		}
-	}
-	return false
+	return !bounds.IsDone(x) // cancellation is not an event stream
 }
 
 // receivesBefore reports whether the loop receives an event before pos,
@@ -188,113 +177,11 @@ func receivesBefore(info *types.Info, loop *ast.ForStmt, pos token.Pos) bool {
 	return found
 }
 
-// countsInBody reports whether a for loop without a post statement is
-// a counting loop in disguise (for i := 0; i < n; { ...; i++ }): its
-// body increments or decrements a variable that its condition reads.
-func countsInBody(info *types.Info, loop *ast.ForStmt) bool {
-	if loop.Cond == nil {
-		return false
-	}
-	read := condObjects(info, loop.Cond)
-	counted := false
-	ast.Inspect(loop.Body, func(n ast.Node) bool {
-		if _, ok := n.(*ast.FuncLit); ok {
-			return false
-		}
-		if obj := counter(info, n); obj != nil && read[obj] {
-			counted = true
-		}
-		return !counted
-	})
-	return counted
-}
-
-// condObjects returns the variables and fields that an expression reads.
-func condObjects(info *types.Info, e ast.Expr) map[types.Object]bool {
-	read := make(map[types.Object]bool)
-	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok {
-			if obj, ok := info.Uses[id].(*types.Var); ok {
-				read[obj] = true
-			}
-		}
-		return true
-	})
-	return read
-}
-
-// counter returns the variable or field that n counts up or down
-// (x++, x--, x += k, x -= k), or nil.
-func counter(info *types.Info, n ast.Node) types.Object {
-	var x ast.Expr
-	switch n := n.(type) {
-	case *ast.IncDecStmt:
-		x = n.X
-	case *ast.AssignStmt:
-		if (n.Tok == token.ADD_ASSIGN || n.Tok == token.SUB_ASSIGN) && len(n.Lhs) == 1 {
-			x = n.Lhs[0]
-		}
-	}
-	switch x := ast.Unparen(x).(type) {
-	case *ast.Ident:
-		return info.Uses[x]
-	case *ast.SelectorExpr:
-		return info.Uses[x.Sel]
-	}
-	return nil
-}
-
-// budgeted reports whether the go statement at cur is counted against a
-// budget: a statement next to it counts a variable up or down that a
-// condition in the loop compares (if budget <= 0 { wait }; go work();
-// budget--).
-func budgeted(info *types.Info, loop ast.Stmt, cur inspector.Cursor) bool {
-	var siblings []ast.Stmt
-	switch p := cur.Parent().Node().(type) {
-	case *ast.BlockStmt:
-		siblings = p.List
-	case *ast.CaseClause:
-		siblings = p.Body
-	case *ast.CommClause:
-		siblings = p.Body
-	}
-	counted := make(map[types.Object]bool)
-	for _, s := range siblings {
-		if obj := counter(info, s); obj != nil {
-			counted[obj] = true
-		}
-	}
-	if len(counted) == 0 {
-		return false
-	}
-	found := false
-	ast.Inspect(loop, func(n ast.Node) bool {
-		var cond ast.Expr
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.IfStmt:
-			cond = n.Cond
-		case *ast.ForStmt:
-			cond = n.Cond
-		}
-		if cond != nil {
-			for obj := range condObjects(info, cond) {
-				if counted[obj] {
-					found = true
-				}
-			}
-		}
-		return !found
-	})
-	return found
-}
-
 // bounded reports whether something in the loop limits how many
 // goroutines started by g run at once; see the package documentation.
 func bounded(info *types.Info, loop ast.Stmt, g *ast.GoStmt, guards []*ast.IfStmt) bool {
 	for _, ifs := range guards {
-		if guardBounds(info, ifs) {
+		if bounds.GuardBounds(info, ifs) {
 			return true
 		}
 	}
@@ -324,12 +211,12 @@ func bounded(info *types.Info, loop ast.Stmt, g *ast.GoStmt, guards []*ast.IfStm
 			found = true
 		case *ast.ExprStmt:
 			if u, ok := ast.Unparen(n.X).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
-				if isDone(u.X) {
+				if bounds.IsDone(u.X) {
 					return false // waiting for cancellation bounds nothing
 				}
 				if n.Pos() > g.End() || rangeLoop {
 					found = true
-				} else if !inSelect(body, n) {
+				} else if !bounds.InSelect(body, n) {
 					tokens++
 				} else {
 					events++
@@ -337,7 +224,7 @@ func bounded(info *types.Info, loop ast.Stmt, g *ast.GoStmt, guards []*ast.IfStm
 				return false
 			}
 		case *ast.UnaryExpr:
-			if n.Op == token.ARROW && !isDone(n.X) {
+			if n.Op == token.ARROW && !bounds.IsDone(n.X) {
 				if n.Pos() > g.End() || rangeLoop {
 					found = true
 				} else {
@@ -345,7 +232,7 @@ func bounded(info *types.Info, loop ast.Stmt, g *ast.GoStmt, guards []*ast.IfStm
 				}
 			}
 		case *ast.CallExpr:
-			if boundingCall(info, n) {
+			if bounds.BoundingCall(info, n) {
 				found = true
 			}
 		}
@@ -353,105 +240,4 @@ func bounded(info *types.Info, loop ast.Stmt, g *ast.GoStmt, guards []*ast.IfStm
 	})
 	// A token receive only bounds when something else brings the event.
 	return found || (tokens > 0 && events > 0)
-}
-
-// inSelect reports whether the statement s is the comm of a select case.
-func inSelect(body *ast.BlockStmt, s ast.Stmt) bool {
-	in := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		if cc, ok := n.(*ast.CommClause); ok && cc.Comm == s {
-			in = true
-		}
-		return !in
-	})
-	return in
-}
-
-// boundingCall reports whether call waits for a slot or for earlier
-// goroutines, judged by the name of the function or method.
-func boundingCall(info *types.Info, call *ast.CallExpr) bool {
-	var name string
-	switch fun := ast.Unparen(call.Fun).(type) {
-	case *ast.Ident:
-		name = fun.Name
-	case *ast.SelectorExpr:
-		name = fun.Sel.Name
-	case *ast.IndexExpr: // generic instantiation
-		if id, ok := fun.X.(*ast.Ident); ok {
-			name = id.Name
-		}
-	}
-	if tv, ok := info.Types[call.Fun]; ok && tv.IsType() {
-		return false
-	}
-	switch name {
-	case "Wait", "Acquire", "TryAcquire":
-		return true
-	}
-	return strings.Contains(strings.ToLower(name), "acquire")
-}
-
-// guardBounds reports whether an if statement around the go statement
-// limits it: its condition reads a variable its body assigns (start
-// once; count up to a limit), calls a compare-and-swap or add of
-// sync/atomic, or compares a len or cap.
-func guardBounds(info *types.Info, ifs *ast.IfStmt) bool {
-	read := make(map[types.Object]bool)
-	limit := false
-	ast.Inspect(ifs.Cond, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.Ident:
-			if obj := info.Uses[n]; obj != nil {
-				read[obj] = true
-			}
-		case *ast.SelectorExpr:
-			if obj := info.Uses[n.Sel]; obj != nil {
-				read[obj] = true
-			}
-		case *ast.CallExpr:
-			if fn := typeutil.Callee(info, n); fn != nil {
-				name := fn.Name()
-				if b, ok := fn.(*types.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
-					limit = true
-				}
-				if fn.Pkg() != nil && fn.Pkg().Path() == "sync/atomic" &&
-					(strings.HasPrefix(name, "CompareAndSwap") || strings.HasPrefix(name, "Add")) {
-					limit = true
-				}
-			}
-		}
-		return true
-	})
-	if limit {
-		return true
-	}
-	assigned := false
-	ast.Inspect(ifs.Body, func(n ast.Node) bool {
-		if assigned {
-			return false
-		}
-		var lhs []ast.Expr
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.AssignStmt:
-			lhs = n.Lhs
-		case *ast.IncDecStmt:
-			lhs = []ast.Expr{n.X}
-		}
-		for _, e := range lhs {
-			var id *ast.Ident
-			switch e := ast.Unparen(e).(type) {
-			case *ast.Ident:
-				id = e
-			case *ast.SelectorExpr:
-				id = e.Sel
-			}
-			if id != nil && read[info.Uses[id]] {
-				assigned = true
-			}
-		}
-		return !assigned
-	})
-	return assigned
 }

@@ -1,0 +1,229 @@
+// Package bounds holds what the analyzers that look for unbounded
+// goroutines share: how to tell that a go statement in a loop is held to
+// a bound (a token taken, a counter compared, a call that waits), and the
+// small AST questions those checks ask.
+package bounds
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// CondObjects returns the variables and fields that an expression reads.
+func CondObjects(info *types.Info, e ast.Expr) map[types.Object]bool {
+	read := make(map[types.Object]bool)
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if obj, ok := info.Uses[id].(*types.Var); ok {
+				read[obj] = true
+			}
+		}
+		return true
+	})
+	return read
+}
+
+// Counter returns the variable or field that n counts up or down
+// (x++, x--, x += k, x -= k), or nil.
+func Counter(info *types.Info, n ast.Node) types.Object {
+	var x ast.Expr
+	switch n := n.(type) {
+	case *ast.IncDecStmt:
+		x = n.X
+	case *ast.AssignStmt:
+		if (n.Tok == token.ADD_ASSIGN || n.Tok == token.SUB_ASSIGN) && len(n.Lhs) == 1 {
+			x = n.Lhs[0]
+		}
+	}
+	switch x := ast.Unparen(x).(type) {
+	case *ast.Ident:
+		return info.Uses[x]
+	case *ast.SelectorExpr:
+		return info.Uses[x.Sel]
+	}
+	return nil
+}
+
+// CountsInBody reports whether a for loop without a post statement is
+// a counting loop in disguise (for i := 0; i < n; { ...; i++ }): its
+// body increments or decrements a variable that its condition reads.
+func CountsInBody(info *types.Info, loop *ast.ForStmt) bool {
+	if loop.Cond == nil {
+		return false
+	}
+	read := CondObjects(info, loop.Cond)
+	counted := false
+	ast.Inspect(loop.Body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if obj := Counter(info, n); obj != nil && read[obj] {
+			counted = true
+		}
+		return !counted
+	})
+	return counted
+}
+
+// InSelect reports whether the statement s is the comm of a select case.
+func InSelect(body *ast.BlockStmt, s ast.Stmt) bool {
+	in := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if cc, ok := n.(*ast.CommClause); ok && cc.Comm == s {
+			in = true
+		}
+		return !in
+	})
+	return in
+}
+
+// IsDone reports whether x is a call of a method named Done, as in
+// <-ctx.Done().
+func IsDone(x ast.Expr) bool {
+	if call, ok := ast.Unparen(x).(*ast.CallExpr); ok {
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Done" {
+			return true
+		}
+	}
+	return false
+}
+
+// BoundingCall reports whether call waits for a slot or for earlier
+// goroutines, judged by the name of the function or method.
+func BoundingCall(info *types.Info, call *ast.CallExpr) bool {
+	var name string
+	switch fun := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		name = fun.Name
+	case *ast.SelectorExpr:
+		name = fun.Sel.Name
+	case *ast.IndexExpr: // generic instantiation
+		if id, ok := fun.X.(*ast.Ident); ok {
+			name = id.Name
+		}
+	}
+	if tv, ok := info.Types[call.Fun]; ok && tv.IsType() {
+		return false
+	}
+	switch name {
+	case "Wait", "Acquire", "TryAcquire":
+		return true
+	}
+	return strings.Contains(strings.ToLower(name), "acquire")
+}
+
+// GuardBounds reports whether an if statement around the go statement
+// limits it: its condition reads a variable its body assigns (start
+// once; count up to a limit), calls a compare-and-swap or add of
+// sync/atomic, or compares a len or cap.
+func GuardBounds(info *types.Info, ifs *ast.IfStmt) bool {
+	read := make(map[types.Object]bool)
+	limit := false
+	ast.Inspect(ifs.Cond, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Ident:
+			if obj := info.Uses[n]; obj != nil {
+				read[obj] = true
+			}
+		case *ast.SelectorExpr:
+			if obj := info.Uses[n.Sel]; obj != nil {
+				read[obj] = true
+			}
+		case *ast.CallExpr:
+			if fn := typeutil.Callee(info, n); fn != nil {
+				name := fn.Name()
+				if b, ok := fn.(*types.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
+					limit = true
+				}
+				if fn.Pkg() != nil && fn.Pkg().Path() == "sync/atomic" &&
+					(strings.HasPrefix(name, "CompareAndSwap") || strings.HasPrefix(name, "Add")) {
+					limit = true
+				}
+			}
+		}
+		return true
+	})
+	if limit {
+		return true
+	}
+	assigned := false
+	ast.Inspect(ifs.Body, func(n ast.Node) bool {
+		if assigned {
+			return false
+		}
+		var lhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			lhs = n.Lhs
+		case *ast.IncDecStmt:
+			lhs = []ast.Expr{n.X}
+		}
+		for _, e := range lhs {
+			var id *ast.Ident
+			switch e := ast.Unparen(e).(type) {
+			case *ast.Ident:
+				id = e
+			case *ast.SelectorExpr:
+				id = e.Sel
+			}
+			if id != nil && read[info.Uses[id]] {
+				assigned = true
+			}
+		}
+		return !assigned
+	})
+	return assigned
+}
+
+// Budgeted reports whether the go statement at cur is counted against a
+// budget: a statement next to it counts a variable up or down that a
+// condition in the loop compares (if budget <= 0 { wait }; go work();
+// budget--).
+func Budgeted(info *types.Info, loop ast.Node, cur inspector.Cursor) bool {
+	var siblings []ast.Stmt
+	switch p := cur.Parent().Node().(type) {
+	case *ast.BlockStmt:
+		siblings = p.List
+	case *ast.CaseClause:
+		siblings = p.Body
+	case *ast.CommClause:
+		siblings = p.Body
+	}
+	counted := make(map[types.Object]bool)
+	for _, s := range siblings {
+		if obj := Counter(info, s); obj != nil {
+			counted[obj] = true
+		}
+	}
+	if len(counted) == 0 {
+		return false
+	}
+	found := false
+	ast.Inspect(loop, func(n ast.Node) bool {
+		var cond ast.Expr
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IfStmt:
+			cond = n.Cond
+		case *ast.ForStmt:
+			cond = n.Cond
+		}
+		if cond != nil {
+			for obj := range CondObjects(info, cond) {
+				if counted[obj] {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
