@@ -14,8 +14,19 @@
 // The program in cmd/stealcluster runs a cluster from the command line:
 // stealcluster cluster demo (from the cluster directory, go run
 // ./cmd/stealcluster cluster demo), cluster up, worker, and node --nats,
-// which serves the node package's protocol against the live workers. Client.Workers and Client.Steal are
-// what such tools use to watch the workers' queues and move jobs by hand.
+// which serves the node package's protocol against the live workers.
+// Client.Workers and Client.Steal are what such tools use to watch the
+// workers' queues and move jobs by hand.
+//
+// The words the guarantees below use:
+//
+//	worker - a process (or a Worker value) with a name, a lease and a deque.
+//	job    - id, type, payload and an optional cost hint; run by the Handler
+//	         registered for its type.
+//	record - the durable copy of a live job in a JetStream key-value bucket.
+//	ledger - the one recorded completion of a job id, in the same bucket.
+//	lease  - a worker's registration, which expires unless renewed
+//	         (WithLease); a worker whose lease expired is taken for dead.
 //
 // The design, its message flows and the invariants a change must keep are
 // described at the top of worker.go; HACKING.md says how to run the fault
