@@ -38,8 +38,9 @@ func TestMaxQueuedBacklogBound(t *testing.T) {
 		if !waitUntil(full) {
 			t.Fatalf("never reached a full backlog: %s", p.SchedTrace(0))
 		}
-		close(g) // a worker picks a batch up, and is stuck in its first task
+		// Read before the release: the worker may pick its batch up at once.
 		taken := p.takenCount()
+		close(g) // a worker picks a batch up, and is stuck in its first task
 		if !waitUntil(func() bool { return p.takenCount() > taken && full() }) {
 			t.Fatalf("the released worker took nothing: %s", p.SchedTrace(0))
 		}
