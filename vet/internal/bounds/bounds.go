@@ -227,3 +227,55 @@ func Budgeted(info *types.Info, loop ast.Node, cur inspector.Cursor) bool {
 	})
 	return found
 }
+
+// Scan walks scope, the code around the go statement g, for what bounds
+// starting g: a send, a receive after g (or any receive when eventLoop
+// says the loop itself brings the event), or a call that waits (found).
+// Before g it counts the receives that bring an event (a value taken, or
+// a case of a select) and the plain <-ch statements that take a token;
+// a receive on a Done channel bounds nothing. Function literals, and what
+// g itself runs, are not looked into.
+func Scan(info *types.Info, scope *ast.BlockStmt, g *ast.GoStmt, eventLoop bool) (found bool, events, tokens int) {
+	ast.Inspect(scope, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.GoStmt:
+			if n == g {
+				return false // what the goroutine does is not a bound on starting it
+			}
+		case *ast.SendStmt:
+			found = true
+		case *ast.ExprStmt:
+			if u, ok := ast.Unparen(n.X).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+				switch {
+				case IsDone(u.X): // waiting for cancellation bounds nothing
+				case n.Pos() > g.End() || eventLoop:
+					found = true
+				case InSelect(scope, n):
+					events++
+				default:
+					tokens++
+				}
+				return false
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW && !IsDone(n.X) {
+				if n.Pos() > g.End() || eventLoop {
+					found = true
+				} else {
+					events++
+				}
+			}
+		case *ast.CallExpr:
+			if BoundingCall(info, n) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found, events, tokens
+}

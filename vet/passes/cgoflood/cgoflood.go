@@ -59,7 +59,6 @@ package cgoflood
 
 import (
 	"go/ast"
-	"go/token"
 	"go/types"
 	"strings"
 
@@ -345,48 +344,9 @@ func bounded(info *types.Info, scope *ast.BlockStmt, loop ast.Stmt, g *ast.GoStm
 			events++ // ranging over a collection brings the items
 		}
 	}
-	found := false
-	ast.Inspect(scope, func(n ast.Node) bool {
-		if found {
-			return false
-		}
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.GoStmt:
-			if n == g {
-				return false
-			}
-		case *ast.SendStmt:
-			found = true
-		case *ast.ExprStmt:
-			if u, ok := ast.Unparen(n.X).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
-				switch {
-				case bounds.IsDone(u.X):
-				case n.Pos() > g.End() || rangeChan:
-					found = true
-				case bounds.InSelect(scope, n):
-					events++
-				default:
-					tokens++
-				}
-				return false
-			}
-		case *ast.UnaryExpr:
-			if n.Op == token.ARROW && !bounds.IsDone(n.X) {
-				if n.Pos() > g.End() || rangeChan {
-					found = true
-				} else {
-					events++
-				}
-			}
-		case *ast.CallExpr:
-			if bounds.BoundingCall(info, n) {
-				found = true
-			}
-		}
-		return !found
-	})
+	found, ev, tok := bounds.Scan(info, scope, g, rangeChan)
+	events += ev
+	tokens += tok
 	if loop == nil {
 		// A handler has no event of its own: the request is.
 		events++

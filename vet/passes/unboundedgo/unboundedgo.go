@@ -193,51 +193,9 @@ func bounded(info *types.Info, loop ast.Stmt, g *ast.GoStmt, guards []*ast.IfStm
 	case *ast.ForStmt:
 		body = l.Body
 	}
-	events := 0 // receives before g that take a value or select an event
-	tokens := 0 // plain <-ch statements before g
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		if found {
-			return false
-		}
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.GoStmt:
-			if n == g {
-				return false // what the goroutine does is not a bound on starting it
-			}
-		case *ast.SendStmt:
-			found = true
-		case *ast.ExprStmt:
-			if u, ok := ast.Unparen(n.X).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
-				if bounds.IsDone(u.X) {
-					return false // waiting for cancellation bounds nothing
-				}
-				if n.Pos() > g.End() || rangeLoop {
-					found = true
-				} else if !bounds.InSelect(body, n) {
-					tokens++
-				} else {
-					events++
-				}
-				return false
-			}
-		case *ast.UnaryExpr:
-			if n.Op == token.ARROW && !bounds.IsDone(n.X) {
-				if n.Pos() > g.End() || rangeLoop {
-					found = true
-				} else {
-					events++
-				}
-			}
-		case *ast.CallExpr:
-			if bounds.BoundingCall(info, n) {
-				found = true
-			}
-		}
-		return !found
-	})
+	// events: receives before g that take a value or select an event;
+	// tokens: plain <-ch statements before g.
+	found, events, tokens := bounds.Scan(info, body, g, rangeLoop)
 	// A token receive only bounds when something else brings the event.
 	return found || (tokens > 0 && events > 0)
 }
