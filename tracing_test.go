@@ -23,7 +23,12 @@ import (
 func tracedWork(t *testing.T, p *Pool) {
 	t.Helper()
 	done := newCountdown(1 + 3 + 1 + 1)
+	// The later tasks are submitted once the first has returned: a task
+	// still waiting for its group would lend them to a spare, whose tasks
+	// the timeline does not record.
+	first := make(chan struct{})
 	err := p.Submit(Named(context.Background(), "obs-test-submit"), func(w *Worker) {
+		defer close(first)
 		g := NewGroup(w)
 		for range 3 {
 			g.Go(func(*Worker) error { done.dec(); return nil })
@@ -43,6 +48,7 @@ func tracedWork(t *testing.T, p *Pool) {
 	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
+	waitClosed(t, first, "the first traced task")
 	if err := p.Submit(Named(context.Background(), "obs-test-region"), func(*Worker) { done.dec() }); err != nil {
 		t.Fatal(err)
 	}
