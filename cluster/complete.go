@@ -30,7 +30,7 @@ func (w *Worker) complete(e *entry, out *outcome) (requeue bool) {
 		w.mu.Lock()
 		c := w.claimLocked(e)
 		w.mu.Unlock()
-		revs, err := w.writeCompletion(e.id, c.rev, data, c.kids, c.guard, c.grev)
+		revs, err := w.writeCompletion(e.id, w.keyOf(e), c.rev, data, c.kids, c.guard, c.grev)
 		// Judged before the claim ends: a job found completed already is
 		// marked gone first, else its parent's completion, free to claim
 		// it, would write it a record and run it again.
@@ -45,15 +45,15 @@ func (w *Worker) complete(e *entry, out *outcome) (requeue bool) {
 	}
 }
 
-// writeCompletion commits the completion of id (record at rev, 0 for
-// none) and the records of kids; it returns the revision of each kid's
+// writeCompletion commits the completion of id (record key at rev, rev 0
+// for none) and the records of kids; it returns the revision of each kid's
 // record, 0 for those not written.
-func (w *Worker) writeCompletion(id string, rev uint64, data []byte, kids []*entry, guard string, grev uint64) ([]uint64, error) {
+func (w *Worker) writeCompletion(id, key string, rev uint64, data []byte, kids []*entry, guard string, grev uint64) ([]uint64, error) {
 	ctx := context.Background()
 	kops := w.kidOps(kids, guard, grev)
 	main := []op{{key: dKey(id), value: data, check: true, expect: 0}}
 	if rev != 0 {
-		main = append([]op{{key: qKey(w.name, id), del: true, check: true, expect: rev}}, main...)
+		main = append([]op{{key: key, del: true, check: true, expect: rev}}, main...)
 	}
 	fixed := len(data) + 512
 	kidRevs := make([]uint64, len(kids))
@@ -120,12 +120,12 @@ func (w *Worker) judge(e *entry, c claim, out *outcome, err error) (again, reque
 		return false, false
 	case !errors.Is(err, errConflict):
 		return false, true
-	case rev != 0 && !w.stillOurs(qKey(w.name, e.id), rev):
+	case rev != 0 && !w.stillOurs(w.keyOf(e), rev):
 		w.countGone(ctx, out)
 	case rev != 0:
 		// Ours, but completed before (a duplicate record): retire it.
 		w.stats.duplicates.Add(1)
-		w.st.commit(ctx, []op{{key: qKey(w.name, e.id), del: true, check: true, expect: rev}})
+		w.st.commit(ctx, []op{{key: w.keyOf(e), del: true, check: true, expect: rev}})
 	default:
 		return w.judgeLocal(e, c.guard, c.grev, out)
 	}

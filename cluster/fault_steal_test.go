@@ -113,7 +113,7 @@ func seenQueue(w *Worker, name string) int {
 // the late steal.
 func TestLateStealReply(t *testing.T) {
 	s := newStealScene(t, 8)
-	thief := s.h.worker("thief", func(w *Worker) { w.Handle("job", s.handler("thief", nil)) }, WithSlots(1))
+	thief := s.h.worker("thief", func(w *Worker) { w.Handle("job", s.handler("thief", nil)) }, WithSlots(1), moveOnly)
 	k := s.moving(t)
 	waitFor(t, 10*time.Second, "the thief to give up on the victim", func() bool {
 		return seenQueue(thief, "victim") == 0
@@ -145,7 +145,7 @@ func TestLateStealReply(t *testing.T) {
 func TestResetMidSteal(t *testing.T) {
 	t.Run("victim", func(t *testing.T) {
 		s := newStealScene(t, 8)
-		s.h.worker("thief", func(w *Worker) { w.Handle("job", s.handler("thief", nil)) }, WithSlots(1))
+		s.h.worker("thief", func(w *Worker) { w.Handle("job", s.handler("thief", nil)) }, WithSlots(1), moveOnly)
 		k := s.moving(t)
 		s.pv.reset()
 		s.pv.heal()
@@ -161,7 +161,7 @@ func TestResetMidSteal(t *testing.T) {
 		pt := newProxy(t, hostPort(s.h.e.URL()))
 		thief := s.h.workerOn(tcpConn(t, pt.url()), "thief", func(w *Worker) {
 			w.Handle("job", s.handler("thief", nil))
-		}, WithSlots(1))
+		}, WithSlots(1), moveOnly)
 		k := s.moving(t)
 		pt.blackhole(true, true) // no reconnect of the thief until it has given up
 		pt.reset()
@@ -179,4 +179,33 @@ func TestResetMidSteal(t *testing.T) {
 				given, stolen, k)
 		}
 	})
+}
+
+// moveOnly makes a thief that asks for no loan: its victims move records
+// to it, as for Client.Steal.
+func moveOnly(c *config) { c.moveOnly = true }
+
+// TestLostLoanReply: the victim's reply to a steal, a loan, never reaches
+// the thief (the victim's connection drops what it sends). The victim
+// holds the loan until its audit finds that the thief does not hold it,
+// then takes the jobs back: every job completes once and runs once.
+func TestLostLoanReply(t *testing.T) {
+	s := newStealScene(t, 8)
+	thief := s.h.worker("thief", func(w *Worker) { w.Handle("job", s.handler("thief", nil)) }, WithSlots(1))
+	waitFor(t, 10*time.Second, "a loan the thief never got", func() bool {
+		s.victim.mu.Lock()
+		defer s.victim.mu.Unlock()
+		return len(s.victim.loans) > 0
+	})
+	waitFor(t, 10*time.Second, "the thief to give up on the victim", func() bool {
+		return seenQueue(thief, "victim") == 0
+	})
+	s.pv.heal()
+	waitFor(t, 20*time.Second, "the victim to take the loan back", func() bool {
+		return s.victim.Stats().TakenBack > 0
+	})
+	s.finish(t)
+	if n := thief.Stats().Stolen; n != 0 {
+		t.Logf("the thief borrowed %d jobs after the heal", n)
+	}
 }

@@ -78,13 +78,16 @@ func (j *Job) SpawnID(ctx context.Context, id, typ string, payload []byte) error
 	if err := r.check(j.w.cfg.maxPayload); err != nil {
 		return err
 	}
+	if j.w.memMode(j.e) {
+		return j.w.spawnMem(j.e, r)
+	}
 	if j.w.cfg.localSpawn {
 		return j.w.spawnLocal(ctx, j.e, r)
 	}
 	j.w.mu.Lock()
 	rev := j.e.rev
 	j.w.mu.Unlock()
-	return j.w.spawn(ctx, r, qKey(j.w.name, j.ID), rev)
+	return j.w.spawn(ctx, r, j.w.keyOf(j.e), rev)
 }
 
 // ErrFenced is returned by Spawn when the running job's record has moved to

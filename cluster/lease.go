@@ -224,8 +224,14 @@ func (w *Worker) fence() {
 		return
 	}
 	w.stats.fenced.Add(1)
+	var mem []*entry // in-memory and borrowed jobs stay: their records, or their roots', fence their completions
 	for w.dq.Len() > 0 {
-		w.dq.PopFront()
+		if e, _ := w.dq.PopFront(); e.mem || e.borrow != nil {
+			mem = append(mem, e)
+		}
+	}
+	for _, e := range mem {
+		w.dq.PushBack(e)
 	}
 	clear(w.known)
 	clear(w.locals) // their parents still list them: a completion writes their records

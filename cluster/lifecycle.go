@@ -43,7 +43,7 @@ func (w *Worker) Start(ctx context.Context) error {
 		return err
 	}
 	w.pool = steal.New(steal.WithWorkers(w.cfg.slots))
-	for _, loop := range []func(){w.heartbeatLoop, w.hintLoop, w.membersLoop, w.ownLoop, w.scanLoop, w.dispatch} {
+	for _, loop := range []func(){w.heartbeatLoop, w.hintLoop, w.membersLoop, w.ownLoop, w.scanLoop, w.loanLoop, w.dispatch} {
 		w.wg.Add(1)
 		go func() { defer w.wg.Done(); loop() }()
 	}
@@ -124,6 +124,8 @@ func (w *Worker) subscribe() error {
 		h           nats.MsgHandler
 	}{
 		{c.subject("w." + w.name + ".steal"), "", w.onSteal},
+		{c.subject("w." + w.name + ".return"), "", w.onReturn},
+		{c.subject("w." + w.name + ".loans"), "", w.onLoans},
 		{c.subject("w." + w.name + ".submit"), "", w.onSubmit},
 		{c.subject("submit"), "workers", w.onSubmit},
 		{c.subject("state"), "", w.onState},
@@ -167,12 +169,18 @@ func (w *Worker) Close() error {
 	}
 	w.closed, w.closing = true, true
 	self := w.err != nil // stopped on its own: the lease is not ours
+	back := w.unborrowLocked()
 	w.mu.Unlock()
 	w.unsubscribe()
 	w.jobStop()
 	w.stop()
+	for _, e := range back {
+		w.returnJob(e)
+	}
 	w.wg.Wait()
 	err := w.pool.Close()
+	w.finishing.Wait()
+	w.nc.FlushTimeout(w.cfg.timeout) // the loans' returns
 	w.doneOnce.Do(func() { close(w.done) })
 	if self {
 		return err

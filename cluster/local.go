@@ -85,10 +85,10 @@ func anchorLocked(e *entry) *entry {
 // own record, or its anchor's; "" when there is none.
 func (w *Worker) guardLocked(e *entry) (string, uint64) {
 	if e.rev != 0 {
-		return qKey(w.name, e.id), e.rev
+		return w.keyOf(e), e.rev
 	}
 	if a := anchorLocked(e); a != nil {
-		return qKey(w.name, a.id), a.rev
+		return w.keyOf(a), a.rev
 	}
 	return "", 0
 }

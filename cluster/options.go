@@ -57,6 +57,11 @@ type config struct {
 	maxPayload int
 	timeout    time.Duration
 	localSpawn bool
+	// spawnRecords: false keeps spawned jobs in memory (loan.go).
+	spawnRecords bool
+	// moveOnly, for tests only: a thief asks for no loan, so that its
+	// victims move records to it (the path Client.Steal takes).
+	moveOnly bool
 	// wrapWorkers, for tests only, wraps the workers bucket's handle (to
 	// inject the errors of a server in trouble).
 	wrapWorkers func(jetstream.KeyValue) jetstream.KeyValue
@@ -70,15 +75,16 @@ type config struct {
 
 func defaults() config {
 	return config{
-		cluster:    "default",
-		replicas:   1,
-		lease:      defaultLease,
-		slots:      min(runtime.GOMAXPROCS(0), steal.MaxWorkers),
-		maxPayload: defaultMaxPay,
-		timeout:    2 * time.Second,
-		localSpawn: true,
-		lossLimit:  defaultLossLimit,
-		retry:      retryWindow,
+		cluster:      "default",
+		replicas:     1,
+		lease:        defaultLease,
+		slots:        min(runtime.GOMAXPROCS(0), steal.MaxWorkers),
+		maxPayload:   defaultMaxPay,
+		timeout:      2 * time.Second,
+		localSpawn:   true,
+		spawnRecords: true,
+		lossLimit:    defaultLossLimit,
+		retry:        retryWindow,
 	}
 }
 
@@ -139,6 +145,24 @@ func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.tim
 // the servers' duplicate window remembers the id), and Spawn tells a
 // handler at once (ErrFenced) when its job's record was taken over.
 func WithLocalSpawn(on bool) Option { return func(c *config) { c.localSpawn = on } }
+
+// WithSpawnRecords(false) keeps every job a handler spawns in memory for
+// good: it gets no record and no recorded completion, and costs the
+// servers nothing unless a thief takes it, which borrows it over core NATS
+// (two messages to ask, two for the answer, two for the return, whatever
+// the number of jobs lent) and sends it back once it and everything
+// spawned under it have run. A job's completion is recorded once its run
+// and every job spawned under it have finished, so Client.Wait on a root
+// job returns when its whole tree is done. In exchange, spawned jobs run at
+// least once, not once: a crash of the worker holding a root runs the
+// root's whole tree again, a thief that dies or loses its lease has what
+// it borrowed run again by the lender, and a spawned job's id, result and
+// failure are recorded nowhere (WorkerStats.ChildFailures counts the
+// failures). The default (true) records each spawned job as WithLocalSpawn
+// says. Give every worker of a cluster the same setting: the worker that
+// runs a job decides how its children live, and a job borrowed from a
+// worker with false keeps its tree in memory everywhere.
+func WithSpawnRecords(on bool) Option { return func(c *config) { c.spawnRecords = on } }
 
 // WithServerLossLimit sets how long a worker goes on when it cannot renew
 // its lease (default 1 minute, at least 2 s; the limit in force is at least

@@ -31,7 +31,9 @@ func (w *Worker) dispatch() {
 				break
 			}
 			w.running++
-			w.runs[e.id] = e
+			if !e.mem && e.borrow == nil {
+				w.runs[e.id] = e
+			}
 			w.pool.Submit(context.Background(), func(sw *steal.Worker) { w.run(e, sw) })
 		}
 		hungry := w.running < w.cfg.slots && w.dq.Len() == 0
@@ -62,31 +64,27 @@ func (w *Worker) dispatch() {
 
 // run executes one job and records its outcome.
 func (w *Worker) run(e *entry, sw *steal.Worker) {
-	requeue := false
+	if w.memMode(e) {
+		w.runMem(e, sw)
+		return
+	}
+	requeue, abort := false, false
 	if !w.alreadyDone(e) {
-		if out := w.execute(e, sw); out != nil {
+		out := w.execute(e, sw)
+		abort = out == nil
+		if out != nil {
 			requeue = w.complete(e, out)
 		}
 	}
-	w.mu.Lock()
-	w.running--
-	if w.runs[e.id] == e {
-		delete(w.runs, e.id)
+	if e.borrow != nil {
+		w.mu.Lock()
+		w.running--
+		e.abort = abort || requeue
+		w.mu.Unlock()
+		w.returnJob(e)
+		return
 	}
-	switch {
-	case requeue && !w.closing:
-		if _, ok := w.known[e.id]; !ok && e.rev != 0 {
-			w.known[e.id] = e.rev // a fence forgot it, and its reload skipped it as running
-		}
-		w.dq.PushBack(e)
-	case e.orphan:
-		w.forgetLocked(e)
-	default:
-		w.retireLocked(e.id, e.rev)
-	}
-	w.mu.Unlock()
-	poke(w.kick)
-	w.signal()
+	w.ran(e, requeue, true)
 }
 
 // alreadyDone reports whether e, a record loaded at a (re)start or taken
@@ -108,7 +106,7 @@ func (w *Worker) alreadyDone(e *entry) bool {
 	if err != nil || o == nil {
 		return false
 	}
-	w.st.commit(w.ctx, []op{{key: qKey(w.name, e.id), del: true, check: true, expect: rev}})
+	w.st.commit(w.ctx, []op{{key: w.keyOf(e), del: true, check: true, expect: rev}})
 	w.stats.duplicates.Add(1)
 	return true
 }
@@ -117,7 +115,7 @@ func (w *Worker) alreadyDone(e *entry) bool {
 // recorded (the handler failed because the worker is closing).
 func (w *Worker) execute(e *entry, sw *steal.Worker) *outcome {
 	w.mu.Lock()
-	if e.run == "" {
+	if e.run == "" && !e.mem {
 		e.run = nuid.Next() // kept when the job is queued again, so a retry is ours
 	}
 	out := &outcome{ID: e.id, Worker: w.name, Run: e.run}

@@ -15,6 +15,9 @@ import (
 type stealRequest struct {
 	Thief string `json:"thief"`
 	Max   int    `json:"max"` // 0: half
+	// Loan names the loan of in-memory jobs the victim may make (see
+	// loan.go); without it the victim lends none.
+	Loan string `json:"loan,omitempty"`
 }
 
 type stealReply struct {
@@ -23,6 +26,10 @@ type stealReply struct {
 	// Late lists jobs moved whose revisions the victim does not know (its
 	// answer from the servers was lost): the thief's watch delivers them.
 	Late []string `json:"late,omitempty"`
+	// Loan and Lent: in-memory jobs lent to the thief, under the loan
+	// id of the request.
+	Loan string    `json:"loan,omitempty"`
+	Lent []lentJob `json:"lent,omitempty"`
 }
 
 type stolenJob struct {
@@ -52,6 +59,7 @@ func (w *Worker) onSteal(m *nats.Msg) {
 	}
 	taken := w.takeBack(req.Max)
 	reply := stealReply{Jobs: []stolenJob{}}
+	taken = w.lend(taken, &req, &reply)
 	if len(taken) > 0 {
 		reply.Jobs, reply.Late = w.giveAway(taken, req.Thief)
 	}
@@ -73,6 +81,38 @@ type taken struct {
 	grev   uint64
 	anchor *entry // pinned while the steal is in flight
 	verify bool   // the job is to be checked against the ledger before it runs
+}
+
+// lend makes a loan of taken into reply (see loan.go): the in-memory
+// jobs and those with records, which stay under this worker's name. It
+// returns the jobs to move instead: jobs held here without a record
+// (local spawn), and every job with a record when the thief gave no loan
+// id (an older version), whose in-memory jobs go back to the deque.
+func (w *Worker) lend(taken []taken, req *stealRequest, reply *stealReply) []taken {
+	loanable := req.Loan != "" && validID(req.Loan)
+	var lent []*entry
+	rest := taken[:0]
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if loanable && w.loans[req.Loan] != nil {
+		loanable = false // a thief names each loan once
+	}
+	for _, t := range taken {
+		switch {
+		case loanable && (t.e.mem || t.e.rev != 0):
+			lent = append(lent, t.e)
+		case t.e.mem:
+			w.moving--
+			w.dq.PushBack(t.e)
+		default:
+			rest = append(rest, t)
+		}
+	}
+	if len(lent) > 0 {
+		w.moving -= len(lent)
+		reply.Loan, reply.Lent = req.Loan, w.lendLocked(req.Loan, req.Thief, lent)
+	}
+	return rest
 }
 
 // takeBack pops the jobs to give from the back of the deque. Jobs without
@@ -105,7 +145,7 @@ func (w *Worker) takeBack(max int) []taken {
 			skip = append(skip, e) // undecodable (recorded here) or claimed: not moved
 		default:
 			t := taken{e: e, rev: e.rev, verify: e.verify}
-			if e.rev == 0 {
+			if e.rev == 0 && !e.mem {
 				e.flying = flightSteal
 				t.guard, t.grev = w.guardLocked(e)
 				if t.anchor = anchorLocked(e); t.anchor != nil {
@@ -238,7 +278,7 @@ func (w *Worker) putBack(jobs []taken) {
 // stealableLocked: a job without a record can be moved only while no
 // other batch claims it or its anchor.
 func stealableLocked(e *entry) bool {
-	if e.rev != 0 {
+	if e.rev != 0 || e.mem {
 		return true
 	}
 	a := anchorLocked(e)
@@ -281,7 +321,10 @@ func (w *Worker) trySteal() bool {
 	if victim == "" {
 		return false
 	}
-	req := stealRequest{Thief: w.name}
+	req := stealRequest{Thief: w.name, Loan: newLoanID()}
+	if w.cfg.moveOnly {
+		req.Loan = ""
+	}
 	if w.cfg.steal == StealOne {
 		req.Max = 1
 	}
@@ -295,9 +338,12 @@ func (w *Worker) trySteal() bool {
 		return false
 	}
 	var rep stealReply
-	if json.Unmarshal(m.Data, &rep) != nil || len(rep.Jobs)+len(rep.Late) == 0 {
+	if json.Unmarshal(m.Data, &rep) != nil || len(rep.Jobs)+len(rep.Late)+len(rep.Lent) == 0 {
 		w.members.setQueue(victim, rep.Queue)
 		return false
+	}
+	if rep.Loan == req.Loan && len(rep.Lent) > 0 {
+		w.stats.stolen.Add(int64(w.borrowLoan(victim, rep.Loan, rep.Lent)))
 	}
 	w.mu.Lock()
 	for i := len(rep.Jobs) - 1; i >= 0; i-- {

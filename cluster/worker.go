@@ -218,6 +218,11 @@ type Worker struct {
 	runs       map[string]*entry    // id -> the entry of each job handed to the pool; kept through a fence
 	reclaiming map[string]uint64    // id -> revision of a record being looked into by reclaim
 	moving     int                  // jobs in a steal or takeover batch not yet settled
+	held       int                  // jobs whose run returned and whose subtree is not finished (loan.go)
+	loans      map[string]*loan     // loans of in-memory jobs out with thieves, by id
+	borrowed   map[string]*borrowed // loans this worker runs for lenders, by id
+	returned   map[string]time.Time // loans returned lately, for the lenders' audits
+	finishing  sync.WaitGroup       // completions of subtrees being written
 	incoming   int                  // submissions being written
 	epoch      uint64               // +1 each time the worker leaves idle
 	inc        uint64               // lease revision at registration: the incarnation
@@ -266,10 +271,31 @@ type entry struct {
 	gone   bool     // completed or moved away: no longer the parent's to write
 	run    string   // tags this entry's completions (outcome.Run); set at its first run
 	verify bool     // check the ledger before running it (see alreadyDone)
+
+	// In-memory subtrees (WithSpawnRecords(false), see loan.go).
+	mem    bool      // spawned in memory: no record, no completion of its own
+	up     *entry    // mem: the job whose run spawned it here (nil when borrowed)
+	open   int       // its run and its children not finished yet
+	ranMem bool      // its run returned and it is counted in Worker.held
+	out    *outcome  // the outcome of a job with a record, held until its subtree finishes
+	abort  bool      // some job of its subtree did not run to the end: record nothing
+	lent   *loan     // out on loan to a thief
+	borrow *borrowed // the loan it came in; its finish counts towards the return
+	owner  string    // borrowed with a record: the lender, under whose name the record is
+}
+
+// keyOf is the key of e's record: under this worker's name, or the
+// lender's for a job borrowed with its record.
+func (w *Worker) keyOf(e *entry) string {
+	if e.owner != "" {
+		return qKey(e.owner, e.id)
+	}
+	return qKey(w.name, e.id)
 }
 
 type stats struct {
 	completed, stolen, given, takenOver, fenced, refused, duplicates atomic.Int64
+	memRuns, childFailed, takenBack                                  atomic.Int64
 }
 
 // WorkerStats counts what a worker did since it started.
@@ -281,6 +307,15 @@ type WorkerStats struct {
 	Fenced     int64 // times the worker found its lease lost and re-registered
 	Refused    int64 // completions refused because the job had moved away
 	Duplicates int64 // completions refused because the job was already completed
+	// MemRuns counts runs of in-memory jobs (WithSpawnRecords(false)) on
+	// this worker, failed ones included; Completed does not count them.
+	MemRuns int64
+	// ChildFailures counts in-memory jobs (WithSpawnRecords(false)) whose
+	// handler failed; nothing records them.
+	ChildFailures int64
+	// TakenBack counts in-memory jobs lent to thieves that this worker
+	// took back and queued again (the thief did not hold them).
+	TakenBack int64
 }
 
 // NewWorker makes a worker named name on connection nc; nothing is sent
@@ -300,6 +335,9 @@ func NewWorker(nc *nats.Conn, name string, opts ...Option) (*Worker, error) {
 		locals:     map[string]*entry{},
 		runs:       map[string]*entry{},
 		reclaiming: map[string]uint64{},
+		loans:      map[string]*loan{},
+		borrowed:   map[string]*borrowed{},
+		returned:   map[string]time.Time{},
 		retired:    [2]map[string]uint64{{}, {}},
 		members:    newMembers(),
 		wake:       make(chan struct{}, 1),
@@ -367,7 +405,8 @@ func (w *Worker) Queued() int {
 func (w *Worker) Stats() WorkerStats {
 	s := &w.stats
 	return WorkerStats{s.completed.Load(), s.stolen.Load(), s.given.Load(),
-		s.takenOver.Load(), s.fenced.Load(), s.refused.Load(), s.duplicates.Load()}
+		s.takenOver.Load(), s.fenced.Load(), s.refused.Load(), s.duplicates.Load(),
+		s.memRuns.Load(), s.childFailed.Load(), s.takenBack.Load()}
 }
 
 // signal wakes the dispatcher.
@@ -382,7 +421,8 @@ func poke(c chan struct{}) {
 
 // busyLocked: a worker is busy while it holds any job in any state.
 func (w *Worker) busyLocked() bool {
-	return w.dq.Len() > 0 || w.running > 0 || w.moving > 0 || w.incoming > 0
+	return w.dq.Len() > 0 || w.running > 0 || w.moving > 0 || w.incoming > 0 ||
+		w.held > 0 || len(w.loans) > 0 || len(w.borrowed) > 0
 }
 
 // enterLocked is called before the worker takes on a job: leaving idle
@@ -475,6 +515,9 @@ func (w *Worker) forgetLocked(e *entry) {
 // entry goes stale when its record moved away or was replaced, or when the
 // worker fenced itself.
 func (w *Worker) liveLocked(e *entry) bool {
+	if e.mem || e.borrow != nil {
+		return true // its record, or its root's, fences its completion
+	}
 	r, ok := w.known[e.id]
 	return ok && r == e.rev
 }

@@ -79,7 +79,7 @@ func cmpWorkloads(big bool) []workload {
 // defaultCmpDesigns: every design but steal-one, which the full sweep
 // (without -compare) still runs; -designs adds it.
 func defaultCmpDesigns(fetchK int) []string {
-	return []string{"steal", "no-steal", "central-f1", fmt.Sprintf("central-f%d", fetchK), "central-async", "central-local"}
+	return []string{"steal", "steal-mem", "no-steal", "central-f1", fmt.Sprintf("central-f%d", fetchK), "central-async", "central-local"}
 }
 
 func fullCmpConfig() cmpConfig {

@@ -31,8 +31,8 @@ type distSystem struct {
 	conns   []*nats.Conn
 }
 
-func newDistSystem(e *natsserver.Server, m cluster.StealMode, wl workload, gate <-chan struct{}, lease time.Duration) (*distSystem, error) {
-	s := newDistWorkers(inProcess(e), m, wl, gate, lease)
+func newDistSystem(e *natsserver.Server, m cluster.StealMode, wl workload, gate <-chan struct{}, lease time.Duration, opts ...cluster.Option) (*distSystem, error) {
+	s := newDistWorkers(inProcess(e), m, wl, gate, lease, opts...)
 	nc, err := s.connect("client")
 	if err != nil {
 		return nil, err
@@ -47,9 +47,9 @@ func newDistSystem(e *natsserver.Server, m cluster.StealMode, wl workload, gate 
 
 // newDistWorkers is the workers' side alone, without a client: what a
 // worker process runs. Its connections come from dial.
-func newDistWorkers(dial dialer, m cluster.StealMode, wl workload, gate <-chan struct{}, lease time.Duration) *distSystem {
-	return &distSystem{dial: dial, wl: wl, gate: gate, opts: []cluster.Option{
-		cluster.WithCluster(clusterName), cluster.WithSlots(1), cluster.WithStealMode(m), cluster.WithLease(lease)}}
+func newDistWorkers(dial dialer, m cluster.StealMode, wl workload, gate <-chan struct{}, lease time.Duration, opts ...cluster.Option) *distSystem {
+	return &distSystem{dial: dial, wl: wl, gate: gate, opts: append([]cluster.Option{
+		cluster.WithCluster(clusterName), cluster.WithSlots(1), cluster.WithStealMode(m), cluster.WithLease(lease)}, opts...)}
 }
 
 // connect opens a connection whose replies come to inboxes under
@@ -133,8 +133,11 @@ func (s *distSystem) sum(f func(cluster.WorkerStats) int64) int64 {
 	return n
 }
 
+// completed counts recorded completions and runs of in-memory jobs: a
+// root of an in-memory tree is recorded only once its tree has run, so
+// the count reaches the workload's total when the last root is recorded.
 func (s *distSystem) completed() int64 {
-	return s.sum(func(st cluster.WorkerStats) int64 { return st.Completed })
+	return s.sum(func(st cluster.WorkerStats) int64 { return st.Completed + st.MemRuns })
 }
 
 func (s *distSystem) stolen() int64 {

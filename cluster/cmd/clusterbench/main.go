@@ -6,6 +6,8 @@
 // Designs, each with W workers of one slot (W jobs at once):
 //
 //	steal       cluster workers, steal half (cluster.StealHalf)
+//	steal-mem   cluster workers, steal half, spawned jobs kept in memory and
+//	            lent to thieves (cluster.WithSpawnRecords(false))
 //	steal-one   cluster workers, steal one job (cluster.StealOne)
 //	no-steal    cluster workers with cluster.WithStealMode(cluster.StealOff)
 //	central-f1  one JetStream work-queue stream, one durable pull consumer

@@ -64,6 +64,7 @@ const (
 func designs(fetchK int) []design {
 	return []design{
 		distDesign("steal", cluster.StealHalf),
+		distDesign("steal-mem", cluster.StealHalf, cluster.WithSpawnRecords(false)),
 		distDesign("steal-one", cluster.StealOne),
 		distDesign("no-steal", cluster.StealOff),
 		centralDesign(1),
@@ -71,13 +72,13 @@ func designs(fetchK int) []design {
 	}
 }
 
-func distDesign(name string, m cluster.StealMode) design {
+func distDesign(name string, m cluster.StealMode, opts ...cluster.Option) design {
 	return design{Name: name, Mode: modeInProcess,
 		make: func(e *natsserver.Server, wl workload, gate <-chan struct{}) (system, error) {
-			return newDistSystem(e, m, wl, gate, distLease)
+			return newDistSystem(e, m, wl, gate, distLease, opts...)
 		},
 		workers: func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system {
-			s := newDistWorkers(dial, m, wl, gate, distLease)
+			s := newDistWorkers(dial, m, wl, gate, distLease, opts...)
 			s.onDone = onDone
 			return s
 		}}

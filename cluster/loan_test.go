@@ -1,0 +1,145 @@
+package cluster
+
+import (
+	"context"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestMemTree: with spawned jobs kept in memory, a tree spread over three
+// workers by loans runs every job, the root's Wait returns only once they
+// all ran, and the servers store the root's writes alone.
+func TestMemTree(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithSlots(2), WithSpawnRecords(false))
+	var ws []*Worker
+	for _, n := range []string{"w1", "w2", "w3"} {
+		ws = append(ws, h.worker(n, func(w *Worker) { w.Handle("tree", fanTree(h, 2, false)) }))
+	}
+	h.ready("w1", "w2", "w3")
+	const depth = 9 // 1023 jobs
+	before := jobsWrites(t, h)
+	if err := h.client.Submit(context.Background(), "r", "tree", []byte(strconv.Itoa(depth)), To("w1")); err != nil {
+		t.Fatal(err)
+	}
+	h.wait("r")
+	ids := fanIDs("r", 2, depth)
+	for _, id := range ids {
+		if n := h.runCount(id); n != 1 {
+			t.Fatalf("%s ran %d times when the root's Wait returned, want 1", id, n)
+		}
+	}
+	checkQuiet(t, h, 1)
+	var lent, borrowed int64
+	for _, w := range ws {
+		s := w.Stats()
+		lent, borrowed = lent+s.Given, borrowed+s.Stolen
+	}
+	if lent == 0 || borrowed != lent {
+		t.Fatalf("%d jobs lent, %d borrowed: want some, and as many borrowed as lent", lent, borrowed)
+	}
+	// The root: its record (and the delete that expires) and its
+	// completion; nothing for the 1022 children.
+	if writes := jobsWrites(t, h) - before; writes > 4 {
+		t.Fatalf("%d writes to the jobs bucket for a tree of %d jobs, want at most 4", writes, len(ids))
+	}
+	t.Logf("%d jobs, %d lent", len(ids), lent)
+}
+
+// TestMemRootWaitsForSubtree: a root whose handler returned is not
+// complete while a job spawned under it still runs, here or on a thief.
+func TestMemRootWaitsForSubtree(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithSlots(1), WithSpawnRecords(false))
+	release := make(chan struct{})
+	var leafDone atomic.Bool
+	handler := func(ctx context.Context, j *Job) ([]byte, error) {
+		h.ran(j.ID)
+		switch j.ID {
+		case "root":
+			if _, err := j.Spawn(ctx, "job", nil); err != nil {
+				return nil, err
+			}
+		case "root-0":
+			if _, err := j.Spawn(ctx, "job", nil); err != nil {
+				return nil, err
+			}
+		default:
+			gate(ctx, release)
+			leafDone.Store(true)
+		}
+		return []byte(j.ID), nil
+	}
+	h.worker("w1", func(w *Worker) { w.Handle("job", handler) })
+	h.worker("w2", func(w *Worker) { w.Handle("job", handler) })
+	h.ready("w1", "w2")
+	if err := h.client.Submit(context.Background(), "root", "job", nil, To("w1")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the leaf to start", func() bool { return h.runCount("root-0-0") == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	_, err := h.client.Wait(ctx, "root")
+	cancel()
+	if err == nil {
+		t.Fatal("the root's Wait returned while a job of its tree was running")
+	}
+	close(release)
+	if r := h.wait("root"); r.Err != nil || string(r.Value) != "root" {
+		t.Fatalf("root: %+v", r)
+	}
+	if !leafDone.Load() {
+		t.Fatal("the root completed before its leaf returned")
+	}
+	checkQuiet(t, h, 1)
+}
+
+// TestLoanThiefLost: a thief that dies holding borrowed jobs (its
+// connection gone, its lease left to expire) has them taken back by the
+// lender, which runs them again; the root completes once.
+func TestLoanThiefLost(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithSlots(1), WithSpawnRecords(false))
+	hold := make(chan struct{})
+	defer close(hold)
+	handler := func(ctx context.Context, j *Job) ([]byte, error) {
+		h.ran(j.ID)
+		if j.ID == "root" {
+			for range 8 {
+				if _, err := j.Spawn(ctx, "job", nil); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		}
+		if j.Worker() == "thief" {
+			gate(ctx, hold) // never returns while the test runs
+		}
+		time.Sleep(100 * time.Millisecond)
+		return nil, nil
+	}
+	victim := h.worker("victim", func(w *Worker) { w.Handle("job", handler) }, WithStealMode(StealOff))
+	h.ready("victim")
+	// The root spawns 8 children and returns at once; the victim runs
+	// one child at a time, so most wait in its deque for the thief.
+	if err := h.client.Submit(context.Background(), "root", "job", nil, To("victim")); err != nil {
+		t.Fatal(err)
+	}
+	nc := h.conn()
+	thief := h.workerOn(nc, "thief", func(w *Worker) { w.Handle("job", handler) })
+	waitFor(t, 10*time.Second, "a loan", func() bool { return thief.Stats().Stolen > 0 })
+	nc.Close() // the thief is gone: no return, no answer to audits
+	if r := h.wait("root"); r.Err != nil {
+		t.Fatalf("root: %+v", r)
+	}
+	if victim.Stats().TakenBack == 0 {
+		t.Fatal("the root completed, yet the victim took nothing back")
+	}
+	for i := range 8 {
+		id := "root-" + strconv.Itoa(i)
+		if h.runCount(id) == 0 {
+			t.Fatalf("%s never ran", id)
+		}
+	}
+	if d := h.count("d.>"); d != 1 {
+		t.Fatalf("%d completions recorded, want the root's alone", d)
+	}
+}
