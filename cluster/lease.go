@@ -367,10 +367,16 @@ func (m *members) pick(me string) string {
 // starts over when the bucket was created again (rewatch): a watch resumed
 // on the new bucket would wait for sequences of the old one.
 func (w *Worker) membersLoop() {
-	for w.ctx.Err() == nil {
+	for first := true; w.ctx.Err() == nil; first = false {
 		if err := w.readMembers(); err != nil {
 			w.sleep(w.st.lease / 4)
 			continue
+		}
+		if first {
+			// The orphan scan at start, once the view tells whether
+			// this worker sorts first: a view of itself alone would
+			// have every starting worker list every live record.
+			poke(w.scan)
 		}
 		if w.members.monitor(w.name) {
 			w.watchMembers()

@@ -47,7 +47,6 @@ func (w *Worker) Start(ctx context.Context) error {
 		w.wg.Add(1)
 		go func() { defer w.wg.Done(); loop() }()
 	}
-	poke(w.scan)
 	return nil
 }
 
@@ -126,6 +125,8 @@ func (w *Worker) subscribe() error {
 		{c.subject("w." + w.name + ".steal"), "", w.onSteal},
 		{c.subject("w." + w.name + ".return"), "", w.onReturn},
 		{c.subject("w." + w.name + ".loans"), "", w.onLoans},
+		{c.subject("w." + w.name + ".hint"), "", w.onHint},
+		{c.subject("hungry"), "", w.onHungry},
 		{c.subject("w." + w.name + ".submit"), "", w.onSubmit},
 		{c.subject("submit"), "workers", w.onSubmit},
 		{c.subject("state"), "", w.onState},

@@ -93,23 +93,36 @@ func (w *Worker) spawnMem(parent *entry, r *record) error {
 	parent.open++
 	w.enterLocked()
 	w.dq.PushFront(e)
-	w.signal()
+	w.queuedLocked()
 	return nil
 }
 
+// queuedLocked tells the dispatcher of a job queued while a slot is free,
+// and the hint loop each time the queue reaches a power of two, so that
+// thieves hear of a growing queue without a wakeup per job.
+func (w *Worker) queuedLocked() {
+	if w.running < w.cfg.slots {
+		w.signal()
+	}
+	if n := w.dq.Len(); n&(n-1) == 0 {
+		poke(w.kick)
+	}
+}
+
 // runMem runs e, a job whose spawned jobs live in memory, and finishes
-// it once its subtree has.
-func (w *Worker) runMem(e *entry, sw *steal.Worker) {
+// it once its subtree has. It returns the next job for its slot, or nil
+// when it gave the slot back.
+func (w *Worker) runMem(e *entry, sw *steal.Worker) *entry {
 	if !e.mem && w.alreadyDone(e) {
 		if e.borrow != nil {
 			w.mu.Lock()
 			w.running--
 			w.mu.Unlock()
 			w.returnJob(e)
-			return
+			return nil
 		}
 		w.ran(e, false, true)
-		return
+		return nil
 	}
 	w.mu.Lock()
 	if !e.mem {
@@ -118,7 +131,6 @@ func (w *Worker) runMem(e *entry, sw *steal.Worker) {
 	w.mu.Unlock()
 	out := w.execute(e, sw)
 	w.mu.Lock()
-	w.running--
 	w.held++
 	e.ranMem = true
 	e.out = out
@@ -132,10 +144,29 @@ func (w *Worker) runMem(e *entry, sw *steal.Worker) {
 		}
 	}
 	ready := w.closeLocked(e)
+	next := w.nextLocked()
 	w.mu.Unlock()
 	w.finish(ready)
-	poke(w.kick)
-	w.signal()
+	if next == nil {
+		poke(w.kick)
+		w.signal()
+	}
+	return next
+}
+
+// nextLocked pops the next job for the slot the caller holds, or gives
+// the slot back (nil).
+func (w *Worker) nextLocked() *entry {
+	if !w.closing {
+		if e := w.popFrontLocked(); e != nil {
+			if !e.mem && e.borrow == nil {
+				w.runs[e.id] = e
+			}
+			return e
+		}
+	}
+	w.running--
+	return nil
 }
 
 // closeLocked closes one open count of e (its run, or a child's) and of

@@ -31,6 +31,7 @@ func (w *Worker) dispatch() {
 				break
 			}
 			w.running++
+			w.asked = false
 			if !e.mem && e.borrow == nil {
 				w.runs[e.id] = e
 			}
@@ -49,6 +50,7 @@ func (w *Worker) dispatch() {
 			if w.members.pick(w.name) != "" {
 				backoff = min(2*backoff, maxIdleWait)
 			} else {
+				w.askHungry()
 				backoff = w.st.lease / 4 // nobody to ask: a hint wakes us
 			}
 		}
@@ -62,10 +64,14 @@ func (w *Worker) dispatch() {
 	}
 }
 
-// run executes one job and records its outcome.
+// run executes one job and records its outcome. A job whose spawned jobs
+// live in memory hands its slot straight to the next queued job, which
+// runs on the same pool worker without a round through the dispatcher.
 func (w *Worker) run(e *entry, sw *steal.Worker) {
-	if w.memMode(e) {
-		w.runMem(e, sw)
+	for e != nil && w.memMode(e) {
+		e = w.runMem(e, sw)
+	}
+	if e == nil {
 		return
 	}
 	requeue, abort := false, false

@@ -218,6 +218,8 @@ type Worker struct {
 	runs       map[string]*entry    // id -> the entry of each job handed to the pool; kept through a fence
 	reclaiming map[string]uint64    // id -> revision of a record being looked into by reclaim
 	moving     int                  // jobs in a steal or takeover batch not yet settled
+	asked      bool                 // asked who has jobs since it last ran one (hungry.go)
+	askedAt    time.Time            // when it last asked
 	held       int                  // jobs whose run returned and whose subtree is not finished (loan.go)
 	loans      map[string]*loan     // loans of in-memory jobs out with thieves, by id
 	borrowed   map[string]*borrowed // loans this worker runs for lenders, by id
