@@ -82,8 +82,20 @@
 //     above and Err wraps ErrServerLost; Close returns ErrNotHandedOver when
 //     no server took its lease back (TestWorkerWithoutServer, in
 //     cmd/stealcluster).
-//   - A steal loses and duplicates nothing when its reply comes after
-//     the thief gave up or is lost with a reset connection: the moved
+//   - A thief borrows the jobs it steals: the victim lends them over core
+//     NATS, with nothing written, and a job's record stays under the
+//     victim's name until the thief's completion deletes it there,
+//     conditional on its revision, so a paused or dead victim's jobs are
+//     fenced exactly as its own runs are (a survivor that took the record
+//     over re-runs the job; the thief's completion is refused). A loan
+//     whose reply is lost is taken back: the victim audits loans older
+//     than a lease, asks the thief which it holds, and queues again the
+//     jobs of the others, or all of them when the thief is gone
+//     (TestLostLoanReply, TestLoanThiefLost); a closing thief gives back
+//     the borrowed jobs it has not started. Client.Steal, and thieves that
+//     ask for no loan, still move records to the thief.
+//   - A move of records loses and duplicates nothing when its reply comes
+//     after the thief gave up or is lost with a reset connection: the moved
 //     records are under the thief's name and its watch of its own records
 //     runs them; a victim whose move never reached the servers puts the
 //     jobs back (TestLateStealReply, TestResetMidSteal). When the victim's
@@ -154,6 +166,16 @@
 //     (TestKillMidTree).
 //   - Children held in memory count in the worker's lease and hints (queue and
 //     busy) and keep Idle false (TestLocalChildrenCount).
+//   - With WithSpawnRecords(false), spawned jobs are never written: a tree
+//     of 1023 jobs spread over three workers by loans costs the servers
+//     the root's writes alone (at most 4), and the root's Wait returns only
+//     once every job of the tree ran (TestMemTree); a root whose handler
+//     returned stays incomplete while a job spawned under it runs, here or
+//     on a thief (TestMemRootWaitsForSubtree). Spawned jobs then run at
+//     least once, not once: a thief lost with borrowed jobs has them run
+//     again by the lender (TestLoanThiefLost), and a worker killed while
+//     it holds a root runs the root's whole tree again on a survivor. The
+//     root's completion is still recorded exactly once.
 //   - Cluster idle is never reported while a job is queued, running or in
 //     flight in a steal. Client.Idle explains the check: two waves of worker
 //     states with equal epochs around an empty listing of records

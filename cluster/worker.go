@@ -27,9 +27,15 @@
 // A steal is a request-reply to the victim (subject
 // steal.<cluster>.w.<victim>.steal). The thief asks; the victim decides and
 // stays the only writer of its deque: it pops n-n/2 of its n queued jobs
-// from the back (or one, StealOne; at most 256 jobs or about 600 KiB), moves
-// their records to the thief in one atomic batch, and replies with them.
-// The thief pushes them at its front. A worker with jobs queued beyond its
+// from the back (or one, StealOne; at most 256 jobs or about 600 KiB) and
+// lends them: the reply carries the jobs, under a loan id the thief chose,
+// and nothing is written. A job with a record stays under the victim's
+// name; the thief's completion deletes it there, conditional on its
+// revision, exactly as the victim's own would (lazy ownership). Jobs held
+// in memory without a record are lent the same way and returned when
+// done; loan.go describes loans, returns and the victim's audit. The thief
+// pushes them at its front. A thief that asks for no loan (Client.Steal)
+// has the records moved to it instead, in one atomic batch, as below. A worker with jobs queued beyond its
 // slots says so in a hint (core NATS, steal.<cluster>.hint: its name and
 // queue; when its queue grows and every lease/4 while it stays, at most
 // every 50 ms). An idle worker picks its victim as the longer queue of two
@@ -44,7 +50,9 @@
 //	submit     PUT q.<w>.<id>, message id = job id (duplicate window)
 //	spawn      nothing (local spawn); or, with WithLocalSpawn(false),
 //	           PUT q.<w>.<child>, conditional on the parent's record revision
-//	steal      DEL q.<v>.<id> (revision) + PUT q.<thief>.<id>, per job;
+//	loan       nothing: the thief's completion is the owner's, with the
+//	           owner's key and revision
+//	move       DEL q.<v>.<id> (revision) + PUT q.<thief>.<id>, per job;
 //	           PUT q.<thief>.<id> (anchor's revision) for a job held in memory;
 //	           every PUT with a message id of the steal
 //	takeover   DEL q.<dead>.<id> (revision) + PUT q.<me>.<id> (its last
@@ -166,7 +174,9 @@
 //     is live.
 //  2. Only the owner's revision can retire or move a record: a worker that
 //     lost a record (taken over while it was paused) has every later write
-//     about it refused, because the revision it holds is stale. Writes
+//     about it refused, because the revision it holds is stale. A thief
+//     that borrowed a job writes with the revision the owner lent it, and
+//     is refused the same way once the record moved. Writes
 //     about a job held in memory are fenced by its anchor's revision; the
 //     one exception is the completion of such a job that spawned nothing
 //     pending (d.<id> alone): a fenced worker's may be recorded, and it is
@@ -176,7 +186,8 @@
 //     children: a job is live or completed, and between the two there is
 //     no instant where it is neither, nor where its children are.
 //  4. A worker counts as busy while it holds a job in any state: queued,
-//     running, being moved by a steal or takeover, or being written by a
+//     running, being moved by a steal or takeover, lent or borrowed,
+//     waiting for its in-memory subtree, or being written by a
 //     submission, with or without a record. Its epoch rises each time it
 //     leaves idle, and every record is written by a busy worker.
 
