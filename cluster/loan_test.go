@@ -143,3 +143,45 @@ func TestLoanThiefLost(t *testing.T) {
 		t.Fatalf("%d completions recorded, want the root's alone", d)
 	}
 }
+
+// TestMoveSkipsBorrowed: a worker holding borrowed jobs (their records
+// under the lender's name) and in-memory ones is asked by Client.Steal to
+// move jobs to a third worker. It has no record of its own to move for
+// them: they stay queued, and every job still runs and completes.
+func TestMoveSkipsBorrowed(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithSlots(1))
+	release := make(chan struct{})
+	handler := func(ctx context.Context, j *Job) ([]byte, error) {
+		h.ran(j.ID)
+		if j.Worker() != "third" {
+			gate(ctx, release) // every slot of lender and borrower stays taken
+		}
+		return []byte(j.Worker()), nil
+	}
+	lender := h.worker("lender", func(w *Worker) { w.Handle("job", handler) }, WithStealMode(StealOff))
+	h.ready("lender")
+	ids := submitTo(t, h, "s", 8, "lender")
+	// The borrower has one slot: it borrows, runs one job and keeps the
+	// rest of the loan queued.
+	borrower := h.worker("borrower", func(w *Worker) { w.Handle("job", handler) })
+	waitFor(t, 10*time.Second, "a loan", func() bool { return borrower.Queued() > 0 })
+	h.worker("third", func(w *Worker) { w.Handle("job", handler) }, WithStealMode(StealOff))
+	h.ready("third")
+	res, err := h.client.Steal(context.Background(), "third", "borrower", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Jobs) != 0 {
+		t.Fatalf("moved %v from a worker that holds only borrowed jobs", res.Jobs)
+	}
+	close(release)
+	for _, id := range ids {
+		if r := h.wait(id); r.Err != nil {
+			t.Fatalf("%s: %+v", id, r)
+		}
+	}
+	checkQuiet(t, h, len(ids))
+	if lender.Stats().Given == 0 {
+		t.Fatal("nothing was lent")
+	}
+}

@@ -84,10 +84,11 @@ type taken struct {
 }
 
 // lend makes a loan of taken into reply (see loan.go): the in-memory
-// jobs and those with records, which stay under this worker's name. It
+// jobs and those with records, which stay under their owner's name. It
 // returns the jobs to move instead: jobs held here without a record
-// (local spawn), and every job with a record when the thief gave no loan
-// id (an older version), whose in-memory jobs go back to the deque.
+// (local spawn), and this worker's own records when the thief gave no
+// loan id (Client.Steal, or an older version); its in-memory and
+// borrowed jobs then go back to the deque.
 func (w *Worker) lend(taken []taken, req *stealRequest, reply *stealReply) []taken {
 	loanable := req.Loan != "" && validID(req.Loan)
 	var lent []*entry
@@ -101,7 +102,9 @@ func (w *Worker) lend(taken []taken, req *stealRequest, reply *stealReply) []tak
 		switch {
 		case loanable && (t.e.mem || t.e.rev != 0):
 			lent = append(lent, t.e)
-		case t.e.mem:
+		case t.e.mem || t.e.borrow != nil:
+			// Held in memory, or borrowed with its record under
+			// the lender's name: there is no record of ours to move.
 			w.moving--
 			w.dq.PushBack(t.e)
 		default:
