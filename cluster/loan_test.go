@@ -14,8 +14,15 @@ import (
 func TestMemTree(t *testing.T) {
 	h := newHarness(t, WithLease(time.Second), WithSlots(2), WithSpawnRecords(false))
 	var ws []*Worker
+	tree := fanTree(h, 2, false)
+	slowLeaves := func(ctx context.Context, j *Job) ([]byte, error) {
+		if string(j.Payload) == "0" {
+			time.Sleep(time.Millisecond) // 512 leaves: long enough for thieves to borrow
+		}
+		return tree(ctx, j)
+	}
 	for _, n := range []string{"w1", "w2", "w3"} {
-		ws = append(ws, h.worker(n, func(w *Worker) { w.Handle("tree", fanTree(h, 2, false)) }))
+		ws = append(ws, h.worker(n, func(w *Worker) { w.Handle("tree", slowLeaves) }))
 	}
 	h.ready("w1", "w2", "w3")
 	const depth = 9 // 1023 jobs
