@@ -55,18 +55,23 @@ func (w *Worker) onSubmit(m *nats.Msg) {
 
 // write stores a submitted record and queues it; incoming was raised by
 // the caller so the worker counts as busy throughout.
+//
+// The ledger check is part of the put: the put is conditional on d.<id>
+// having no message (Nats-Expected-Last-Subject-Sequence 0 on the subject
+// d.<id>, the header pair complete.go's completion and a spawn's guard use),
+// so a completed id is refused by the server in the same round trip that
+// would store it, instead of a Get of d.<id> before the put (2 messages a
+// job fewer, and no window between the read and the write). d.<id> is
+// never deleted (complete.go writes it once, must not exist), so "no
+// message" means "not completed". The id is also the put's message id:
+// an id stored within the servers' duplicate window is refused as well.
 func (w *Worker) write(r *record) submitReply {
 	ctx := context.Background()
-	var rev uint64
-	o, err := w.st.done(ctx, r.ID)
-	if err == nil && o != nil {
-		err = errDupMsg
-	}
-	if err == nil {
-		data, _ := json.Marshal(r)
-		rev, err = w.st.put(ctx, qKey(w.name, r.ID), data, r.ID, "", 0)
-	}
-	if errors.Is(err, errDupRetried) {
+	data, _ := json.Marshal(r)
+	rev, err := w.st.put(ctx, qKey(w.name, r.ID), data, r.ID, dKey(r.ID), 0)
+	if errors.Is(err, errConflict) {
+		err = errDupMsg // d.<id> exists: completed
+	} else if errors.Is(err, errDupRetried) {
 		rev, err = w.ownRecord(ctx, r.ID) // our first attempt may have been applied
 	}
 	w.mu.Lock()
