@@ -66,9 +66,8 @@ func (e *BatchError) Unwrap() []error {
 // job), and a request of at most the connection's maximum payload (1 MiB
 // by default) less chunkHeadroom for the subject, headers and JSON.
 const (
-	maxChunkJobs   = 256
-	chunkHeadroom  = 4 << 10
-	chunksInFlight = 4 // chunks of one call sent at once
+	maxChunkJobs  = 256
+	chunkHeadroom = 4 << 10
 )
 
 // batchHeader marks a submission request as a batch (batchRequest); a
@@ -112,17 +111,19 @@ type batchRequest struct {
 //     job may be stored; submitting it again is safe, since a submission
 //     is deduplicated by id.
 //
-// A chunk is retried as Submit is, when the worker's answer does not
-// come within WithRequestTimeout. Chunks are independent: some may be
-// queued and others not, and a job's outcome does not depend on the
-// other chunks'. Within a chunk every job is stored, or none, unless one
-// of its ids is a duplicate: the worker then stores the others one by one.
-// When ctx ends, chunks not yet sent get ctx.Err() (not stored), and
-// chunks sent but not answered get the last attempt's error (unknown).
+// Chunks are sent one after the other, each retried as Submit is when
+// the worker's answer does not come within WithRequestTimeout (a chunk
+// of large jobs may need a longer one). Chunks are independent: some may
+// be queued and others not. Within a chunk every job is stored, or none,
+// unless one of its ids is a duplicate: the worker then stores the others
+// one by one. When ctx ends, chunks not yet sent get ctx.Err() (not
+// stored), and the chunk sent but not answered gets the last attempt's
+// error (unknown). SubmitBatch may be called from several goroutines at
+// once, as Submit.
 //
-// A job's order in jobs is the order it enters its worker's deque, as
-// successive Submits to that worker would; jobs of different chunks go to
-// different workers unless To is given.
+// The jobs of a chunk enter the worker's deque in their order in jobs,
+// as successive Submits to that worker would, unless the chunk held a
+// duplicate; without To, chunks may go to different workers.
 func (c *Client) SubmitBatch(ctx context.Context, jobs []BatchJob, opts ...SubmitOption) error {
 	var so submitOpts
 	for _, o := range opts {
@@ -152,42 +153,32 @@ func (c *Client) SubmitBatch(ctx context.Context, jobs []BatchJob, opts ...Submi
 	seen := make(map[string]struct{}, len(jobs))
 	for i := range recs {
 		if _, dup := seen[recs[i].ID]; dup {
-			errs[i], failed = ErrDuplicateJob, true // before any goroutine starts
+			errs[i], failed = ErrDuplicateJob, true
 			continue
 		}
 		seen[recs[i].ID] = struct{}{}
 		send = append(send, i)
 	}
-	sem := make(chan struct{}, chunksInFlight)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
+	// One chunk at a time: a worker takes the requests on a subject one
+	// after the other, so chunks sent at once to one worker (To, or the
+	// servers' pick) would wait behind each other, their time counting
+	// against WithRequestTimeout. Calls of SubmitBatch may run at once.
 	for _, ch := range c.chunk(recs, send) {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			mu.Lock()
-			for _, i := range ch.idx {
-				errs[i] = ctx.Err()
+		var out []error
+		if err := ctx.Err(); err != nil {
+			out = make([]error, len(ch.idx))
+			for k := range out {
+				out[k] = err
 			}
-			failed = true
-			mu.Unlock()
-			continue
+		} else {
+			out = c.submitChunk(ctx, subj, ch)
 		}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			out := c.submitChunk(ctx, subj, ch)
-			mu.Lock()
-			defer mu.Unlock()
-			for k, i := range ch.idx {
-				if out[k] != nil {
-					errs[i], failed = out[k], true
-				}
+		for k, i := range ch.idx {
+			if out[k] != nil {
+				errs[i], failed = out[k], true
 			}
-		})
+		}
 	}
-	wg.Wait()
 	if !failed {
 		return nil
 	}

@@ -81,9 +81,11 @@ func TestSubmitBatch(t *testing.T) {
 }
 
 // TestSubmitBatchChunksBySize: jobs whose records together pass the
-// server's maximum message size go in several requests.
+// server's maximum message size go in several requests. (A worker
+// stores 1 MiB of records in one batch: a loaded machine with the race
+// detector took more than the default 2 s request timeout.)
 func TestSubmitBatchChunksBySize(t *testing.T) {
-	h := newHarness(t)
+	h := newHarness(t, WithRequestTimeout(10*time.Second))
 	h.worker("w1", func(w *Worker) { w.Handle("job", h.sleeper(0)) })
 	jobs := batchOf("big", 12, "job")
 	for i := range jobs {
