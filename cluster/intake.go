@@ -14,6 +14,10 @@ type submitReply struct {
 	Worker string `json:"worker,omitempty"`
 	Code   string `json:"code,omitempty"`
 	Text   string `json:"text,omitempty"`
+	// Codes answers a batch submission (see batch.go), one per job in
+	// the order of the request: empty means queued. Code is then set
+	// only when the whole request was refused.
+	Codes []string `json:"codes,omitempty"`
 }
 
 func respond(m *nats.Msg, r submitReply) {
@@ -29,6 +33,10 @@ func refuse(m *nats.Msg, e *Error) { respond(m, submitReply{Code: e.Code, Text: 
 // seen by the servers within their duplicate window, is refused as a
 // duplicate and changes nothing.
 func (w *Worker) onSubmit(m *nats.Msg) {
+	if m.Header.Get(batchHeader) != "" {
+		w.onSubmitBatch(m)
+		return
+	}
 	var r record
 	if err := json.Unmarshal(m.Data, &r); err != nil {
 		refuse(m, &Error{ErrMalformedJob.Code, "malformed submission: " + err.Error()})
@@ -49,24 +57,34 @@ func (w *Worker) onSubmit(m *nats.Msg) {
 	w.enterLocked()
 	w.incoming++
 	w.mu.Unlock()
-	rep := w.write(&r)
+	rep := w.write(&r, false)
 	respond(m, rep)
 }
 
 // write stores a submitted record and queues it; incoming was raised by
 // the caller so the worker counts as busy throughout.
-func (w *Worker) write(r *record) submitReply {
+//
+// The ledger check is part of the put: the put is conditional on d.<id>
+// having no message (Nats-Expected-Last-Subject-Sequence 0 on the subject
+// d.<id>, the header pair complete.go's completion and a spawn's guard use),
+// so a completed id is refused by the server in the same round trip that
+// would store it, instead of a Get of d.<id> before the put (2 messages a
+// job fewer, and no window between the read and the write). d.<id> is
+// never deleted (complete.go writes it once, must not exist), so "no
+// message" means "not completed". The id is also the put's message id:
+// an id stored within the servers' duplicate window is refused as well.
+//
+// maybeOurs says that an earlier write of this record may have been
+// applied although its answer was lost (a batch whose commit was retried):
+// a refusal as a duplicate then looks for the record under this worker's
+// name, as a retried put does.
+func (w *Worker) write(r *record, maybeOurs bool) submitReply {
 	ctx := context.Background()
-	var rev uint64
-	o, err := w.st.done(ctx, r.ID)
-	if err == nil && o != nil {
-		err = errDupMsg
-	}
-	if err == nil {
-		data, _ := json.Marshal(r)
-		rev, err = w.st.put(ctx, qKey(w.name, r.ID), data, r.ID, "", 0)
-	}
-	if errors.Is(err, errDupRetried) {
+	data, _ := json.Marshal(r)
+	rev, err := w.st.put(ctx, qKey(w.name, r.ID), data, r.ID, dKey(r.ID), 0)
+	if errors.Is(err, errConflict) {
+		err = errDupMsg // d.<id> exists: completed
+	} else if errors.Is(err, errDupRetried) || maybeOurs && errors.Is(err, errDupMsg) {
 		rev, err = w.ownRecord(ctx, r.ID) // our first attempt may have been applied
 	}
 	w.mu.Lock()

@@ -14,8 +14,9 @@ import (
 // The comparison (-compare) asks where distributed stealing should beat a
 // central JetStream work queue, and whether today's cluster package does:
 // spawn-heavy trees, a wide fan-out of sleeping children, roots of very
-// uneven size, flat jobs submitted one Submit (one Publish) each, and a
-// skewed start, on every design side by side in one run, with the
+// uneven size, flat jobs submitted one Submit (one Publish) each or in
+// bundles of 100 (one SubmitBatch; a central queue publishes a bundle
+// asynchronously and awaits the acks), and a skewed start, on every design side by side in one run, with the
 // workers in processes of their own by default; then how each design
 // scales in workers: the control traffic of idle workers and the rate of
 // sleeping jobs at W = 16, 64, 256, and the simulator calibrated from
@@ -72,6 +73,8 @@ func cmpWorkloads(big bool) []workload {
 		{Name: "uneven-roots", Kind: kindTree, Fanout: 2, Roots: []int{9, 7, 5, 3, 1, 1, 1, 1}, Job: ms1, Spread: true},
 		{Name: "flat-noop", Kind: kindThroughput, Jobs: 1000},
 		{Name: "flat-sleep", Kind: kindThroughput, Job: ms1, Jobs: 1000},
+		{Name: "flat-noop-batch", Kind: kindThroughput, Jobs: 1000, Bundle: 100},
+		{Name: "flat-sleep-batch", Kind: kindThroughput, Job: ms1, Jobs: 1000, Bundle: 100},
 		{Name: "skew-sleep", Kind: kindSkew, Job: ms1, Jobs: 500},
 	}
 }
@@ -104,6 +107,7 @@ func quickCmpConfig() cmpConfig {
 			{Name: "fanout-sleep", Kind: kindTree, Fanout: 20, Roots: []int{1}, Job: ms1},
 			{Name: "uneven-roots", Kind: kindTree, Fanout: 2, Roots: []int{3, 1, 0}, Job: ms1, Spread: true},
 			{Name: "flat-noop", Kind: kindThroughput, Jobs: 20},
+			{Name: "flat-noop-batch", Kind: kindThroughput, Jobs: 20, Bundle: 10},
 			{Name: "skew-sleep", Kind: kindSkew, Job: ms1, Jobs: 20},
 		},
 		Scale: scaleConfig{Workers: []int{2, 4}, Designs: []string{"steal", "central-f1", "central-f4"},
@@ -211,11 +215,11 @@ func scaleSleep(cfg cmpConfig, skip skipper, log io.Writer) ([]*cell, error) {
 				if err != nil {
 					cells[i].Failed++
 					skip.failed(d, w)
-					fmt.Fprintf(log, "%-14s W=%-3d run %d %-13s %-10s failed: %v\n", wl.Name, w, run+1, d.Name, d.Mode, err)
+					fmt.Fprintf(log, "%-16s W=%-3d run %d %-13s %-10s failed: %v\n", wl.Name, w, run+1, d.Name, d.Mode, err)
 					continue
 				}
 				cells[i].add(r)
-				fmt.Fprintf(log, "%-14s W=%-3d run %d %-13s %-10s %8.1f ms %7.1f µs CPU/job\n", wl.Name, w, run+1, d.Name, d.Mode, ms(r.Elapsed), us(r.CPU)/float64(wl.total()))
+				fmt.Fprintf(log, "%-16s W=%-3d run %d %-13s %-10s %8.1f ms %7.1f µs CPU/job\n", wl.Name, w, run+1, d.Name, d.Mode, ms(r.Elapsed), us(r.CPU)/float64(wl.total()))
 			}
 		}
 		for _, c := range cells {

@@ -21,6 +21,7 @@ func TestCompare(t *testing.T) {
 	cfg.Workloads = []workload{
 		{Name: "tree-spawn", Kind: kindTree, Fanout: 2, Roots: []int{2, 2}},
 		{Name: "flat-noop", Kind: kindThroughput, Jobs: 10},
+		{Name: "flat-noop-batch", Kind: kindThroughput, Jobs: 10, Bundle: 4},
 		{Name: "skew-sleep", Kind: kindSkew, Job: ms1, Jobs: 10},
 	}
 	cfg.Scale.Workers = []int{2}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -118,6 +119,32 @@ func (s *distSystem) submit(ctx context.Context, id string, payload []byte, firs
 		return nil
 	}
 	return err
+}
+
+// submitBatch submits the jobs with one Client.SubmitBatch: one request
+// per bundle to a worker the servers pick, whose records are stored in
+// one atomic batch. A job stored by an attempt whose answer was lost
+// (ErrMaybeStored) counts as submitted, as in submit.
+func (s *distSystem) submitBatch(ctx context.Context, ids []string, payload []byte) error {
+	jobs := make([]cluster.BatchJob, len(ids))
+	for i, id := range ids {
+		jobs[i] = cluster.BatchJob{ID: id, Type: "job", Payload: payload}
+	}
+	err := s.client.SubmitBatch(ctx, jobs)
+	var be *cluster.BatchError
+	if !errors.As(err, &be) {
+		return err
+	}
+	for i, e := range be.Errs {
+		switch {
+		case e == nil:
+		case errors.Is(e, cluster.ErrMaybeStored):
+			s.late.Add(1)
+		default:
+			return fmt.Errorf("%s: %w", ids[i], e)
+		}
+	}
+	return nil
 }
 
 // lateSubmits counts the submissions that returned cluster.ErrMaybeStored.

@@ -50,8 +50,11 @@
 // jobs spinning 20 µs; four roots of 1023 jobs each, 32,767 with -big),
 // fanout-sleep (one root spawning 1000 jobs that sleep 1 ms), uneven-roots
 // (eight roots of 1 to 1023 sleeping jobs), flat-noop and flat-sleep (one
-// Submit or Publish per job; the cluster package has no batch submit) and
-// skew-sleep (every job on one worker before the clock starts). Besides the
+// Submit or Publish per job), flat-noop-batch and flat-sleep-batch (the
+// same jobs in bundles of 100: one Client.SubmitBatch each, which a worker
+// the servers pick stores in one atomic batch; a central queue publishes a
+// bundle with PublishAsync and awaits every ack) and skew-sleep (every job
+// on one worker before the clock starts). Besides the
 // designs above it runs
 //
 //	central-async  central-f16 whose workers publish a job's children with

@@ -117,6 +117,10 @@ func (s *procSystem) submit(ctx context.Context, id string, payload []byte, firs
 	return s.base.submit(ctx, id, payload, first)
 }
 
+func (s *procSystem) submitBatch(ctx context.Context, ids []string, payload []byte) error {
+	return s.base.submitBatch(ctx, ids, payload)
+}
+
 func (s *procSystem) lateSubmits() int64 {
 	if l, ok := s.base.(interface{ lateSubmits() int64 }); ok {
 		return l.lateSubmits()

@@ -19,6 +19,9 @@ type system interface {
 	// submit queues one job; first puts it on the first worker where the
 	// design has worker queues.
 	submit(ctx context.Context, id string, payload []byte, first bool) error
+	// submitBatch queues jobs ids, each with payload, in one batch call,
+	// to any worker.
+	submitBatch(ctx context.Context, ids []string, payload []byte) error
 	// completed counts the recorded completions so far.
 	completed() int64
 	// stolen counts jobs moved by steals so far (0 for a central queue).

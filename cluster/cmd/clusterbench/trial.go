@@ -115,6 +115,9 @@ func load(ctx context.Context, sys system, wl workload, w int, open func(), res 
 		}
 		open()
 		t0 := time.Now()
+		if wl.Bundle > 0 {
+			return t0, submitBundles(ctx, sys, wl.Jobs, wl.Bundle)
+		}
 		return t0, submitAll(ctx, sys, wl.Jobs, false)
 	case kindSkew:
 		if err := sys.start(ctx, 0, 1); err != nil {
@@ -150,6 +153,32 @@ func submitAll(ctx context.Context, sys system, n int, first bool) error {
 			for i := g; i < n; i += submitters {
 				if err := sys.submit(ctx, "j"+strconv.Itoa(i), depthPayload(0), first); err != nil {
 					errs <- fmt.Errorf("submit j%d: %w", i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// submitBundles submits jobs j0..j<n-1> in bundles of size jobs, one
+// batch call each, from submitters goroutines (bundle b from goroutine
+// b mod submitters).
+func submitBundles(ctx context.Context, sys system, n, size int) error {
+	errs := make(chan error, submitters)
+	var wg sync.WaitGroup
+	for g := range submitters {
+		wg.Go(func() {
+			for from := g * size; from < n; from += submitters * size {
+				to := min(from+size, n)
+				ids := make([]string, 0, to-from)
+				for i := from; i < to; i++ {
+					ids = append(ids, "j"+strconv.Itoa(i))
+				}
+				if err := sys.submitBatch(ctx, ids, depthPayload(0)); err != nil {
+					errs <- fmt.Errorf("submit j%d..j%d: %w", from, to-1, err)
 					return
 				}
 			}
