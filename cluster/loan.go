@@ -184,6 +184,9 @@ func (w *Worker) closeLocked(e *entry) *entry {
 			e.ranMem = false
 		}
 		if e.up == nil {
+			if e.rev != 0 && !e.mem {
+				w.completing++ // its completion is to be written (finish)
+			}
 			return e
 		}
 		e.up.abort = e.up.abort || e.abort
@@ -203,21 +206,7 @@ func (w *Worker) finish(e *entry) {
 		}
 		return
 	}
-	w.finishing.Add(1)
-	go func() {
-		defer w.finishing.Done()
-		requeue := false
-		if !e.abort && e.out != nil {
-			requeue = w.complete(e, e.out)
-		}
-		if e.borrow != nil {
-			e.abort = e.abort || e.out == nil || requeue
-			w.returnJob(e)
-			return
-		}
-		e.abort, e.out = false, nil
-		w.ran(e, requeue, false)
-	}()
+	w.recordLater(e)
 }
 
 // ran ends a job's time on this worker after its run (and, in memory

@@ -64,33 +64,72 @@ func (w *Worker) dispatch() {
 	}
 }
 
-// run executes one job and records its outcome. A job whose spawned jobs
-// live in memory hands its slot straight to the next queued job, which
-// runs on the same pool worker without a round through the dispatcher.
+// run executes one job, then hands its slot straight to the next queued
+// job, which runs on the same pool worker without a round through the
+// dispatcher. The outcome is written off the slot (recordLater): the
+// next job runs while the servers store the last one's completion.
 func (w *Worker) run(e *entry, sw *steal.Worker) {
-	for e != nil && w.memMode(e) {
-		e = w.runMem(e, sw)
-	}
-	if e == nil {
-		return
-	}
-	requeue, abort := false, false
-	if !w.alreadyDone(e) {
-		out := w.execute(e, sw)
-		abort = out == nil
-		if out != nil {
-			requeue = w.complete(e, out)
+	for e != nil {
+		if w.memMode(e) {
+			e = w.runMem(e, sw)
+		} else {
+			e = w.runRecord(e, sw)
 		}
 	}
-	if e.borrow != nil {
-		w.mu.Lock()
-		w.running--
-		e.abort = abort || requeue
-		w.mu.Unlock()
-		w.returnJob(e)
-		return
+}
+
+// runRecord runs a job whose spawned jobs get records (WithSpawnRecords,
+// the default) and returns the next job for its slot, or nil.
+func (w *Worker) runRecord(e *entry, sw *steal.Worker) *entry {
+	if w.alreadyDone(e) {
+		if e.borrow != nil {
+			w.mu.Lock()
+			w.running--
+			w.mu.Unlock()
+			w.returnJob(e)
+			return nil
+		}
+		w.ran(e, false, true)
+		return nil
 	}
-	w.ran(e, requeue, true)
+	out := w.execute(e, sw)
+	w.mu.Lock()
+	e.out, e.abort = out, out == nil
+	w.completing++ // in the same hold of mu as the slot's release: never idle between
+	next := w.nextLocked()
+	w.mu.Unlock()
+	w.recordLater(e)
+	if next == nil {
+		poke(w.kick)
+		w.signal()
+	}
+	return next
+}
+
+// recordLater writes the outcome of e (e.out, nothing when e.abort) in a
+// goroutine of its own and then lets go of the job, or, for a borrowed
+// one, counts it towards its loan's return. The caller counted it in
+// completing, under mu, with the change that ended its run: the worker
+// counts as busy meanwhile, and Close waits for it (finishing).
+func (w *Worker) recordLater(e *entry) {
+	w.finishing.Add(1)
+	go func() {
+		defer w.finishing.Done()
+		requeue := false
+		if !e.abort && e.out != nil {
+			requeue = w.complete(e, e.out)
+		}
+		if e.borrow != nil {
+			e.abort = e.abort || e.out == nil || requeue
+			w.returnJob(e)
+		} else {
+			e.abort, e.out = false, nil
+			w.ran(e, requeue, false)
+		}
+		w.mu.Lock()
+		w.completing--
+		w.mu.Unlock()
+	}()
 }
 
 // alreadyDone reports whether e, a record loaded at a (re)start or taken

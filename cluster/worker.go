@@ -231,6 +231,7 @@ type Worker struct {
 	moving     int                  // jobs in a steal or takeover batch not yet settled
 	asked      bool                 // asked who has jobs since it last ran one (hungry.go)
 	askedAt    time.Time            // when it last asked
+	completing int                  // outcomes being written off their slots (recordLater)
 	held       int                  // jobs whose run returned and whose subtree is not finished (loan.go)
 	loans      map[string]*loan     // loans of in-memory jobs out with thieves, by id
 	borrowed   map[string]*borrowed // loans this worker runs for lenders, by id
@@ -435,7 +436,7 @@ func poke(c chan struct{}) {
 // busyLocked: a worker is busy while it holds any job in any state.
 func (w *Worker) busyLocked() bool {
 	return w.dq.Len() > 0 || w.running > 0 || w.moving > 0 || w.incoming > 0 ||
-		w.held > 0 || len(w.loans) > 0 || len(w.borrowed) > 0
+		w.held > 0 || w.completing > 0 || len(w.loans) > 0 || len(w.borrowed) > 0
 }
 
 // enterLocked is called before the worker takes on a job: leaving idle
