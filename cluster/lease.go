@@ -414,8 +414,9 @@ func (m *members) pick(me string) string {
 // expires) triggers their orphan scan. The others read the bucket now and
 // then (readEvery), and learn of busy workers from their hints: every
 // lease renewal reaches 3 watchers, not every worker, and reads are
-// spaced by W, so the servers' work for leases is O(W), not O(W²). A worker that finds itself among the lowest
-// names starts watching; one that a lower name joins stops. The watch
+// spaced by W, so the servers' work for leases is O(W), not O(W²). A
+// worker that finds itself among the lowest names starts watching; one
+// that a lower name joins stops. The watch
 // starts over when the bucket was created again (rewatch): a watch resumed
 // on the new bucket would wait for sequences of the old one.
 func (w *Worker) membersLoop() {
