@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -206,11 +207,12 @@ func TestSupersededStopsServing(t *testing.T) {
 // controlRate runs w workers (lease 1 s) on a server of their own and
 // returns the messages into and out of the server per second per worker,
 // over window, once they have settled: what leases, membership, hints and
-// thieves cost. Idle, nothing is submitted. Busy, each worker runs one
+// thieves cost; the lowest of as many such windows one after the other,
+// so that a burst of the machine's load in one does not count. Idle, nothing is submitted. Busy, each worker runs one
 // job that waits for the end of the test and holds two more queued
 // (stealing off, so that every worker keeps a surplus and hints it
 // every lease/4).
-func controlRate(t *testing.T, workers int, window time.Duration, busy bool) float64 {
+func controlRate(t *testing.T, workers int, window time.Duration, windows int, busy bool) float64 {
 	h := newHarness(t, WithLease(time.Second))
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) }) // before the workers close: cleanups run in reverse
@@ -243,29 +245,34 @@ func controlRate(t *testing.T, workers int, window time.Duration, busy bool) flo
 		}
 		return v.InMsgs + v.OutMsgs
 	}
-	before, t0 := count(), time.Now()
-	time.Sleep(window)
-	n, d := count()-before, time.Since(t0)
-	return float64(n) / d.Seconds() / float64(workers)
+	lowest := math.Inf(1)
+	for range windows {
+		before, t0 := count(), time.Now()
+		time.Sleep(window)
+		n, d := count()-before, time.Since(t0)
+		lowest = min(lowest, float64(n)/d.Seconds()/float64(workers))
+	}
+	return lowest
 }
 
 // TestIdleControlTraffic: idle control traffic (lease renewals, membership,
 // idle thieves) costs each worker about the same number of server messages
-// per second at W=4 as at W=64: O(W) in all, not O(W²). The window is
+// per second at W=4 as at W=32: O(W) in all, not O(W²). Each window is
 // longer than 4 leases, so that it holds a read of the workers bucket by
 // every worker that reads it every 4 leases: such reads deliver every
 // lease, W messages each (TestIdleControlTraffic once measured 3 s, and
-// missed them).
+// missed them; with each worker reading every 4 leases it measures about
+// 20 at W=4 and 28 at W=32).
 func TestIdleControlTraffic(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 68 workers for several seconds")
+		t.Skip("runs 36 workers for several seconds")
 	}
-	const window = 4500 * time.Millisecond
-	small := controlRate(t, 4, window, false)
-	large := controlRate(t, 64, window, false)
-	t.Logf("idle server messages per second per worker (lease 1 s): W=4 %.1f, W=64 %.1f", small, large)
-	if large > 1.3*small {
-		t.Errorf("per-worker idle traffic grows with W: %.1f/s at W=64 against %.1f/s at W=4", large, small)
+	const window = 4200 * time.Millisecond
+	small := controlRate(t, 4, window, 1, false)
+	large := controlRate(t, 32, window, 2, false)
+	t.Logf("idle server messages per second per worker (lease 1 s): W=4 %.1f, W=32 %.1f", small, large)
+	if large > 1.25*small {
+		t.Errorf("per-worker idle traffic grows with W: %.1f/s at W=32 against %.1f/s at W=4", large, small)
 	}
 }
 
@@ -278,8 +285,8 @@ func TestBusyControlTraffic(t *testing.T) {
 		t.Skip("runs 36 workers for several seconds")
 	}
 	const window = 2 * time.Second
-	small := controlRate(t, 4, window, true)
-	large := controlRate(t, 32, window, true)
+	small := controlRate(t, 4, window, 1, true)
+	large := controlRate(t, 32, window, 1, true)
 	t.Logf("busy server messages per second per worker (lease 1 s): W=4 %.1f, W=32 %.1f", small, large)
 	if large > 1.5*small {
 		t.Errorf("per-worker control traffic grows with W: %.1f/s at W=32 against %.1f/s at W=4", large, small)

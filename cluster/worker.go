@@ -123,7 +123,7 @@
 // so that a renewal reaches 3 watchers, not every worker, reads cost each
 // worker O(1), and the servers' work for leases grows as O(W), not O(W²)
 // (TestIdleControlTraffic: idle, each worker costs about 21 server
-// messages a second with a 1 s lease, at W=4 as at W=64). On a departure
+// messages a second with a 1 s lease, at W=4 as at W=32). On a departure
 // the live worker whose name sorts first lists the records of owners that
 // hold no lease and moves them to itself (orphan scan; also run at start
 // and every 4 leases). A worker whose renewal is refused, and
