@@ -64,8 +64,11 @@ func (w *Worker) heartbeatLoop() {
 // hintGap spaces a worker's hints: at most 20 a second.
 const hintGap = 50 * time.Millisecond
 
-// hint is what a worker with queued jobs tells idle thieves
-// (steal.<cluster>.hint): its name and queue.
+// hintFanout is the most workers one hint reaches.
+const hintFanout = 4
+
+// hint is what a worker with queued jobs tells idle thieves: its name and
+// queue.
 type hint struct {
 	Name  string `json:"name"`
 	Queue int    `json:"queue"`
@@ -75,6 +78,11 @@ type hint struct {
 // slots: when that surplus grows (it is told of state changes on
 // kick) and again every lease/4 while jobs stay queued, at most every
 // hintGap. Core NATS, nothing stored: an idle cluster sends none.
+//
+// A hint reaches at most hintFanout workers (publishHint), not all W: a
+// hint sent to every worker costs the servers W deliveries and wakes
+// every idle thief, all of which then ask the same victim, so that with
+// many workers queueing, hints and steal requests grew as O(W²).
 func (w *Worker) hintLoop() {
 	t := time.NewTicker(w.st.lease / 4)
 	defer t.Stop()
@@ -98,12 +106,30 @@ func (w *Worker) hintLoop() {
 		if q <= last && time.Since(at) < w.st.lease/4 {
 			continue
 		}
-		b, _ := json.Marshal(hint{Name: w.name, Queue: q})
-		w.nc.Publish(w.cfg.subject("hint"), b)
+		w.publishHint(q)
 		last, at = q, time.Now()
 		if !w.sleep(hintGap) {
 			return
 		}
+	}
+}
+
+// publishHint tells other workers that this one has q jobs to spare. In
+// a view of at most hintFanout other workers, every worker hears it
+// (steal.<cluster>.hint). In a larger one, it goes out min(q, hintFanout)
+// times, at least twice, on steal.<cluster>.hint.any, to which every
+// worker subscribes in one queue group: the servers hand each copy to
+// one worker picked at random. Those that are busy keep the queue in
+// their view, for when they run dry; the hint is sent again every
+// lease/4 while the surplus stays, each time to others.
+func (w *Worker) publishHint(q int) {
+	b, _ := json.Marshal(hint{Name: w.name, Queue: q})
+	if w.members.size() <= hintFanout+1 {
+		w.nc.Publish(w.cfg.subject("hint"), b)
+		return
+	}
+	for range min(max(q, 2), hintFanout) {
+		w.nc.Publish(w.cfg.subject("hint.any"), b)
 	}
 }
 
@@ -254,29 +280,52 @@ func (w *Worker) fence() {
 }
 
 // members is the worker's view of the cluster, from the workers bucket.
+// queued holds the names in m whose queue is above zero, so that an idle
+// thief's pick, which it makes every time it looks for work, costs the
+// candidates, not every member.
 type members struct {
-	mu sync.Mutex
-	m  map[string]beat
+	mu     sync.Mutex
+	m      map[string]beat
+	queued map[string]struct{}
 }
 
-func newMembers() *members { return &members{m: map[string]beat{}} }
+func newMembers() *members { return &members{m: map[string]beat{}, queued: map[string]struct{}{}} }
+
+// putLocked sets b in the view and keeps queued in step.
+func (m *members) putLocked(b beat) {
+	m.m[b.Name] = b
+	if b.Queue > 0 {
+		m.queued[b.Name] = struct{}{}
+	} else {
+		delete(m.queued, b.Name)
+	}
+}
 
 func (m *members) set(b beat) {
 	m.mu.Lock()
-	m.m[b.Name] = b
+	m.putLocked(b)
 	m.mu.Unlock()
 }
 
 func (m *members) clear() {
 	m.mu.Lock()
 	clear(m.m)
+	clear(m.queued)
 	m.mu.Unlock()
 }
 
 func (m *members) remove(name string) {
 	m.mu.Lock()
 	delete(m.m, name)
+	delete(m.queued, name)
 	m.mu.Unlock()
+}
+
+// size is the number of members in the view, this worker included.
+func (m *members) size() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.m)
 }
 
 func (m *members) has(name string) bool {
@@ -286,10 +335,16 @@ func (m *members) has(name string) bool {
 	return ok
 }
 
-// replace sets the view to m.
+// replace sets the view to n.
 func (m *members) replace(n map[string]beat) {
 	m.mu.Lock()
 	m.m = n
+	clear(m.queued)
+	for name, b := range n {
+		if b.Queue > 0 {
+			m.queued[name] = struct{}{}
+		}
+	}
 	m.mu.Unlock()
 }
 
@@ -299,7 +354,10 @@ const monitors = 3
 
 // monitor reports whether me is among the monitors lowest names of the
 // view (with me in it).
-func (m *members) monitor(me string) bool {
+func (m *members) monitor(me string) bool { return m.rank(me) < monitors }
+
+// rank is the number of names in the view below me.
+func (m *members) rank(me string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	below := 0
@@ -308,7 +366,7 @@ func (m *members) monitor(me string) bool {
 			below++
 		}
 	}
-	return below < monitors
+	return below
 }
 
 // setHint records name's queue as its hint told it.
@@ -316,7 +374,7 @@ func (m *members) setHint(name string, q int) {
 	m.mu.Lock()
 	b := m.m[name]
 	b.Name, b.Queue = name, q
-	m.m[name] = b
+	m.putLocked(b)
 	m.mu.Unlock()
 }
 
@@ -338,9 +396,9 @@ func (m *members) pick(me string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var cands []beat
-	for n, b := range m.m {
-		if n != me && b.Queue > 0 {
-			cands = append(cands, b)
+	for n := range m.queued {
+		if n != me {
+			cands = append(cands, m.m[n])
 		}
 	}
 	switch len(cands) {
@@ -359,11 +417,12 @@ func (m *members) pick(me string) string {
 // membersLoop keeps the worker's view of the members. The monitors (the
 // workers whose names sort among the 3 lowest) follow the workers bucket:
 // a member that leaves (deleted at Close, or purged when its lease
-// expires) triggers their orphan scan. The others read the bucket once
-// every 4 leases, and learn of busy workers from their hints: every lease
-// renewal reaches 3 watchers, not every worker, so the servers' work for
-// leases is O(W), not O(W²). A worker that finds itself among the lowest
-// names starts watching; one that a lower name joins stops. The watch
+// expires) triggers their orphan scan. The others read the bucket now and
+// then (readEvery), and learn of busy workers from their hints: every
+// lease renewal reaches 3 watchers, not every worker, and reads are
+// spaced by W, so the servers' work for leases is O(W), not O(W²). A
+// worker that finds itself among the lowest names starts watching; one
+// that a lower name joins stops. The watch
 // starts over when the bucket was created again (rewatch): a watch resumed
 // on the new bucket would wait for sequences of the old one.
 func (w *Worker) membersLoop() {
@@ -385,9 +444,27 @@ func (w *Worker) membersLoop() {
 		select {
 		case <-w.ctx.Done():
 		case <-w.rewatch:
-		case <-timeAfter(4 * w.st.lease):
+		case <-timeAfter(w.readEvery()):
 		}
 	}
+}
+
+// readEvery is how long a worker that is not a monitor waits between two
+// reads of the workers bucket. A read delivers every lease: were each of
+// W workers to read every 4 leases, reads alone would cost each worker
+// W/4 server messages a lease, O(W²) in all (at W = 256 with a 3 s
+// lease, 22 a second per worker against 7 for renewals). The next in
+// line (fewer than 2×monitors names below it), which become monitors
+// when monitors leave, read every 4 leases; the others every 4 leases
+// times ⌈W/8⌉, about 2 messages a lease each whatever W. Each wait is
+// drawn within ±25 %, so that workers started together do not read
+// together.
+func (w *Worker) readEvery() time.Duration {
+	d := 4 * w.st.lease
+	if w.members.rank(w.name) >= 2*monitors {
+		d *= time.Duration((w.members.size() + 7) / 8)
+	}
+	return d*3/4 + rand.N(d/2)
 }
 
 // readMembers replaces the view with the leases in the workers bucket.
@@ -452,7 +529,7 @@ func (m *members) setQueue(name string, q int) {
 	m.mu.Lock()
 	if b, ok := m.m[name]; ok {
 		b.Queue = q
-		m.m[name] = b
+		m.putLocked(b)
 	}
 	m.mu.Unlock()
 }

@@ -131,6 +131,7 @@ func (w *Worker) subscribe() error {
 		{c.subject("submit"), "workers", w.onSubmit},
 		{c.subject("state"), "", w.onState},
 		{c.subject("hint"), "", w.onHint},
+		{c.subject("hint.any"), "thieves", w.onHint},
 	} {
 		sub, err := w.nc.QueueSubscribe(s.subj, s.queue, s.h)
 		if err != nil {

@@ -35,10 +35,16 @@
 // in memory without a record are lent the same way and returned when
 // done; loan.go describes loans, returns and the victim's audit. The thief
 // pushes them at its front. A thief that asks for no loan (Client.Steal)
-// has the records moved to it instead, in one atomic batch, as below. A worker with jobs queued beyond its
-// slots says so in a hint (core NATS, steal.<cluster>.hint: its name and
-// queue; when its queue grows and every lease/4 while it stays, at most
-// every 50 ms). An idle worker picks its victim as the longer queue of two
+// has the records moved to it instead, in one atomic batch, as below.
+//
+// A worker with jobs queued beyond its slots says so in a hint (core
+// NATS: its name and queue; when its queue grows and every lease/4 while
+// it stays, at most every 50 ms), to at most 4 workers the servers pick at
+// random (a queue group on steal.<cluster>.hint.any; to all on
+// steal.<cluster>.hint in a cluster of 5 or fewer), so that hints and the
+// steals they wake cost O(1), not O(W) (TestBusyControlTraffic). A worker
+// that runs dry knowing of no queued jobs asks once (hungry.go). An idle
+// worker picks its victim as the longer queue of two
 // random workers that hinted or whose lease shows queued jobs (best of
 // two, as in Sparrow), and backs off from 100 µs to 4 ms while it fails;
 // a hint resets the wait. When no worker is known to have queued jobs it
@@ -124,10 +130,11 @@
 // on its last revision, and only then (thieves learn queue sizes from
 // hints). A lease that expires is purged by the server. The three workers
 // whose names sort lowest (the monitors) watch the workers bucket; the
-// others read it every 4 leases, so that a renewal reaches 3 watchers, not
-// every worker, and the servers' work for leases grows as O(W), not O(W²)
+// next three read it every 4 leases, the others every 4 leases × ⌈W/8⌉,
+// so that a renewal reaches 3 watchers, not every worker, reads cost each
+// worker O(1), and the servers' work for leases grows as O(W), not O(W²)
 // (TestIdleControlTraffic: idle, each worker costs about 21 server
-// messages a second with a 1 s lease, at W=4 as at W=16). On a departure
+// messages a second with a 1 s lease, at W=4 as at W=32). On a departure
 // the live worker whose name sorts first lists the records of owners that
 // hold no lease and moves them to itself (orphan scan; also run at start
 // and every 4 leases). A worker whose renewal is refused, and

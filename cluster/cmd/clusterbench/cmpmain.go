@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // cmpFlags are the flags of -compare.
@@ -22,6 +23,8 @@ type cmpFlags struct {
 	scaleW     string
 	scaleProcs int
 	scaleRuns  int
+	scaleD     string
+	idleWindow time.Duration
 	from       string
 }
 
@@ -33,6 +36,8 @@ func (f *cmpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.workers, "workers", "", "-compare: comma-separated W of the workload cells (default 16)")
 	fs.StringVar(&f.scaleW, "scale-workers", "", "-compare: comma-separated W of the idle and scaling cells (default 16,64,256; none: skip them)")
 	fs.IntVar(&f.scaleProcs, "scale-procs", 0, "-compare: run the idle and scaling cells also with one process per worker up to this W")
+	fs.StringVar(&f.scaleD, "scale-designs", "", "-compare: comma-separated designs of the idle and scaling cells (default steal, no-steal, central-f1, central-f16, central-async)")
+	fs.DurationVar(&f.idleWindow, "idle-window", 0, "-compare: how long the idle cells count the server's messages (default 2s); longer than 4 leases (12s) holds every worker's periodic read of the workers bucket")
 	fs.IntVar(&f.scaleRuns, "scale-runs", 0, "-compare: runs of the idle, scaling and steal-latency cells (default 3)")
 	fs.StringVar(&f.from, "from", "", "-compare: run nothing; write the tables and chart of this JSON file (an earlier -compare -json)")
 }
@@ -79,6 +84,12 @@ func (f *cmpFlags) config(quick bool, runs int, only string) (cmpConfig, error) 
 	cfg.Scale.ProcsUpTo = f.scaleProcs
 	if f.designs != "" {
 		cfg.Designs = strings.Split(f.designs, ",")
+	}
+	if f.idleWindow > 0 {
+		cfg.Scale.Window = f.idleWindow
+	}
+	if f.scaleD != "" {
+		cfg.Scale.Designs = strings.Split(f.scaleD, ",")
 	}
 	switch f.modes {
 	case "":

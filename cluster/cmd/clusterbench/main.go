@@ -42,7 +42,8 @@
 //
 //	go run ./cmd/clusterbench -compare [-quick] [-big] [-runs N] [-only W1,W2] [-designs D1,D2]
 //	    [-modes processes|in-process|both] [-workers W1,W2] [-scale-workers W1,W2|none]
-//	    [-scale-procs W] [-scale-runs N] [-json FILE] [-md FILE] [-chart FILE]
+//	    [-scale-procs W] [-scale-runs N] [-scale-designs D1,D2]
+//	    [-idle-window D] [-json FILE] [-md FILE] [-chart FILE]
 //	go run ./cmd/clusterbench -compare -from FILE [-md FILE] [-chart FILE]
 //
 // -compare asks where distributed stealing should beat a central queue
