@@ -96,9 +96,20 @@ func (w *Worker) runRecord(e *entry, sw *steal.Worker) *entry {
 	w.mu.Lock()
 	e.out, e.abort = out, out == nil
 	w.completing++ // in the same hold of mu as the slot's release: never idle between
+	// A completion that writes the records of children held here (local
+	// spawn) keeps the slot: those children must not run, and complete,
+	// while their records are being written.
+	now := len(pendingLocked(e)) > 0
+	w.mu.Unlock()
+	if now {
+		w.record(e)
+	}
+	w.mu.Lock()
 	next := w.nextLocked()
 	w.mu.Unlock()
-	w.recordLater(e)
+	if !now {
+		w.recordLater(e)
+	}
 	if next == nil {
 		poke(w.kick)
 		w.signal()
@@ -115,21 +126,26 @@ func (w *Worker) recordLater(e *entry) {
 	w.finishing.Add(1)
 	go func() {
 		defer w.finishing.Done()
-		requeue := false
-		if !e.abort && e.out != nil {
-			requeue = w.complete(e, e.out)
-		}
-		if e.borrow != nil {
-			e.abort = e.abort || e.out == nil || requeue
-			w.returnJob(e)
-		} else {
-			e.abort, e.out = false, nil
-			w.ran(e, requeue, false)
-		}
-		w.mu.Lock()
-		w.completing--
-		w.mu.Unlock()
+		w.record(e)
 	}()
+}
+
+// record is recordLater's work, done by the caller.
+func (w *Worker) record(e *entry) {
+	requeue := false
+	if !e.abort && e.out != nil {
+		requeue = w.complete(e, e.out)
+	}
+	if e.borrow != nil {
+		e.abort = e.abort || e.out == nil || requeue
+		w.returnJob(e)
+	} else {
+		e.abort, e.out = false, nil
+		w.ran(e, requeue, false)
+	}
+	w.mu.Lock()
+	w.completing--
+	w.mu.Unlock()
 }
 
 // alreadyDone reports whether e, a record loaded at a (re)start or taken
