@@ -204,3 +204,26 @@ func TestManyConcurrentCompletions(t *testing.T) {
 		t.Errorf("%d runs of children and flat jobs, want %d", got, workers*(kids+flat))
 	}
 }
+
+// TestDeleteMarkersExpire: on memory storage, where a batch's deletes
+// carry their expiry themselves, the jobs stream holds the ledger alone
+// once the jobs completed and a second passed: no delete marker stays.
+func TestDeleteMarkersExpire(t *testing.T) {
+	const n = 20
+	h := newHarness(t, WithLease(time.Second))
+	job := func(w *Worker) { w.Handle("job", h.sleeper(0)) }
+	h.worker("w1", job)
+	h.worker("w2", job)
+	h.ready("w1", "w2")
+	ids := append(submitTo(t, h, "a", n/2, "w1"), submitTo(t, h, "b", n/2, "w2")...)
+	for _, id := range ids {
+		h.wait(id)
+	}
+	if !h.client.st.ttlInBatch {
+		t.Fatal("a memory stream on one server should take deletes with their expiry in the batch")
+	}
+	waitFor(t, 10*time.Second, "the jobs stream to hold the ledger only", func() bool {
+		str, err := h.client.st.js.Stream(context.Background(), "KV_"+h.client.st.cfg.jobsBucket())
+		return err == nil && str.CachedInfo().State.Msgs == n
+	})
+}

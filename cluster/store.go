@@ -25,6 +25,9 @@ type store struct {
 	jobsPfx string        // "$KV.<jobs bucket>."
 	lease   time.Duration // the workers bucket's TTL
 	dedup   time.Duration // the jobs stream's duplicate window
+	// ttlInBatch: the jobs stream is in one server's memory, and a
+	// batch's deletes expire by themselves (see opMsg).
+	ttlInBatch bool
 }
 
 func (c *config) jobsBucket() string    { return "steal_" + c.cluster + "_jobs" }
@@ -119,6 +122,7 @@ func (s *store) enableBatches(ctx context.Context) error {
 	}
 	sc := str.CachedInfo().Config
 	s.dedup = sc.Duplicates
+	s.ttlInBatch = sc.Storage == jetstream.MemoryStorage && sc.Replicas <= 1
 	if sc.AllowAtomicPublish && sc.AllowMsgTTL {
 		return nil
 	}
@@ -190,7 +194,7 @@ func (s *store) commitWithin(ctx context.Context, ops []op, window time.Duration
 		revs, err = s.commitOnce(ctx, ops)
 		return err
 	})
-	if err == nil {
+	if err == nil && !s.ttlInBatch {
 		s.expireDeletes(ops, revs)
 	}
 	return revs, err
@@ -288,8 +292,14 @@ func (s *store) opMsg(o *op) *nats.Msg {
 		// carries one inside an atomic batch on file storage comes back
 		// as the record it deleted after the server is killed (SIGKILL)
 		// and restarted (TestServerKilledKeepsJobsDone). expireDeletes
-		// makes the marker expire once the batch is stored.
+		// makes the marker expire once the batch is stored. A stream
+		// kept in one server's memory has no disk to bring anything back
+		// from: its deletes carry the TTL at once (ttlInBatch), which
+		// saves the second publish and its delivery to the owner's watch.
 		m.Header.Set("KV-Operation", "DEL")
+		if s.ttlInBatch {
+			m.Header.Set(jetstream.MsgTTLHeader, "1s")
+		}
 	}
 	if o.msgID != "" {
 		m.Header.Set(jetstream.MsgIDHeader, o.msgID)
