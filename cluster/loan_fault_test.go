@@ -354,3 +354,87 @@ func TestLoanPausedLender(t *testing.T) {
 	p.ranAll(t, kids)
 	checkQuiet(t, p.h, 2)
 }
+
+// TestLoanPausedThief: a thief stopped (SIGSTOP) past its lease while it
+// runs a borrowed job. The lender's audit asks it which loans it holds,
+// gets no answer, finds its lease gone and takes the loan back: the jobs
+// run again at the lender, which records the completion while the thief
+// is still stopped. Resumed (SIGCONT), the thief fences itself and
+// finishes what it held, too late.
+//
+// records: the thief's completion of the borrowed job is refused (the
+// lender's completion deleted the record it was conditional on).
+//
+// mem: the thief's return of its loan names a loan the lender took back
+// and is dropped: the lender does not finish the root a second time (no
+// completion of its refused, none found a duplicate), and the thief,
+// done, leaves the cluster idle.
+func TestLoanPausedThief(t *testing.T) {
+	pause := func(t *testing.T, p *loanProcs, name string) func() {
+		pid := p.kids[name].cmd.Process.Pid
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+		return func() {
+			if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Run("records", func(t *testing.T) {
+		p := newLoanProcs(t, false)
+		p.start(t, "w2") // the lender
+		p.hold(t, "lblock", "w2")
+		p.submit(t, "x", "sleep", "hold", "w2")
+		p.start(t, "w3") // the thief
+		if id := p.st.next(t, "w3"); id != "x" {
+			t.Fatalf("the thief started %s, want x", id)
+		}
+		resume := pause(t, p, "w3")
+		p.rel.add("lblock", "x") // the lender's run of x; the thief's once resumed
+		r := p.h.wait("x")
+		if r.Err != nil || r.Worker != "w2" {
+			t.Fatalf("x: recorded by %s, err %v; want the lender's run, the thief stopped", r.Worker, r.Err)
+		}
+		resume()
+		p.waitStats(t, "w3", "the resumed thief's completion of x to be refused", func(s WorkerStats) bool {
+			return s.Refused+s.Duplicates >= 1 && s.Fenced >= 1
+		})
+		if ws := p.waitStats(t, "w2", "the lender's stats", func(WorkerStats) bool { return true }); ws.TakenBack < 1 {
+			t.Fatalf("lender: %+v, want x taken back", ws)
+		}
+		if again := p.h.wait("x"); again.Worker != "w2" {
+			t.Fatalf("x's completion changed after the thief resumed: now %s's", again.Worker)
+		}
+		checkQuiet(t, p.h, 2)
+	})
+	t.Run("mem", func(t *testing.T) {
+		p := newLoanProcs(t, true)
+		p.start(t, "w2")
+		kids := kidsOf("r", 4)
+		p.submit(t, "r", "fan", "4", "w2")
+		p.st.next(t, "w2")
+		p.start(t, "w3")
+		lent := p.st.next(t, "w3")
+		resume := pause(t, p, "w3")
+		p.rel.add(kids...)
+		r := p.h.wait("r")
+		if r.Err != nil || r.Worker != "w2" {
+			t.Fatalf("r: recorded by %s, err %v", r.Worker, r.Err)
+		}
+		p.ranAll(t, kids)
+		if runs := p.st.of(lent); len(runs) < 2 || runs[0] != "w3" || runs[1] != "w2" {
+			t.Fatalf("%s, borrowed by the thief that was stopped, started on %v: want w3, then w2", lent, runs)
+		}
+		resume()
+		p.waitStats(t, "w3", "the resumed thief to finish its loan", func(s WorkerStats) bool {
+			return s.Fenced >= 1 && s.MemRuns >= 2
+		})
+		checkQuiet(t, p.h, 1)
+		ws := p.waitStats(t, "w2", "the lender's stats", func(WorkerStats) bool { return true })
+		if ws.TakenBack < 1 || ws.Refused != 0 || ws.Duplicates != 0 || ws.Completed != 1 {
+			t.Fatalf("lender: %+v, want the loan taken back and the root completed once, never again", ws)
+		}
+	})
+}
