@@ -1,7 +1,10 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -111,6 +114,36 @@ func (p *loanProcs) ranAll(t *testing.T, ids []string) {
 			t.Errorf("%s never ran", id)
 		}
 	}
+}
+
+// waitStopped waits (at most 10 s) until every thread of process pid is
+// stopped, where /proc tells. kill(2) returns before a SIGSTOP takes
+// effect: the stop begins when one thread of the process handles the
+// signal, and on a loaded machine the others run on meanwhile, long
+// enough to finish a job released right after the kill (seen: a paused
+// thief's completion recorded 2 s into its test, 1 run in 10 with two
+// test processes on two cores).
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	if _, err := os.Stat(dir); err != nil {
+		return // no /proc: the signal's delay is left to chance
+	}
+	waitFor(t, 10*time.Second, fmt.Sprintf("process %d to stop", pid), func() bool {
+		tasks, err := os.ReadDir(dir)
+		if err != nil || len(tasks) == 0 {
+			return false
+		}
+		for _, task := range tasks {
+			b, err := os.ReadFile(dir + "/" + task.Name() + "/stat")
+			// The state follows the command name, which is in parentheses.
+			i := bytes.LastIndexByte(b, ')')
+			if err != nil || i < 0 || i+2 >= len(b) || b[i+2] != 'T' {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // releaser ends the held runs (see holdRun) of the jobs it was given: it
@@ -339,6 +372,7 @@ func TestLoanPausedLender(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	waitStopped(t, pid)
 	p.takenOver(t, "w2")
 	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
 		t.Fatal(err)
@@ -379,6 +413,7 @@ func TestLoanPausedThief(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+		waitStopped(t, pid)
 		return func() {
 			if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
 				t.Fatal(err)
