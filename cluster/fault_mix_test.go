@@ -112,6 +112,51 @@ func TestFaultMix(t *testing.T) {
 	m.check()
 }
 
+// memFaultRounds is the number of faults TestFaultMixMem injects:
+// STEAL_FAULT_ROUNDS or -faults.long as for TestFaultMix, else 4.
+func memFaultRounds() int {
+	if os.Getenv("STEAL_FAULT_ROUNDS") != "" || *faultsLong {
+		return faultRounds()
+	}
+	return 4
+}
+
+// TestFaultMixMem is TestFaultMix with workers that keep spawned jobs in
+// memory (WithSpawnRecords(false)), so that children are lent to
+// thieves, not moved, and only roots are recorded: the faults (kill -9,
+// SIGSTOP and SIGCONT, blackholes, resets, duplicate submissions; no
+// server restart, see mix.mem) hit thieves holding loans and lenders
+// whose subtrees are out. After the faults: every confirmed root has
+// exactly one completion, written once and without error, no other id
+// has one, every job of a completed root's tree ran at least once (the
+// workers report their runs), no record is left and the cluster is idle.
+// Idle is sampled as in TestFaultMix. STEAL_FAULT_SEED and
+// STEAL_FAULT_ROUNDS (or -faults.long) as for TestFaultMix.
+func TestFaultMixMem(t *testing.T) {
+	if testing.Short() {
+		t.Skip("process test with faults; skipped with -short")
+	}
+	seed, rounds := faultSeed(), memFaultRounds()
+	t.Logf("STEAL_FAULT_SEED=%d STEAL_FAULT_ROUNDS=%d", seed, rounds)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("replay with STEAL_FAULT_SEED=%d STEAL_FAULT_ROUNDS=%d", seed, rounds)
+		}
+	})
+	m := newMixMode(t, seed, true)
+	stopSub := m.submitLoop()
+	stopIdle := m.sampleIdle()
+	for r := range rounds {
+		m.round(r)
+	}
+	stopSub()
+	t0 := time.Now()
+	m.settle()
+	stopIdle()
+	t.Logf("settled %v after the last fault", time.Since(t0))
+	m.check()
+}
+
 // sleepRand sleeps between lo and hi milliseconds, drawn from rng.
 func sleepRand(rng *rand.Rand, lo, hi int) time.Duration {
 	d := time.Duration(lo+rng.IntN(hi-lo+1)) * time.Millisecond
@@ -148,7 +193,7 @@ func (m *mix) wanted() map[string]bool {
 	defer m.mu.Unlock()
 	want := map[string]bool{}
 	for _, r := range m.roots {
-		for _, id := range treeIDs(r, treeDepth) {
+		for _, id := range m.recorded(r) {
 			want[id] = true
 		}
 	}
@@ -186,6 +231,29 @@ func (m *mix) check() {
 		case writes[id] > 1:
 			t.Errorf("seed %d: %s completed %d times", m.seed, id, writes[id])
 		}
+	}
+	if m.mem {
+		// Each run reported itself before it ended, so before its
+		// root's completion; the report may still be on its way here.
+		for end := time.Now().Add(5 * time.Second); m.notRun(got) != "" && time.Now().Before(end); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if id := m.notRun(got); id != "" {
+			t.Errorf("seed %d: %s never ran, yet its root completed", m.seed, id)
+		}
+		var lent, back int64
+		for _, n := range m.names() {
+			if ws, err := childStats(m.client.nc, n); err == nil {
+				lent, back = lent+ws.Given, back+ws.TakenBack
+			}
+		}
+		m.mu.Lock()
+		runs := 0
+		for _, n := range m.runs {
+			runs += n
+		}
+		m.mu.Unlock()
+		t.Logf("mem: %d runs reported; the workers alive at the end lent %d jobs and took back %d", runs, lent, back)
 	}
 	keys, err := m.client.st.keys(context.Background(), "q.>")
 	if err != nil || len(keys) != 0 || len(got) != len(want) {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/worksteal/steal/cluster/natsserver"
 )
@@ -29,6 +30,11 @@ type mix struct {
 	cp     *proxy
 	client *Client
 	named  int // workers started so far, for fresh names
+	// mem runs the workers with WithSpawnRecords(false) (TestFaultMixMem):
+	// spawned jobs live in memory and have no completion of their own, the
+	// workers report each run of a tree job on "test.ran", and the server
+	// is not restarted (a report in flight would be lost with it).
+	mem bool
 
 	mu         sync.Mutex // guards what follows: read by the workload goroutines
 	e          *natsserver.Server
@@ -40,6 +46,7 @@ type mix struct {
 	writes     map[string]map[uint64]bool // d.<id> revisions seen by watchLedger
 	restarts   int                        // server restarts so far (test goroutine only)
 	accepted   int                        // resubmissions accepted after a restart
+	runs       map[string]int             // mem: runs reported per id
 }
 
 type mixKid struct {
@@ -47,15 +54,22 @@ type mixKid struct {
 	p *proxy
 }
 
-func newMix(t *testing.T, seed uint64) *mix {
+func newMix(t *testing.T, seed uint64) *mix { return newMixMode(t, seed, false) }
+
+// newMixMode is newMix, with workers that keep spawned jobs in memory when
+// mem is set.
+func newMixMode(t *testing.T, seed uint64, mem bool) *mix {
 	m := &mix{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, 1)), dir: t.TempDir(), faults: map[string]int{},
-		writes: map[string]map[uint64]bool{}}
+		writes: map[string]map[uint64]bool{}, mem: mem, runs: map[string]int{}}
 	e, err := natsserver.Start(natsserver.StoreDir(m.dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.e = e
 	t.Cleanup(func() { m.server().Shutdown() })
+	if mem {
+		m.watchRuns()
+	}
 	m.cp = newProxy(t, hostPort(e.URL()))
 	// The client creates the buckets first: the jobs bucket on file storage.
 	c, err := NewClient(context.Background(), tcpConn(t, m.cp.url()), WithLease(time.Second), WithStorage(FileStorage))
@@ -88,7 +102,11 @@ func (m *mix) startKid() {
 	name := "k" + strconv.Itoa(m.named)
 	m.named++
 	k := &mixKid{p: newProxy(m.t, hostPort(m.server().URL()))}
-	k.c = startChild(m.t, k.p.url(), name)
+	var env []string
+	if m.mem {
+		env = append(env, memEnv+"=1")
+	}
+	k.c = startChild(m.t, k.p.url(), name, env...)
 	m.mu.Lock()
 	m.kids = append(m.kids, k)
 	m.mu.Unlock()
@@ -115,7 +133,16 @@ func (m *mix) round(r int) {
 	k := m.kids[m.rng.IntN(len(m.kids))]
 	m.mu.Unlock()
 	var what string
-	switch kind := m.rng.IntN(6); kind {
+	var kind int
+	if m.mem {
+		// No server restart (see mix.mem): the other five kinds, as likely.
+		if kind = m.rng.IntN(5); kind == 4 {
+			kind = 5
+		}
+	} else {
+		kind = m.rng.IntN(6)
+	}
+	switch kind {
 	case 0:
 		k.c.cmd.Process.Kill() // SIGKILL, by the child's own pid
 		m.mu.Lock()
@@ -314,7 +341,7 @@ func (m *mix) checkIdle(roots []string) {
 	m.idleTrue++
 	m.mu.Unlock()
 	for _, r := range roots {
-		for _, id := range treeIDs(r, treeDepth) {
+		for _, id := range m.recorded(r) {
 			if _, ok := done[id]; !ok {
 				m.fail("Idle reported true while %s had no completion", id)
 				return
@@ -393,4 +420,51 @@ func (m *mix) ledgerWrites() map[string]int {
 		out[id] = len(revs)
 	}
 	return out
+}
+
+// recorded lists the ids of root's tree that get a completion: every id,
+// or in mem mode the root's alone.
+func (m *mix) recorded(root string) []string {
+	if m.mem {
+		return []string{root}
+	}
+	return treeIDs(root, treeDepth)
+}
+
+// watchRuns counts the runs the workers report on "test.ran" (mem mode,
+// see reportRun), on a connection of its own to the server, which is not
+// restarted in mem mode.
+func (m *mix) watchRuns() {
+	nc, err := m.e.Connect()
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.t.Cleanup(nc.Close)
+	_, err = nc.Subscribe("test.ran", func(msg *nats.Msg) {
+		_, id, _ := strings.Cut(string(msg.Data), " ")
+		m.mu.Lock()
+		m.runs[id]++
+		m.mu.Unlock()
+	})
+	if err == nil {
+		err = nc.Flush()
+	}
+	if err != nil {
+		m.t.Fatal(err)
+	}
+}
+
+// notRun returns an id of a tree of a completed root that no run was
+// reported for, or "".
+func (m *mix) notRun(roots map[string]outcome) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for r := range roots {
+		for _, id := range treeIDs(r, treeDepth) {
+			if m.runs[id] == 0 {
+				return id
+			}
+		}
+	}
+	return ""
 }

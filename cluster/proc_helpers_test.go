@@ -18,9 +18,12 @@ import (
 // The process tests re-run the test binary as a worker: TestMain sees
 // roleEnv and runs childWorker instead of the tests.
 const (
-	roleEnv  = "STEAL_TEST_ROLE"
-	urlEnv   = "STEAL_TEST_URL"
-	nameEnv  = "STEAL_TEST_NAME"
+	roleEnv = "STEAL_TEST_ROLE"
+	urlEnv  = "STEAL_TEST_URL"
+	nameEnv = "STEAL_TEST_NAME"
+	// memEnv=1 runs the child worker with WithSpawnRecords(false): the
+	// jobs its handlers spawn live in memory and are lent, not moved.
+	memEnv   = "STEAL_TEST_MEM"
 	childCap = 60 * time.Second // a child exits after this whatever happens
 )
 
@@ -32,6 +35,10 @@ const (
 // later one; "tree" spawns a tree of jobs (see treeHandler); it
 // reconnects without limit, quickly (fault tests restart the server and
 // reset connections); it answers "test.stats.<name>" with its WorkerStats.
+// "fan" spawns the payload's number of "sleep" jobs <id>-0, <id>-1, ...
+// with the payload "hold" and returns. With memEnv=1 the worker keeps
+// spawned jobs in memory, and each run of "tree" is reported on
+// "test.ran" (see reportRun).
 func childWorker() int {
 	name := os.Getenv(nameEnv)
 	nc, err := nats.Connect(os.Getenv(urlEnv), nats.ReconnectWait(100*time.Millisecond), nats.MaxReconnects(-1))
@@ -40,7 +47,8 @@ func childWorker() int {
 		return 2
 	}
 	defer nc.Close()
-	w, err := NewWorker(nc, name, WithLease(time.Second), WithSlots(1))
+	mem := os.Getenv(memEnv) == "1"
+	w, err := NewWorker(nc, name, WithLease(time.Second), WithSlots(1), WithSpawnRecords(!mem))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 2
@@ -56,7 +64,20 @@ func childWorker() int {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 		return []byte(name), nil
 	})
-	w.Handle("tree", treeHandler(name))
+	w.Handle("fan", func(ctx context.Context, j *Job) ([]byte, error) {
+		n, _ := strconv.Atoi(string(j.Payload))
+		for i := range n {
+			if err := j.SpawnID(ctx, j.ID+"-"+strconv.Itoa(i), "sleep", []byte("hold")); err != nil {
+				return nil, err
+			}
+		}
+		return []byte(name), nil
+	})
+	tree := treeHandler(name)
+	if mem {
+		tree = reportRun(nc, name, tree)
+	}
+	w.Handle("tree", tree)
 	nc.Subscribe("test.stats."+name, func(m *nats.Msg) {
 		b, _ := json.Marshal(w.Stats())
 		m.Respond(b)
@@ -73,6 +94,24 @@ func childWorker() int {
 	}
 	w.Close()
 	return 0
+}
+
+// reportRun wraps h: each run first publishes "test.ran" ("<worker> <id>")
+// and waits until the server has it (a flush), publishing again after a
+// failed flush (a reset or a blackholed connection), for up to 10 s. A job
+// in memory has no completion of its own: this is how a test learns that
+// it ran. The report precedes the run's end, so a root's completion comes
+// after the reports of every run its subtree counted.
+func reportRun(nc *nats.Conn, name string, h Handler) Handler {
+	return func(ctx context.Context, j *Job) ([]byte, error) {
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && ctx.Err() == nil; {
+			nc.Publish("test.ran", []byte(name+" "+j.ID))
+			if nc.FlushTimeout(time.Second) == nil {
+				break
+			}
+		}
+		return h(ctx, j)
+	}
 }
 
 // holdRun is the "sleep" handler for the payload "hold". It publishes
@@ -115,9 +154,9 @@ type child struct {
 }
 
 // startChild runs a worker process; the test's cleanup ends it.
-func startChild(t *testing.T, url, name string) *child {
+func startChild(t *testing.T, url, name string, env ...string) *child {
 	t.Helper()
-	return startRole(t, name, roleEnv+"=worker", urlEnv+"="+url, nameEnv+"="+name)
+	return startRole(t, name, append([]string{roleEnv + "=worker", urlEnv + "=" + url, nameEnv + "=" + name}, env...)...)
 }
 
 // startRole runs the test binary again as a child process with env added
