@@ -334,8 +334,9 @@ type WorkerStats struct {
 	// ChildFailures counts in-memory jobs (WithSpawnRecords(false)) whose
 	// handler failed; nothing records them.
 	ChildFailures int64
-	// TakenBack counts in-memory jobs lent to thieves that this worker
-	// took back and queued again (the thief did not hold them).
+	// TakenBack counts jobs lent to thieves (with records or in memory)
+	// that this worker took back and queued again: the thief did not hold
+	// them, or was gone.
 	TakenBack int64
 }
 
