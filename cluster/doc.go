@@ -104,9 +104,15 @@
 //     whose reply is lost is taken back: the victim audits loans older
 //     than a lease, asks the thief which it holds, and queues again the
 //     jobs of the others, or all of them when the thief is gone
-//     (TestLostLoanReply, TestLoanThiefLost); a closing thief gives back
-//     the borrowed jobs it has not started. Client.Steal, and thieves that
-//     ask for no loan, still move records to the thief.
+//     (TestLostLoanReply, TestLoanThiefLost; worker processes killed with
+//     SIGKILL or stopped past their lease while holding borrowed jobs:
+//     TestLoanThiefKilled, TestLoanPausedThief); a closing thief gives back
+//     the borrowed jobs it has not started. A victim killed or paused while
+//     its jobs are out on loan has its records taken over, and the thief's
+//     completion is refused (TestLoanLenderKilled, TestLoanPausedLender).
+//     Client.Steal, and thieves that ask for no loan, still move records
+//     to the thief, and never move a job this worker borrowed
+//     (TestMoveSkipsBorrowed).
 //   - A move of records loses and duplicates nothing when its reply comes
 //     after the thief gave up or is lost with a reset connection: the moved
 //     records are under the thief's name and its watch of its own records
@@ -188,7 +194,9 @@
 //     least once, not once: a thief lost with borrowed jobs has them run
 //     again by the lender (TestLoanThiefLost), and a worker killed while
 //     it holds a root runs the root's whole tree again on a survivor. The
-//     root's completion is still recorded exactly once.
+//     root's completion is still recorded exactly once, also under a
+//     seeded mix of kills, pauses, partitions and resets
+//     (TestFaultMixMem: every spawned job ran, none has a completion).
 //   - Cluster idle is never reported while a job is queued, running or in
 //     flight in a steal. Client.Idle explains the check: two waves of worker
 //     states with equal epochs around an empty listing of records
