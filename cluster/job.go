@@ -56,6 +56,11 @@ func (j *Job) Local() *steal.Worker { return j.local }
 // Spawn asks the servers only when the worker fenced itself since this job
 // started (then it cannot tell from memory).
 //
+// With WithSpawnRecords(false), or in a job borrowed from a worker that
+// set it, Spawn writes nothing and returns nil: the child lives in memory
+// until it has run, this job's completion waits for it, and nothing
+// records it (see WithSpawnRecords).
+//
 // With WithLocalSpawn(false), Spawn writes the child's record before it
 // returns, conditional on this job's record: ErrFenced means that record
 // is no longer this worker's (the job was taken over). Transient server
@@ -71,7 +76,8 @@ func (j *Job) Spawn(ctx context.Context, typ string, payload []byte) (string, er
 
 // SpawnID is Spawn with a caller-chosen id. A child whose id is already
 // queued, running or recently submitted is not queued again, and SpawnID
-// returns nil: the job exists. Invalid input gives ErrInvalidID,
+// returns nil: the job exists. In memory (WithSpawnRecords(false)) ids
+// are not checked: each call queues a child. Invalid input gives ErrInvalidID,
 // ErrInvalidType or ErrPayloadTooLarge and queues nothing.
 func (j *Job) SpawnID(ctx context.Context, id, typ string, payload []byte) error {
 	r := &record{ID: id, Type: typ, Payload: payload}
