@@ -81,6 +81,10 @@ type loanAudit struct {
 	Loans  []string `json:"loans"`
 }
 
+// maxPayloadLimit is the largest payload any worker admits
+// (WithMaxPayload).
+const maxPayloadLimit = 512 << 10
+
 // memMode reports whether the jobs e's run spawns live in memory.
 func (w *Worker) memMode(e *entry) bool { return e.mem || !w.cfg.spawnRecords }
 
@@ -310,8 +314,16 @@ func (w *Worker) borrowLoan(lender, id string, jobs []lentJob) int {
 	for i := len(jobs) - 1; i >= 0; i-- {
 		j := jobs[i]
 		var r record
-		if json.Unmarshal(j.Rec, &r) != nil || r.check(w.cfg.maxPayload) != nil || (j.Rev != 0) != validName(j.Owner) {
-			continue // cannot happen between workers of one version; the audit takes it back
+		// The lender admitted the job: this worker's own payload limit
+		// (WithMaxPayload, which workers may set differently) is not
+		// the lender's, and only a record no worker could admit is
+		// refused.
+		if json.Unmarshal(j.Rec, &r) != nil || r.check(maxPayloadLimit) != nil || (j.Rev != 0) != validName(j.Owner) {
+			// Cannot happen between workers of one version. A job
+			// dropped must not be returned as finished: the loan's
+			// return asks the lender to run them all again.
+			b.abort = true
+			continue
 		}
 		e := &entry{id: r.ID, rec: &r, borrow: b, rev: j.Rev, owner: j.Owner, verify: r.Check}
 		if j.Rev == 0 {
