@@ -265,21 +265,43 @@ func (w *Worker) returnJob(e *entry) {
 // unborrowLocked takes the borrowed jobs that have not started out of the
 // deque, marked to be run again by their lenders: a closing worker runs
 // no new job, and returning them spares the lenders their audit's wait.
-func (w *Worker) unborrowLocked() []*entry {
-	var back, keep []*entry
+// Jobs spawned here under a borrowed job are taken out too, as not run
+// (abort): left queued, their loan's subtree would never finish, and the
+// loan would wait for the lender's audit. ready lists the borrowed jobs
+// whose subtree that finished (see closeLocked), for finish.
+func (w *Worker) unborrowLocked() (back, ready []*entry) {
+	var keep, kids []*entry
 	for w.dq.Len() > 0 {
 		e, _ := w.dq.PopFront()
-		if e.borrow != nil {
+		switch {
+		case e.borrow != nil:
 			e.abort = true
 			back = append(back, e)
-		} else {
+		case e.mem && borrowedRoot(e):
+			e.abort = true
+			kids = append(kids, e)
+		default:
 			keep = append(keep, e)
 		}
 	}
 	for _, e := range keep {
 		w.dq.PushBack(e)
 	}
-	return back
+	for _, e := range kids {
+		if f := w.closeLocked(e); f != nil {
+			ready = append(ready, f)
+		}
+	}
+	return back, ready
+}
+
+// borrowedRoot reports whether the in-memory job e was spawned under a
+// borrowed job.
+func borrowedRoot(e *entry) bool {
+	for e.up != nil {
+		e = e.up
+	}
+	return e.borrow != nil
 }
 
 // lendLocked makes a loan of jobs to thief, under the id the thief chose,
