@@ -200,17 +200,30 @@ func (w *Worker) closeLocked(e *entry) *entry {
 }
 
 // finish acts on a job whose subtree finished (see closeLocked).
-func (w *Worker) finish(e *entry) {
+func (w *Worker) finish(e *entry) { w.finishCounted(e, false) }
+
+// needsWrite reports whether finish writes e's completion.
+func needsWrite(e *entry) bool { return e.rev != 0 && !e.mem }
+
+// finishCounted is finish; counted: the caller added e's write to
+// finishing already (see onReturn).
+func (w *Worker) finishCounted(e *entry, counted bool) {
 	if e == nil {
 		return
 	}
-	if e.rev == 0 || e.mem {
+	if !needsWrite(e) {
 		if e.borrow != nil {
 			w.returnJob(e)
 		}
 		return
 	}
-	w.recordLater(e)
+	if !counted {
+		w.finishing.Add(1)
+	}
+	go func() {
+		defer w.finishing.Done()
+		w.record(e)
+	}()
 }
 
 // ran ends a job's time on this worker after its run (and, in memory
@@ -391,9 +404,18 @@ func (w *Worker) onReturn(m *nats.Msg) {
 			w.retireLocked(e.id, e.rev) // the thief wrote its completion
 		}
 	}
+	for _, f := range ready {
+		if needsWrite(f) {
+			// Counted while not closing, under mu: Close, which
+			// waits for finishing once its handlers are done, does
+			// not know of this callback, which may run on past that
+			// point.
+			w.finishing.Add(1)
+		}
+	}
 	w.mu.Unlock()
 	for _, f := range ready {
-		w.finish(f)
+		w.finishCounted(f, true)
 	}
 	for _, e := range relent {
 		w.returnJob(e)
