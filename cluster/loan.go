@@ -330,6 +330,11 @@ func (w *Worker) lendLocked(id, thief string, jobs []*entry) []lentJob {
 		r.Hops++
 		r.From = w.name
 		if e.rev != 0 && !e.mem {
+			if _, ok := w.known[e.id]; !ok && e.borrow == nil {
+				// A fence between takeBack and here forgot it; its
+				// reload must not queue it while it is out on loan.
+				w.known[e.id] = e.rev
+			}
 			out[i].Owner, out[i].Rev = e.owner, e.rev
 			if out[i].Owner == "" {
 				out[i].Owner = w.name
