@@ -351,6 +351,15 @@ func (w *Worker) lendLocked(id, thief string, jobs []*entry) []lentJob {
 func (w *Worker) borrowLoan(lender, id string, jobs []lentJob) int {
 	b := &borrowed{id: id, lender: lender}
 	w.mu.Lock()
+	if w.closing {
+		w.mu.Unlock()
+		// Close took the borrowed jobs out already (unborrowLocked):
+		// these would never run. The lender runs them again now
+		// rather than at its audit.
+		data, _ := json.Marshal(loanReturn{Loan: id, Thief: w.name, Abort: true})
+		w.nc.Publish(w.cfg.subject("w."+lender+".return"), data)
+		return 0
+	}
 	defer w.mu.Unlock()
 	for i := len(jobs) - 1; i >= 0; i-- {
 		j := jobs[i]
