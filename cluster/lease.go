@@ -260,6 +260,15 @@ func (w *Worker) fence() {
 		w.dq.PushBack(e)
 	}
 	clear(w.known)
+	for _, l := range w.loans {
+		for _, e := range l.jobs {
+			if e.rev != 0 && !e.mem && e.borrow == nil {
+				// Out on loan: the thief runs it, as a job running
+				// here (runs), and the reload must not queue it again.
+				w.known[e.id] = e.rev
+			}
+		}
+	}
 	clear(w.locals) // their parents still list them: a completion writes their records
 	w.epoch++
 	w.mu.Unlock()

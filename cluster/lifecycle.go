@@ -171,13 +171,16 @@ func (w *Worker) Close() error {
 	}
 	w.closed, w.closing = true, true
 	self := w.err != nil // stopped on its own: the lease is not ours
-	back := w.unborrowLocked()
+	back, ready := w.unborrowLocked()
 	w.mu.Unlock()
 	w.unsubscribe()
 	w.jobStop()
 	w.stop()
 	for _, e := range back {
 		w.returnJob(e)
+	}
+	for _, e := range ready {
+		w.finish(e)
 	}
 	w.wg.Wait()
 	err := w.pool.Close()

@@ -81,6 +81,10 @@ type loanAudit struct {
 	Loans  []string `json:"loans"`
 }
 
+// maxPayloadLimit is the largest payload any worker admits
+// (WithMaxPayload).
+const maxPayloadLimit = 512 << 10
+
 // memMode reports whether the jobs e's run spawns live in memory.
 func (w *Worker) memMode(e *entry) bool { return e.mem || !w.cfg.spawnRecords }
 
@@ -119,6 +123,7 @@ func (w *Worker) runMem(e *entry, sw *steal.Worker) *entry {
 			w.running--
 			w.mu.Unlock()
 			w.returnJob(e)
+			w.signal() // a slot is free: the dispatcher may wait out its backoff
 			return nil
 		}
 		w.ran(e, false, true)
@@ -196,17 +201,30 @@ func (w *Worker) closeLocked(e *entry) *entry {
 }
 
 // finish acts on a job whose subtree finished (see closeLocked).
-func (w *Worker) finish(e *entry) {
+func (w *Worker) finish(e *entry) { w.finishCounted(e, false) }
+
+// needsWrite reports whether finish writes e's completion.
+func needsWrite(e *entry) bool { return e.rev != 0 && !e.mem }
+
+// finishCounted is finish; counted: the caller added e's write to
+// finishing already (see onReturn).
+func (w *Worker) finishCounted(e *entry, counted bool) {
 	if e == nil {
 		return
 	}
-	if e.rev == 0 || e.mem {
+	if !needsWrite(e) {
 		if e.borrow != nil {
 			w.returnJob(e)
 		}
 		return
 	}
-	w.recordLater(e)
+	if !counted {
+		w.finishing.Add(1)
+	}
+	go func() {
+		defer w.finishing.Done()
+		w.record(e)
+	}()
 }
 
 // ran ends a job's time on this worker after its run (and, in memory
@@ -261,21 +279,43 @@ func (w *Worker) returnJob(e *entry) {
 // unborrowLocked takes the borrowed jobs that have not started out of the
 // deque, marked to be run again by their lenders: a closing worker runs
 // no new job, and returning them spares the lenders their audit's wait.
-func (w *Worker) unborrowLocked() []*entry {
-	var back, keep []*entry
+// Jobs spawned here under a borrowed job are taken out too, as not run
+// (abort): left queued, their loan's subtree would never finish, and the
+// loan would wait for the lender's audit. ready lists the borrowed jobs
+// whose subtree that finished (see closeLocked), for finish.
+func (w *Worker) unborrowLocked() (back, ready []*entry) {
+	var keep, kids []*entry
 	for w.dq.Len() > 0 {
 		e, _ := w.dq.PopFront()
-		if e.borrow != nil {
+		switch {
+		case e.borrow != nil:
 			e.abort = true
 			back = append(back, e)
-		} else {
+		case e.mem && borrowedRoot(e):
+			e.abort = true
+			kids = append(kids, e)
+		default:
 			keep = append(keep, e)
 		}
 	}
 	for _, e := range keep {
 		w.dq.PushBack(e)
 	}
-	return back
+	for _, e := range kids {
+		if f := w.closeLocked(e); f != nil {
+			ready = append(ready, f)
+		}
+	}
+	return back, ready
+}
+
+// borrowedRoot reports whether the in-memory job e was spawned under a
+// borrowed job.
+func borrowedRoot(e *entry) bool {
+	for e.up != nil {
+		e = e.up
+	}
+	return e.borrow != nil
 }
 
 // lendLocked makes a loan of jobs to thief, under the id the thief chose,
@@ -290,6 +330,11 @@ func (w *Worker) lendLocked(id, thief string, jobs []*entry) []lentJob {
 		r.Hops++
 		r.From = w.name
 		if e.rev != 0 && !e.mem {
+			if _, ok := w.known[e.id]; !ok && e.borrow == nil {
+				// A fence between takeBack and here forgot it; its
+				// reload must not queue it while it is out on loan.
+				w.known[e.id] = e.rev
+			}
 			out[i].Owner, out[i].Rev = e.owner, e.rev
 			if out[i].Owner == "" {
 				out[i].Owner = w.name
@@ -306,12 +351,29 @@ func (w *Worker) lendLocked(id, thief string, jobs []*entry) []lentJob {
 func (w *Worker) borrowLoan(lender, id string, jobs []lentJob) int {
 	b := &borrowed{id: id, lender: lender}
 	w.mu.Lock()
+	if w.closing {
+		w.mu.Unlock()
+		// Close took the borrowed jobs out already (unborrowLocked):
+		// these would never run. The lender runs them again now
+		// rather than at its audit.
+		data, _ := json.Marshal(loanReturn{Loan: id, Thief: w.name, Abort: true})
+		w.nc.Publish(w.cfg.subject("w."+lender+".return"), data)
+		return 0
+	}
 	defer w.mu.Unlock()
 	for i := len(jobs) - 1; i >= 0; i-- {
 		j := jobs[i]
 		var r record
-		if json.Unmarshal(j.Rec, &r) != nil || r.check(w.cfg.maxPayload) != nil || (j.Rev != 0) != validName(j.Owner) {
-			continue // cannot happen between workers of one version; the audit takes it back
+		// The lender admitted the job: this worker's own payload limit
+		// (WithMaxPayload, which workers may set differently) is not
+		// the lender's, and only a record no worker could admit is
+		// refused.
+		if json.Unmarshal(j.Rec, &r) != nil || r.check(maxPayloadLimit) != nil || (j.Rev != 0) != validName(j.Owner) {
+			// Cannot happen between workers of one version. A job
+			// dropped must not be returned as finished: the loan's
+			// return asks the lender to run them all again.
+			b.abort = true
+			continue
 		}
 		e := &entry{id: r.ID, rec: &r, borrow: b, rev: j.Rev, owner: j.Owner, verify: r.Check}
 		if j.Rev == 0 {
@@ -357,9 +419,18 @@ func (w *Worker) onReturn(m *nats.Msg) {
 			w.retireLocked(e.id, e.rev) // the thief wrote its completion
 		}
 	}
+	for _, f := range ready {
+		if needsWrite(f) {
+			// Counted while not closing, under mu: Close, which
+			// waits for finishing once its handlers are done, does
+			// not know of this callback, which may run on past that
+			// point.
+			w.finishing.Add(1)
+		}
+	}
 	w.mu.Unlock()
 	for _, f := range ready {
-		w.finish(f)
+		w.finishCounted(f, true)
 	}
 	for _, e := range relent {
 		w.returnJob(e)

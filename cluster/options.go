@@ -186,7 +186,7 @@ func buildConfig(opts []Option) (config, error) {
 		return c, &Error{"invalid_option", fmt.Sprintf("slots must be 1 to %d (steal.MaxWorkers), not %d", steal.MaxWorkers, c.slots)}
 	case c.replicas < 1 || c.replicas > 5:
 		return c, &Error{"invalid_option", "replicas must be 1 to 5"}
-	case c.maxPayload < 1 || c.maxPayload > 512<<10:
+	case c.maxPayload < 1 || c.maxPayload > maxPayloadLimit:
 		return c, &Error{"invalid_option", "max payload must be 1 byte to 512 KiB"}
 	case c.timeout <= 0:
 		return c, &Error{"invalid_option", "request timeout must be positive"}

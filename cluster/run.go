@@ -87,6 +87,7 @@ func (w *Worker) runRecord(e *entry, sw *steal.Worker) *entry {
 			w.running--
 			w.mu.Unlock()
 			w.returnJob(e)
+			w.signal() // a slot is free: the dispatcher may wait out its backoff
 			return nil
 		}
 		w.ran(e, false, true)

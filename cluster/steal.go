@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -147,6 +148,15 @@ func (w *Worker) takeBack(max int) []taken {
 		case e.rec == nil || !stealableLocked(e):
 			skip = append(skip, e) // undecodable (recorded here) or claimed: not moved
 		default:
+			// A reply carries the payload base64 encoded: counted
+			// so, and before the job is taken, so that the reply
+			// stays below the servers' message limit (1 MiB).
+			sz := base64.StdEncoding.EncodedLen(len(e.rec.Payload)) + 512
+			if len(out) > 0 && size+sz > maxStealBytes {
+				w.dq.PushBack(e)
+				k = len(out) // the reply is full
+				continue
+			}
 			t := taken{e: e, rev: e.rev, verify: e.verify}
 			if e.rev == 0 && !e.mem {
 				e.flying = flightSteal
@@ -156,7 +166,7 @@ func (w *Worker) takeBack(max int) []taken {
 				}
 			}
 			out = append(out, t)
-			size += len(e.rec.Payload) + 256
+			size += sz
 		}
 	}
 	for _, e := range skip {
