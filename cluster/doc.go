@@ -249,5 +249,11 @@
 // completion until the bucket is purged. A job is at most WithMaxPayload
 // bytes (default 256 KiB, at most 512 KiB); larger data should travel by
 // reference (for example in a JetStream object store). Server-side limits
-// apply to batches: 1000 messages, 50 open batches per stream.
+// apply to batches: 1000 messages, 50 open batches per stream. A worker
+// that closes while jobs it lent (with their records) still run on
+// thieves gives up its lease at once: a survivor takes those records over
+// and runs the jobs again, and the thieves' completions are refused; one
+// completion is recorded, but the job runs twice although no worker died.
+// Before steals were loans, a stolen record was the thief's and a victim's
+// Close did not touch it.
 package cluster
