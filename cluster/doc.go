@@ -250,10 +250,10 @@
 // bytes (default 256 KiB, at most 512 KiB); larger data should travel by
 // reference (for example in a JetStream object store). Server-side limits
 // apply to batches: 1000 messages, 50 open batches per stream. A worker
-// that closes while jobs it lent (with their records) still run on
-// thieves gives up its lease at once: a survivor takes those records over
-// and runs the jobs again, and the thieves' completions are refused; one
-// completion is recorded, but the job runs twice although no worker died.
-// Before steals were loans, a stolen record was the thief's and a victim's
-// Close did not touch it.
+// that closes while jobs it lent (with their records) run on thieves
+// waits up to a lease for them to come back (TestLenderCloseWithLoanOut);
+// one still out then is handed over with the rest: a survivor runs it
+// again and the thief's completion is refused (one completion recorded,
+// two runs). Before steals were loans, a stolen record was the thief's
+// and a victim's Close did not touch it.
 package cluster

@@ -155,8 +155,10 @@ func (w *Worker) unsubscribe() {
 }
 
 // Close stops intake and stealing, cancels the context handlers see, waits
-// for running handlers to return, and gives up the lease so that a
-// survivor takes over the jobs still queued here at once. A handler that
+// up to a lease for the jobs with records it lent to come back from their
+// thieves (else a survivor would take their records over and run them
+// again), waits for running handlers to return, and gives up the lease so
+// that a survivor takes over the jobs still queued here at once. A handler that
 // returns a result is recorded; one that returns an error after Close
 // began is not (its job stays queued for another worker). Close returns
 // the pool's error (panics not recovered as job failures: none are
@@ -173,8 +175,11 @@ func (w *Worker) Close() error {
 	self := w.err != nil // stopped on its own: the lease is not ours
 	back, ready := w.unborrowLocked()
 	w.mu.Unlock()
-	w.unsubscribe()
 	w.jobStop()
+	if !self {
+		w.awaitLoans() // subscriptions and lease renewals go on meanwhile
+	}
+	w.unsubscribe()
 	w.stop()
 	for _, e := range back {
 		w.returnJob(e)
@@ -184,6 +189,9 @@ func (w *Worker) Close() error {
 	}
 	w.wg.Wait()
 	err := w.pool.Close()
+	w.mu.Lock()
+	w.sealed = true // no loan's return starts a write from here on
+	w.mu.Unlock()
 	w.finishing.Wait()
 	w.nc.FlushTimeout(w.cfg.timeout) // the loans' returns
 	w.doneOnce.Do(func() { close(w.done) })

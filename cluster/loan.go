@@ -276,6 +276,36 @@ func (w *Worker) returnJob(e *entry) {
 	w.nc.Publish(w.cfg.subject("w."+b.lender+".return"), data)
 }
 
+// awaitLoans waits, at most a lease, until no job with a record that this
+// worker lent is still out: Close gives up the lease after it, and a
+// survivor would take such a record over and run the job again while its
+// thief runs it. In-memory jobs are not waited for: their roots, this
+// worker's, stop with it and run again elsewhere anyway.
+func (w *Worker) awaitLoans() {
+	deadline := time.Now().Add(w.st.lease)
+	for {
+		w.mu.Lock()
+		out := w.lentRecordsLocked()
+		w.mu.Unlock()
+		if !out || !time.Now().Before(deadline) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// lentRecordsLocked reports whether a loan holds a job with a record.
+func (w *Worker) lentRecordsLocked() bool {
+	for _, l := range w.loans {
+		for _, e := range l.jobs {
+			if needsWrite(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // unborrowLocked takes the borrowed jobs that have not started out of the
 // deque, marked to be run again by their lenders: a closing worker runs
 // no new job, and returning them spares the lenders their audit's wait.
@@ -398,7 +428,7 @@ func (w *Worker) onReturn(m *nats.Msg) {
 	}
 	w.mu.Lock()
 	l := w.loans[r.Loan]
-	if l == nil || l.thief != r.Thief || w.closing {
+	if l == nil || l.thief != r.Thief || w.sealed {
 		w.mu.Unlock()
 		return // taken back already, or not ours
 	}
@@ -421,7 +451,7 @@ func (w *Worker) onReturn(m *nats.Msg) {
 	}
 	for _, f := range ready {
 		if needsWrite(f) {
-			// Counted while not closing, under mu: Close, which
+			// Counted under mu before Close seals: Close, which
 			// waits for finishing once its handlers are done, does
 			// not know of this callback, which may run on past that
 			// point.

@@ -192,3 +192,44 @@ func TestMoveSkipsBorrowed(t *testing.T) {
 		t.Fatal("nothing was lent")
 	}
 }
+
+// TestLenderCloseWithLoanOut: a lender closes (gracefully) while a job
+// with a record it lent runs on a thief. Close waits for the loan to come
+// back before it gives up its lease: the job runs once, on the thief.
+// Without the wait, the lease went at once, a survivor took the record
+// over and the job ran a second time, though no worker died.
+func TestLenderCloseWithLoanOut(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithSlots(1))
+	gLent := make(chan struct{})
+	handler := func(ctx context.Context, j *Job) ([]byte, error) {
+		h.ran(j.ID)
+		switch {
+		case j.ID == "busy" && j.Worker() == "lender":
+			<-ctx.Done()
+			return nil, ctx.Err()
+		case j.ID == "lent" && h.runCount("lent") == 1:
+			gate(ctx, gLent)
+		}
+		return []byte(j.Worker()), nil
+	}
+	lender := h.worker("lender", func(w *Worker) { w.Handle("job", handler) }, WithStealMode(StealOff))
+	h.ready("lender")
+	ctx := context.Background()
+	if err := h.client.Submit(ctx, "busy", "job", nil, To("lender")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "busy to run", func() bool { return h.runCount("busy") == 1 })
+	if err := h.client.Submit(ctx, "lent", "job", nil, To("lender")); err != nil {
+		t.Fatal(err)
+	}
+	h.worker("thief", func(w *Worker) { w.Handle("job", handler) }, WithSlots(2))
+	waitFor(t, 10*time.Second, "the thief to run lent", func() bool { return h.runCount("lent") == 1 })
+	// The thief finishes the job while the lender's Close waits.
+	time.AfterFunc(300*time.Millisecond, func() { close(gLent) })
+	lender.Close()
+	h.wait("busy")
+	h.wait("lent")
+	if n := h.runCount("lent"); n != 1 {
+		t.Fatalf("lent ran %d times; no worker died", n)
+	}
+}

@@ -236,6 +236,7 @@ type Worker struct {
 	runs       map[string]*entry    // id -> the entry of each job handed to the pool; kept through a fence
 	reclaiming map[string]uint64    // id -> revision of a record being looked into by reclaim
 	moving     int                  // jobs in a steal or takeover batch not yet settled
+	sealed     bool                 // Close waits for the writes in flight: no loan's return starts one
 	asked      bool                 // asked who has jobs since it last ran one (hungry.go)
 	askedAt    time.Time            // when it last asked
 	completing int                  // outcomes being written off their slots (recordLater)
