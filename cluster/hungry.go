@@ -40,7 +40,7 @@ func (w *Worker) onHungry(m *nats.Msg) {
 		return
 	}
 	w.mu.Lock()
-	q := w.queueLocked() - max(0, w.cfg.slots-w.running)
+	q := w.surplusLocked()
 	w.mu.Unlock()
 	if q <= 0 {
 		return

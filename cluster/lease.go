@@ -95,9 +95,7 @@ func (w *Worker) hintLoop() {
 		case <-t.C:
 		}
 		w.mu.Lock()
-		// Jobs about to take a free slot are not surplus: a hint for
-		// them would have a thief take a job the worker is starting.
-		q := w.queueLocked() - max(0, w.cfg.slots-w.running)
+		q := w.surplusLocked()
 		w.mu.Unlock()
 		if q <= 0 {
 			last = 0
@@ -131,6 +129,13 @@ func (w *Worker) publishHint(q int) {
 	for range min(max(q, 2), hintFanout) {
 		w.nc.Publish(w.cfg.subject("hint.any"), b)
 	}
+}
+
+// surplusLocked is how many queued jobs the worker has to spare. Jobs
+// about to take a free slot are not surplus: a hint for them would have a
+// thief take a job the worker is starting.
+func (w *Worker) surplusLocked() int {
+	return w.queueLocked() - max(0, w.cfg.slots-w.running)
 }
 
 // onHint records another worker's queue from its hint and wakes the
@@ -250,15 +255,9 @@ func (w *Worker) fence() {
 		return
 	}
 	w.stats.fenced.Add(1)
-	var mem []*entry // in-memory and borrowed jobs stay: their records, or their roots', fence their completions
-	for w.dq.Len() > 0 {
-		if e, _ := w.dq.PopFront(); e.mem || e.borrow != nil {
-			mem = append(mem, e)
-		}
-	}
-	for _, e := range mem {
-		w.dq.PushBack(e)
-	}
+	// In-memory and borrowed jobs stay: their records, or their roots',
+	// fence their completions.
+	w.removeLocked(func(e *entry) bool { return !e.mem && e.borrow == nil })
 	clear(w.known)
 	for _, l := range w.loans {
 		for _, e := range l.jobs {

@@ -118,15 +118,7 @@ func (w *Worker) queuedLocked() {
 // when it gave the slot back.
 func (w *Worker) runMem(e *entry, sw *steal.Worker) *entry {
 	if !e.mem && w.alreadyDone(e) {
-		if e.borrow != nil {
-			w.mu.Lock()
-			w.running--
-			w.mu.Unlock()
-			w.returnJob(e)
-			w.signal() // a slot is free: the dispatcher may wait out its backoff
-			return nil
-		}
-		w.ran(e, false, true)
+		w.skipDone(e)
 		return nil
 	}
 	w.mu.Lock()
@@ -218,13 +210,11 @@ func (w *Worker) finishCounted(e *entry, counted bool) {
 		}
 		return
 	}
-	if !counted {
-		w.finishing.Add(1)
+	if counted {
+		w.recordCounted(e)
+	} else {
+		w.recordLater(e)
 	}
-	go func() {
-		defer w.finishing.Done()
-		w.record(e)
-	}()
 }
 
 // ran ends a job's time on this worker after its run (and, in memory
@@ -314,22 +304,15 @@ func (w *Worker) lentRecordsLocked() bool {
 // loan would wait for the lender's audit. ready lists the borrowed jobs
 // whose subtree that finished (see closeLocked), for finish.
 func (w *Worker) unborrowLocked() (back, ready []*entry) {
-	var keep, kids []*entry
-	for w.dq.Len() > 0 {
-		e, _ := w.dq.PopFront()
-		switch {
-		case e.borrow != nil:
-			e.abort = true
+	var kids []*entry
+	out := w.removeLocked(func(e *entry) bool { return e.borrow != nil || e.mem && borrowedRoot(e) })
+	for _, e := range out {
+		e.abort = true
+		if e.borrow != nil {
 			back = append(back, e)
-		case e.mem && borrowedRoot(e):
-			e.abort = true
+		} else {
 			kids = append(kids, e)
-		default:
-			keep = append(keep, e)
 		}
-	}
-	for _, e := range keep {
-		w.dq.PushBack(e)
 	}
 	for _, e := range kids {
 		if f := w.closeLocked(e); f != nil {

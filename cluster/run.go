@@ -82,15 +82,7 @@ func (w *Worker) run(e *entry, sw *steal.Worker) {
 // the default) and returns the next job for its slot, or nil.
 func (w *Worker) runRecord(e *entry, sw *steal.Worker) *entry {
 	if w.alreadyDone(e) {
-		if e.borrow != nil {
-			w.mu.Lock()
-			w.running--
-			w.mu.Unlock()
-			w.returnJob(e)
-			w.signal() // a slot is free: the dispatcher may wait out its backoff
-			return nil
-		}
-		w.ran(e, false, true)
+		w.skipDone(e)
 		return nil
 	}
 	out := w.execute(e, sw)
@@ -118,6 +110,20 @@ func (w *Worker) runRecord(e *entry, sw *steal.Worker) *entry {
 	return next
 }
 
+// skipDone gives back the slot of e, a job alreadyDone found completed,
+// and lets go of it (a borrowed one counts towards its loan's return).
+func (w *Worker) skipDone(e *entry) {
+	if e.borrow == nil {
+		w.ran(e, false, true)
+		return
+	}
+	w.mu.Lock()
+	w.running--
+	w.mu.Unlock()
+	w.returnJob(e)
+	w.signal() // a slot is free: the dispatcher may wait out its backoff
+}
+
 // recordLater writes the outcome of e (e.out, nothing when e.abort) in a
 // goroutine of its own and then lets go of the job, or, for a borrowed
 // one, counts it towards its loan's return. The caller counted it in
@@ -125,6 +131,11 @@ func (w *Worker) runRecord(e *entry, sw *steal.Worker) *entry {
 // counts as busy meanwhile, and Close waits for it (finishing).
 func (w *Worker) recordLater(e *entry) {
 	w.finishing.Add(1)
+	w.recordCounted(e)
+}
+
+// recordCounted is recordLater for a write the caller added to finishing.
+func (w *Worker) recordCounted(e *entry) {
 	go func() {
 		defer w.finishing.Done()
 		w.record(e)

@@ -558,5 +558,23 @@ func (w *Worker) popFrontLocked() *entry {
 	}
 }
 
+// removeLocked takes the queued jobs for which drop is true out of the
+// deque, in order, and keeps the others in theirs.
+func (w *Worker) removeLocked(drop func(*entry) bool) []*entry {
+	var out, keep []*entry
+	for w.dq.Len() > 0 {
+		e, _ := w.dq.PopFront()
+		if drop(e) {
+			out = append(out, e)
+		} else {
+			keep = append(keep, e)
+		}
+	}
+	for _, e := range keep {
+		w.dq.PushBack(e)
+	}
+	return out
+}
+
 // queueLocked counts live queued jobs (stale entries included until popped).
 func (w *Worker) queueLocked() int { return w.dq.Len() }
