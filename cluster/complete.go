@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 )
 
@@ -31,6 +32,7 @@ func (w *Worker) complete(e *entry, out *outcome) (requeue bool) {
 		c := w.claimLocked(e)
 		w.mu.Unlock()
 		revs, err := w.writeCompletion(e.id, w.keyOf(e), c.rev, data, c.kids, c.guard, c.grev)
+		w.findKids(c.kids, revs)
 		// Judged before the claim ends: a job found completed already is
 		// marked gone first, else its parent's completion, free to claim
 		// it, would write it a record and run it again.
@@ -94,6 +96,33 @@ func (w *Worker) writeCompletion(id, key string, rev uint64, data []byte, kids [
 		copy(kidRevs[done:], revs[len(main):])
 	}
 	return kidRevs, err
+}
+
+// findKids reads the records of kids that a completion's batches may have
+// written without this worker learning their revisions: a batch refused
+// as a duplicate of an attempt whose answer was lost, or a final batch
+// whose answer never came or that a retry found applied already. The
+// claim still holds them, so none has started completing. Left at
+// revision 0, a kid whose record exists would run fenced on its parent's
+// deleted record, be refused, and run again when the echo of its record
+// arrived. An answered attempt came on the same connection after every
+// earlier one, so what the servers hold then is final. With no answer at
+// all a batch may still land after the reads, and when the records cannot
+// be read the kids stay as they were: the job is queued again either way.
+func (w *Worker) findKids(kids []*entry, revs []uint64) {
+	for i, k := range kids {
+		if revs[i] != 0 {
+			continue
+		}
+		r, err := w.st.get(context.Background(), qKey(w.name, k.id))
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+		case err != nil:
+			return
+		default:
+			revs[i] = r.Revision()
+		}
+	}
 }
 
 // settle releases the claims of a completion batch and records the
