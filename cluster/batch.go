@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -57,35 +56,33 @@ func (e *BatchError) Unwrap() []error {
 	return out
 }
 
-// Chunking. A batch submission is one request to one worker, which stores
-// its jobs' records in one atomic batch; a call is cut into chunks that fit
-// both: at most maxChunkJobs jobs (the servers take at most 1000 messages
-// in an atomic batch, streamDefaultMaxAtomicBatchSize in nats-server
-// v2.15.2 server/stream.go; a smaller chunk also keeps the worker's answer
-// well within WithRequestTimeout when it has to fall back to one write a
-// job), and a request of at most the connection's maximum payload (1 MiB
-// by default) less chunkHeadroom for the subject, headers and JSON.
-const (
-	maxChunkJobs  = 256
-	chunkHeadroom = 4 << 10
-)
+// Chunking. SubmitBatch writes a call's records in chunks, each one
+// atomic batch: at most maxChunkJobs records (the servers take at most
+// 1000 messages in an atomic batch, streamDefaultMaxAtomicBatchSize in
+// nats-server v2.15.2 server/stream.go; a smaller chunk keeps a batch's
+// answer well within WithRequestTimeout and what the servers stage for it
+// small) and about maxStealBytes of records, as a steal's batch.
+const maxChunkJobs = 256
 
-// batchHeader marks a submission request as a batch (batchRequest); a
-// single submission is a bare record on the same subjects.
+// batchHeader marks a submission request to a worker's submit subject as a
+// batch (batchRequest); a single submission is a bare record on the same
+// subjects.
 const batchHeader = "Steal-Batch"
 
-// batchRequest is the body of a batch submission.
+// batchRequest is the body of a batch submission to a worker's submit
+// subject.
 type batchRequest struct {
 	Jobs []record `json:"jobs"`
 }
 
-// SubmitBatch queues jobs, in as few messages as it can: the jobs are
-// sent to a worker in chunks (up to 256 jobs, and at most the server's
-// maximum message size, 1 MiB by default), one request each, and the
-// worker stores each chunk's records in one atomic batch and queues them.
-// Without To, each chunk goes to a worker the servers pick; the workers
-// then balance the jobs by stealing, as with Submit. The Cost option
-// applies to the jobs whose Cost is 0.
+// SubmitBatch queues jobs, in as few messages as it can: it writes their
+// records itself, in chunks (up to 256 jobs, and about 600 KiB of
+// records), each chunk in one atomic batch; without To, a chunk's jobs
+// are dealt round the live workers (read as Submit reads them), and the
+// workers then balance them by stealing. Each record is checked as Submit's is, against the ledger and
+// the servers' duplicate window, in the batch's one round trip. A flat job
+// costs about 5 server messages from submission to completion this way.
+// The Cost option applies to the jobs whose Cost is 0.
 //
 // Input is checked first, all of it: a job with an invalid id, type or
 // payload, or an invalid To, makes SubmitBatch return an error that names
@@ -98,43 +95,37 @@ type batchRequest struct {
 //
 //   - nil: queued. From then on it is never lost while the servers keep
 //     their data, and it completes exactly once, as with Submit.
-//   - ErrDuplicateJob: an id already queued, running or completed (as
-//     Submit detects them, see Limits), or one that an earlier job of the
-//     same call has: the first of them is the one submitted. Nothing was
-//     changed for that job.
+//   - ErrDuplicateJob: an id already completed or submitted within the
+//     servers' duplicate window (as Submit detects them, see Limits), or
+//     one that an earlier job of the same call has: the first of them is
+//     the one submitted. Nothing was changed for that job.
 //   - an error wrapping ErrMaybeStored: an attempt's answer was lost and
 //     the retry was refused as a duplicate: the job is stored, by this
 //     call or by another submission of the id.
-//   - ErrNoWorkers, ErrClosed (the worker was closing): not stored.
+//   - ErrNoWorkers: no live worker (or none of To's name); not stored.
 //   - anything else (ctx ended, an error wrapping ErrUnavailable after
 //     the retry window, a server error): the outcome is unknown. The
 //     job may be stored; submitting it again is safe, since a submission
 //     is deduplicated by id.
 //
-// Chunks are sent one after the other, each retried as Submit is when
-// the worker's answer does not come within WithRequestTimeout (a chunk
-// of large jobs may need a longer one). Chunks are independent: some may
-// be queued and others not. Within a chunk every job is stored, or none,
-// unless one of its ids is a duplicate: the worker then stores the others
-// one by one. When ctx ends, chunks not yet sent get ctx.Err() (not
-// stored), and the chunk sent but not answered gets the last attempt's
-// error (unknown). SubmitBatch may be called from several goroutines at
-// once, as Submit.
+// Chunks are written one after the other, each retried as Submit is.
+// Chunks are independent: some may be queued and others not. Within a
+// chunk every job is stored, or none, unless one of its ids is a
+// duplicate: SubmitBatch then writes the others one by one. When ctx
+// ends, chunks not yet sent get ctx.Err() (not stored), and the chunk sent
+// but not answered gets the last attempt's error (unknown). SubmitBatch
+// may be called from several goroutines at once, as Submit.
 //
-// The jobs of a chunk enter the worker's deque in their order in jobs,
-// as successive Submits to that worker would, unless the chunk held a
-// duplicate; without To, chunks may go to different workers.
+// The jobs a worker gets enter its deque in their order in jobs, as
+// successive Submits to that worker would, unless their chunk held a
+// duplicate.
 func (c *Client) SubmitBatch(ctx context.Context, jobs []BatchJob, opts ...SubmitOption) error {
 	var so submitOpts
 	for _, o := range opts {
 		o(&so)
 	}
-	subj := c.cfg.subject("submit")
-	if so.to != "" {
-		if !validName(so.to) {
-			return fmt.Errorf("SubmitBatch: To(%q): %w", so.to, ErrInvalidName)
-		}
-		subj = c.cfg.subject("w." + so.to + ".submit")
+	if so.to != "" && !validName(so.to) {
+		return fmt.Errorf("SubmitBatch: To(%q): %w", so.to, ErrInvalidName)
 	}
 	recs := make([]record, len(jobs))
 	for i, j := range jobs {
@@ -159,11 +150,7 @@ func (c *Client) SubmitBatch(ctx context.Context, jobs []BatchJob, opts ...Submi
 		seen[recs[i].ID] = struct{}{}
 		send = append(send, i)
 	}
-	// One chunk at a time: a worker takes the requests on a subject one
-	// after the other, so chunks sent at once to one worker (To, or the
-	// servers' pick) would wait behind each other, their time counting
-	// against WithRequestTimeout. Calls of SubmitBatch may run at once.
-	for _, ch := range c.chunk(recs, send) {
+	for _, ch := range chunkRecords(recs, send) {
 		var out []error
 		if err := ctx.Err(); err != nil {
 			out = make([]error, len(ch.idx))
@@ -171,7 +158,7 @@ func (c *Client) SubmitBatch(ctx context.Context, jobs []BatchJob, opts ...Submi
 				out[k] = err
 			}
 		} else {
-			out = c.submitChunk(ctx, subj, ch)
+			out = c.submitChunk(ctx, so.to, recs, ch)
 		}
 		for k, i := range ch.idx {
 			if out[k] != nil {
@@ -192,89 +179,111 @@ func truncID(id string) string {
 	return id
 }
 
-// chunk is a part of a SubmitBatch call: one request.
+// chunk is a part of a SubmitBatch call: one atomic batch.
 type chunk struct {
-	idx  []int  // the jobs' indexes in the call
-	data []byte // the request body
+	idx  []int    // the jobs' indexes in the call
+	data [][]byte // their records, encoded
 }
 
-// chunk cuts the jobs of recs named by send into chunks of at most
-// maxChunkJobs jobs and a body of at most the connection's maximum
-// payload less chunkHeadroom. A job too large to fit alone is sent alone
-// (records are at most 512 KiB of payload, well within 1 MiB).
-func (c *Client) chunk(recs []record, send []int) []chunk {
-	limit := int(c.nc.MaxPayload()) - chunkHeadroom
-	if limit <= 0 {
-		limit = 1<<20 - chunkHeadroom
-	}
+// chunkRecords cuts the jobs of recs named by send into chunks of at most
+// maxChunkJobs jobs and about maxStealBytes of records; a job too large
+// to share a chunk goes alone (records are at most 512 KiB of payload).
+func chunkRecords(recs []record, send []int) []chunk {
 	var out []chunk
 	var cur chunk
-	var body []byte
-	flush := func() {
-		if len(cur.idx) == 0 {
-			return
-		}
-		cur.data = append(append([]byte(`{"jobs":[`), body...), ']', '}')
-		out = append(out, cur)
-		cur, body = chunk{}, nil
-	}
+	size := 0
 	for _, i := range send {
 		b, _ := json.Marshal(&recs[i])
-		if len(cur.idx) == maxChunkJobs || len(cur.idx) > 0 && len(body)+1+len(b)+16 > limit {
-			flush()
+		if len(cur.idx) == maxChunkJobs || len(cur.idx) > 0 && size+len(b)+256 > maxStealBytes {
+			out, cur, size = append(out, cur), chunk{}, 0
 		}
-		if len(cur.idx) > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, b...)
-		cur.idx = append(cur.idx, i)
+		cur.idx, cur.data = append(cur.idx, i), append(cur.data, b)
+		size += len(b) + 256
 	}
-	flush()
+	if len(cur.idx) > 0 {
+		out = append(out, cur)
+	}
 	return out
 }
 
-// submitChunk sends one chunk, retrying as Submit does, and returns an
-// error per job of the chunk (nil: queued).
-func (c *Client) submitChunk(ctx context.Context, subj string, ch chunk) []error {
+// submitChunk writes one chunk's records in one atomic batch, dealt round
+// the workers (targets), retrying as Submit does, and returns an error per job of
+// the chunk (nil: queued). Each put carries the two checks of a single
+// submission (see Client.submitOnce): its message id is the job id
+// (checkMsgHeadersPreClusteredProposal in nats-server v2.15.2
+// server/jetstream_batching.go checks Nats-Msg-Id for every message of an
+// atomic batch, against the stream's window and the batch's own ids,
+// answering 10201), and it is conditional on d.<id> having no message
+// (the same function checks Nats-Expected-Last-Subject-Sequence with
+// Nats-Expected-Last-Subject-Sequence-Subject per message). A batch fails
+// as a whole and the servers do not say which message failed: on a
+// duplicate id or a completed job, submitChunk falls back to one write per
+// record, which sorts the duplicates from the others.
+func (c *Client) submitChunk(ctx context.Context, to string, recs []record, ch chunk) []error {
 	out := make([]error, len(ch.idx))
-	var codes []string
-	var text string
-	var lost error
+	var owners []string // picked once: a retry writes where the lost attempt did
+	var ops []op
+	retried := false
 	err := retry(ctx, func(attempt int) error {
-		var err error
-		codes, text, err = c.submitChunkOnce(ctx, subj, ch.data, len(ch.idx))
-		if err == nil && attempt > 0 {
-			for k, code := range codes {
-				if code == ErrDuplicateJob.Code {
-					codes[k] = ErrMaybeStored.Code
-				}
+		if owners == nil {
+			var err error
+			if owners, err = c.targets(ctx, to, len(ch.idx)); err != nil {
+				return err
 			}
+			ops = make([]op, len(ch.idx))
+			for k, i := range ch.idx {
+				id := recs[i].ID
+				ops[k] = op{key: qKey(owners[k], id), value: ch.data[k], check: true, expect: 0, guard: dKey(id), msgID: id}
+			}
+		} else {
+			retried = true
 		}
-		if err != nil {
-			lost = err
-		}
+		_, err := c.st.commitOnce(ctx, ops)
 		return err
 	})
-	if err != nil {
-		for k := range out {
-			out[k] = err
-		}
+	if errors.Is(err, errDupMsg) || errors.Is(err, errConflict) {
+		c.submitEach(ctx, owners, recs, ch, retried, out)
 		return out
 	}
-	for k, code := range codes {
-		switch code {
-		case "":
-		case ErrMaybeStored.Code:
-			if lost == nil { // the worker's own write was retried
-				out[k] = fmt.Errorf("%w: the worker's write was retried and refused as a duplicate", ErrMaybeStored)
-			} else {
-				out[k] = fmt.Errorf("%w: an attempt's answer was lost (%v) and the retry was refused as a duplicate", ErrMaybeStored, lost)
-			}
-		default:
-			out[k] = codeError(code, text)
-		}
+	for k := range out {
+		out[k] = err
 	}
 	return out
+}
+
+// submitEach writes a chunk's records one by one, each under its owner's
+// name (owners[k]), a few at once, into out. After a retried batch, a
+// duplicate may be the batch's own first attempt, applied although its
+// answer was lost: a record found under the owner's name is taken as
+// queued, and otherwise the job is reported as maybe stored.
+func (c *Client) submitEach(ctx context.Context, owners []string, recs []record, ch chunk, retried bool, out []error) {
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for k, i := range ch.idx {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			id, owner, again := recs[i].ID, owners[k], false
+			err := retry(ctx, func(attempt int) error {
+				again = attempt > 0
+				_, err := c.st.putOnce(ctx, qKey(owner, id), ch.data[k], id, dKey(id), 0)
+				return err
+			})
+			switch {
+			case !errors.Is(err, errDupMsg) && !errors.Is(err, errConflict):
+				out[k] = err
+			case !retried && !again:
+				out[k] = ErrDuplicateJob
+			default:
+				if _, err := c.st.get(ctx, qKey(owner, id)); err == nil {
+					out[k] = nil
+				} else {
+					out[k] = fmt.Errorf("%w: an attempt's answer was lost and the retry was refused as a duplicate", ErrMaybeStored)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // codeError is the sentinel of a refusal's code, or an *Error of its own.
@@ -291,39 +300,6 @@ func codeError(code, text string) error {
 		text = "refused: " + code
 	}
 	return &Error{code, text}
-}
-
-// submitChunkOnce sends one chunk and waits WithRequestTimeout for the
-// worker's answer: one code per job, or an error for them all. No
-// responders is final here, as in submitOnce.
-func (c *Client) submitChunkOnce(ctx context.Context, subj string, data []byte, n int) (codes []string, text string, err error) {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout)
-	defer cancel()
-	m := &nats.Msg{Subject: subj, Header: nats.Header{}, Data: data}
-	m.Header.Set(batchHeader, "1")
-	rep, err := c.nc.RequestMsgWithContext(ctx, m)
-	if errors.Is(err, nats.ErrNoResponders) {
-		return nil, "", ErrNoWorkers
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	var r submitReply
-	if err := json.Unmarshal(rep.Data, &r); err != nil {
-		return nil, "", &Error{"server", "unreadable submit reply"}
-	}
-	if r.Code != "" {
-		if r.Code == ErrInvalidID.Code && len(r.Codes) == 0 {
-			// A worker that predates batches read the request as one
-			// record without an id.
-			return nil, "", &Error{"server", "the worker does not take batch submissions"}
-		}
-		return nil, "", codeError(r.Code, r.Text)
-	}
-	if len(r.Codes) != n {
-		return nil, "", &Error{"server", "batch reply answers " + strconv.Itoa(len(r.Codes)) + " of " + strconv.Itoa(n) + " jobs"}
-	}
-	return r.Codes, r.Text, nil
 }
 
 // onSubmitBatch takes a batch submission: it refuses the jobs that are

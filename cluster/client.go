@@ -13,9 +13,10 @@ import (
 
 // Client submits jobs to a cluster and waits for their results.
 type Client struct {
-	cfg config
-	nc  *nats.Conn
-	st  *store
+	cfg    config
+	nc     *nats.Conn
+	st     *store
+	roster roster // the live workers, for submissions
 }
 
 // NewClient opens (or creates) the cluster's buckets over nc.
@@ -46,13 +47,19 @@ func To(worker string) SubmitOption { return func(o *submitOpts) { o.to = worker
 // Cost attaches a cost hint, handed to the handler as Job.Cost.
 func Cost(c int64) SubmitOption { return func(o *submitOpts) { o.cost = c } }
 
-// Submit queues a job. It returns nil once the job's record is stored: from
-// then on the job is never lost while the servers keep their data, and it
-// completes exactly once (its handler may run more than once after a
-// crash). Invalid input gives ErrInvalidID, ErrInvalidType,
-// ErrPayloadTooLarge or ErrInvalidName; an id already queued, running or
-// completed gives ErrDuplicateJob; no worker listening gives ErrNoWorkers.
-// None of these changes anything.
+// Submit queues a job: it writes the job's record under the name of a
+// live worker (To's, or one picked at random from the workers bucket, read
+// at most every lease/2), whose watch of its records queues it; idle
+// workers then balance the jobs by stealing. It returns nil once the
+// record is stored: from then on the job is never lost while the servers
+// keep their data, and it completes exactly once (its handler may run more
+// than once after a crash). A record placed on a worker that left meanwhile
+// is taken over by a survivor. Invalid input gives ErrInvalidID,
+// ErrInvalidType, ErrPayloadTooLarge or ErrInvalidName; an id already
+// completed, or submitted within the servers' duplicate window (2 minutes
+// by default), gives ErrDuplicateJob; no live worker (or none named To's
+// name) gives ErrNoWorkers. None of these changes anything. It costs one
+// JetStream write and its answer.
 //
 // A transient error (no answer within WithRequestTimeout, as while the
 // servers elect a new leader, or a connection that is reconnecting) is
@@ -74,17 +81,20 @@ func (c *Client) Submit(ctx context.Context, id, typ string, payload []byte, opt
 	if err := r.check(c.cfg.maxPayload); err != nil {
 		return err
 	}
-	subj := c.cfg.subject("submit")
-	if so.to != "" {
-		if !validName(so.to) {
-			return ErrInvalidName
-		}
-		subj = c.cfg.subject("w." + so.to + ".submit")
+	if so.to != "" && !validName(so.to) {
+		return ErrInvalidName
 	}
 	data, _ := json.Marshal(r)
-	var lost error // the last attempt's error; retry calls again only after a transient one
+	var owner string // picked once: a retry writes where the lost attempt did
+	var lost error   // the last attempt's error; retry calls again only after a transient one
 	return retry(ctx, func(attempt int) error {
-		err := c.submitOnce(ctx, subj, data)
+		var err error
+		if owner == "" {
+			if owner, err = c.target(ctx, so.to); err != nil {
+				return err
+			}
+		}
+		err = c.submitOnce(ctx, owner, r.ID, data)
 		if attempt > 0 && errors.Is(err, ErrDuplicateJob) {
 			return fmt.Errorf("%w: job %s: an attempt's answer was lost (%v) and the retry was refused as a duplicate", ErrMaybeStored, id, lost)
 		}
@@ -98,32 +108,16 @@ func (c *Client) Submit(ctx context.Context, id, typ string, payload []byte, opt
 // is stored, by the lost attempt or by another submission of the id.
 var ErrMaybeStored = &Error{"maybe_stored", "job stored, by this submission or another of its id"}
 
-// submitOnce sends one submission and waits WithRequestTimeout for the
-// worker's answer. No responders is final here (ErrNoWorkers), not a
-// transient error: the subject names the workers, not the servers.
-func (c *Client) submitOnce(ctx context.Context, subj string, data []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout)
-	defer cancel()
-	m, err := c.nc.RequestWithContext(ctx, subj, data)
-	if errors.Is(err, nats.ErrNoResponders) {
-		return ErrNoWorkers
+// submitOnce writes the record data of job id under owner's name: one
+// JetStream put, which the servers refuse when d.<id> exists (the job
+// completed) or when they saw the id within their duplicate window, both
+// as ErrDuplicateJob. The owner's watch of its records queues the job.
+func (c *Client) submitOnce(ctx context.Context, owner, id string, data []byte) error {
+	_, err := c.st.putOnce(ctx, qKey(owner, id), data, id, dKey(id), 0)
+	if errors.Is(err, errConflict) || errors.Is(err, errDupMsg) {
+		return ErrDuplicateJob
 	}
-	if err != nil {
-		return err
-	}
-	var rep submitReply
-	if err := json.Unmarshal(m.Data, &rep); err != nil {
-		return &Error{"server", "unreadable submit reply"}
-	}
-	if rep.Code == "" {
-		return nil
-	}
-	for _, e := range []*Error{ErrDuplicateJob, ErrClosed, ErrInvalidID, ErrInvalidType, ErrPayloadTooLarge} {
-		if e.Code == rep.Code {
-			return e
-		}
-	}
-	return &Error{rep.Code, rep.Text}
+	return err
 }
 
 // Result is a job's recorded completion.

@@ -20,16 +20,21 @@
 //
 // # Submitting many jobs
 //
-// Client.SubmitBatch queues many jobs in one call: they travel to a worker
-// in chunks of up to 256 jobs (and at most the servers' maximum message
-// size, 1 MiB by default), one request each, and the worker stores each
-// chunk's records in one atomic batch, checking every id against the
-// servers' duplicate window and the ledger in the same round trip. A flat
-// job costs about 8 server messages from submission to completion this way
-// (TestSubmitBatchMessages; about 13 with Submit). Input is checked first:
-// one invalid job fails the whole call and sends nothing; otherwise a
-// *BatchError reports, job by job, those not queued (a duplicate id, or an
-// outcome unknown after an error); the others carry Submit's guarantees.
+// Client.Submit writes the job's record itself, under the name of a live
+// worker picked at random (To names one), checked against the servers'
+// duplicate window and the ledger in the same write; that worker's watch
+// of its records queues it. Client.SubmitBatch queues many jobs in one
+// call: it writes their records in chunks of up to 256 jobs (and about 600
+// KiB), each chunk one atomic batch dealt round the live workers. A flat
+// job costs about 7 server messages from submission to completion with
+// Submit and about 6 in batches (TestSubmitBatchMessages, memory storage).
+// Input is checked first: one invalid job fails the whole call and sends
+// nothing; otherwise a *BatchError reports, job by job, those not queued
+// (a duplicate id, or an outcome unknown after an error); the others
+// carry Submit's guarantees. Programs without a Go client can submit a
+// JSON record (id, type, payload) as a request on steal.<cluster>.submit,
+// or on steal.<cluster>.w.<name>.submit for a given worker, which writes
+// the record and answers {"worker": name} or {"code", "text"}.
 //
 // The words the guarantees below use:
 //
@@ -56,7 +61,9 @@
 //     same test loses them, as it should). Completed jobs stay completed
 //     when a file-storage server is killed with SIGKILL and restarted: no
 //     record of theirs comes back, none runs again
-//     (TestServerKilledKeepsJobsDone).
+//     (TestServerKilledKeepsJobsDone). A job placed on a worker that left
+//     after the client last read the workers is taken over by a survivor
+//     (TestSubmitToWorkerThatLeft).
 //   - Exactly one completion is recorded per job id, although a job may run
 //     more than once after a crash, a fence, a takeover or a steal the
 //     servers left unanswered (see below): handler effects
@@ -238,10 +245,11 @@
 //
 // # Limits
 //
-// Duplicate submissions are detected while the id is queued or running on
-// the receiving worker, within the servers' duplicate window (2 minutes by
-// default) and once the job has completed; outside of these a resubmitted
-// id may run again, and its completion is refused. A restart of the
+// Duplicate submissions are detected within the servers' duplicate window
+// (2 minutes by default) and once the job has completed; outside of these
+// a resubmitted id that is still queued or running may run again, and one
+// of its completions is refused. (Before clients wrote records
+// themselves, the receiving worker also refused an id it held.) A restart of the
 // servers shortens the window: they rebuild it from the records they still
 // hold, so a job that was stolen or taken over before the restart can be
 // submitted again while it is live (TestFaultMix counts such cases); one

@@ -28,7 +28,8 @@ var (
 	// ErrDuplicateJob: a job with this id is already queued, running or
 	// completed; the submission changed nothing.
 	ErrDuplicateJob = &Error{"duplicate", "duplicate job id"}
-	// ErrNoWorkers: no worker answered the submission.
+	// ErrNoWorkers: no live worker to take the submission (none holds a
+	// lease, or none of the name given).
 	ErrNoWorkers = &Error{"no_workers", "no worker is listening"}
 	// ErrClosed: the worker or client is closed.
 	ErrClosed = &Error{"closed", "closed"}

@@ -517,6 +517,10 @@ func (w *Worker) onMember(e jetstream.KeyValueEntry, initial bool) {
 	if e.Operation() != jetstream.KeyValuePut {
 		w.members.remove(e.Key())
 		poke(w.scan)
+		// Clients read the roster at most every lease/2 and may still
+		// place a record on the name that left: look again once
+		// their rosters and writes in flight have caught up.
+		time.AfterFunc(scanAfterLeave(w.st.lease, w.cfg.timeout), func() { poke(w.scan) })
 		return
 	}
 	var b beat
@@ -530,6 +534,12 @@ func (w *Worker) onMember(e jetstream.KeyValueEntry, initial bool) {
 		}
 	}
 }
+
+// scanAfterLeave is how long after a worker leaves the monitors scan for
+// orphaned records a second time: a client's roster is at most lease/2
+// old, and a put it sent on an older roster lands within a request
+// timeout or two of a retry.
+func scanAfterLeave(lease, timeout time.Duration) time.Duration { return lease + 2*timeout }
 
 // setQueue records a victim's queue size as its steal reply told it, so a
 // thief does not ask an emptied victim again before its next heartbeat.

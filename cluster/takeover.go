@@ -36,7 +36,9 @@ func (w *Worker) onOwn(e jetstream.KeyValueEntry, initial bool) {
 	if e.Operation() == jetstream.KeyValuePut {
 		en := decodeEntry(id, e.Revision(), e.Value())
 		en.verify = initial
-		if !w.adoptLocked(en, false) && w.letGoLocked(en) && w.reclaiming[id] < en.rev {
+		if w.adoptLocked(en, false) {
+			poke(w.kick) // a record a client wrote: its surplus may be worth a hint
+		} else if w.letGoLocked(en) && w.reclaiming[id] < en.rev {
 			w.reclaiming[id] = en.rev // a late delivery of an older revision must not hide this one
 			w.wg.Add(1)               // the own loop, in wg, is running: Close waits for it
 			go w.reclaim(en)

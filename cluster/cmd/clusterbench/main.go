@@ -86,6 +86,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 )
@@ -109,6 +110,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	chartOut := fs.String("chart", "", "write the scaling chart's input to this file")
 	only := fs.String("only", "", "comma-separated workload names: run only their sweep, one line per cell")
 	procs := fs.Bool("procs", false, "run every sweep trial also with one process per worker, interleaved")
+	cpuProfile := fs.String("cpuprofile", "", "write this process's CPU profile to this file (in-process workers and the server included)")
 	var cf cmpFlags
 	cf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -117,6 +119,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 || *runs < 0 {
 		fmt.Fprintln(stderr, "clusterbench: unexpected arguments; see go doc ./cmd/clusterbench")
 		return 2
+	}
+	if *cpuProfile != "" {
+		stop, err := startProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "clusterbench:", err)
+			return 1
+		}
+		defer stop()
 	}
 	if cf.compare && cf.from != "" {
 		return renderCompare(cf.from, *jsonOut, *mdOut, *chartOut, stdout, stderr)
@@ -151,6 +161,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// startProfile starts a CPU profile written to path; stop ends it.
+func startProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // sweepOnly runs the sweep of the named workloads and prints each cell:

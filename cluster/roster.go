@@ -1,0 +1,83 @@
+package cluster
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+)
+
+// A client writes a submitted job's record itself, under the name of a
+// live worker, and that worker's watch of its records queues it. The
+// client knows the live workers from a roster: the names in the workers
+// bucket, read at most every lease/2 while it submits, and read again at
+// once when it knows none or is told to place a job on a worker it does
+// not know. A name that left since the last read may still be picked: the
+// record it gets is found by the survivors' orphan scans, which run when a
+// worker leaves and again a lease later (scanAfterLeave), and taken over.
+
+// roster is a client's cached list of live worker names.
+type roster struct {
+	mu    sync.Mutex
+	names []string
+	at    time.Time
+}
+
+// workerNames returns the live workers' names, read again when the roster
+// is older than lease/2 or fresh is set.
+func (c *Client) workerNames(ctx context.Context, fresh bool) ([]string, error) {
+	r := &c.roster
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !fresh && r.at.Add(c.st.lease/2).After(time.Now()) {
+		return r.names, nil
+	}
+	names, err := c.members(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.names, r.at = names, time.Now()
+	return names, nil
+}
+
+// targets returns the workers n jobs of one batch go to, job by job: all
+// to to, or, without it, dealt round the live workers from one picked at
+// random, so that a batch needs no stealing to spread. Errors as target's.
+func (c *Client) targets(ctx context.Context, to string, n int) ([]string, error) {
+	first, err := c.target(ctx, to)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, n)
+	names, _ := c.workerNames(ctx, false)
+	start := slices.Index(names, first)
+	for k := range out {
+		if to != "" || start < 0 {
+			out[k] = first
+		} else {
+			out[k] = names[(start+k)%len(names)]
+		}
+	}
+	return out, nil
+}
+
+// target returns the worker a submission goes to: to, when it names a
+// live worker; else a live worker picked at random. ErrNoWorkers when
+// there is none (or to names none), by a fresh read of the bucket.
+func (c *Client) target(ctx context.Context, to string) (string, error) {
+	for fresh := false; ; fresh = true {
+		names, err := c.workerNames(ctx, fresh)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case to != "" && slices.Contains(names, to):
+			return to, nil
+		case to == "" && len(names) > 0:
+			return names[rand.N(len(names))], nil
+		case fresh:
+			return "", ErrNoWorkers
+		}
+	}
+}
