@@ -87,8 +87,11 @@ func TestSubmitRetriesTransientErrors(t *testing.T) {
 		if err := h.client.Submit(ctx, "j1", "t", nil); err != nil {
 			t.Errorf("a worker joined: err %v, want nil (the roster is read again)", err)
 		}
-		if n := h.count("q.>") + h.count("d.>"); n != 1 {
-			t.Errorf("%d records and completions, want 1: a refused submission wrote something", n)
+		if _, err := h.client.Wait(waitCtx(t), "j1"); err != nil {
+			t.Fatal(err)
+		}
+		if q, d := h.count("q.>"), h.count("d.>"); q != 0 || d != 1 {
+			t.Errorf("%d records and %d completions, want 0 and 1: a refused submission wrote something", q, d)
 		}
 	})
 }

@@ -57,8 +57,11 @@ func (w *Worker) writeCompletion(id, key string, rev uint64, data []byte, kids [
 	if rev != 0 {
 		main = append([]op{{key: key, del: true, check: true, expect: rev}}, main...)
 	}
-	fixed := len(data) + 512
 	kidRevs := make([]uint64, len(kids))
+	if len(kids) == 0 && rev != 0 {
+		return kidRevs, w.commitGrouped(main)
+	}
+	fixed := len(data) + 512
 	done := 0
 	pre := nuid.Next()
 	for batchLimit(kops[done:], fixed) < len(kops)-done {

@@ -39,6 +39,12 @@ func (h *harness) workerOn(nc *nats.Conn, name string, register func(*Worker), e
 		h.t.Fatal(err)
 	}
 	h.t.Cleanup(func() { w.Close() })
+	h.mu.Lock()
+	if h.byName == nil {
+		h.byName = map[string]*Worker{}
+	}
+	h.byName[name] = w
+	h.mu.Unlock()
 	return w
 }
 

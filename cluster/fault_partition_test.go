@@ -133,5 +133,6 @@ func submitTo(t *testing.T, h *harness, prefix string, n int, worker string) []s
 			t.Fatalf("submit %s: %v", ids[i], err)
 		}
 	}
+	h.held(worker, ids...)
 	return ids
 }

@@ -31,6 +31,31 @@ type harness struct {
 	client *Client
 	mu     sync.Mutex
 	runs   map[string]int
+	byName map[string]*Worker // the in-process workers, for held
+}
+
+// held waits until the in-process worker name holds every one of ids
+// (queued or running) or has completed: a submission returns once its record is
+// stored, and the worker queues it when its watch delivers the record.
+func (h *harness) held(name string, ids ...string) {
+	h.t.Helper()
+	h.mu.Lock()
+	w := h.byName[name]
+	h.mu.Unlock()
+	if w == nil {
+		return // a worker process: the test waits on what it observes
+	}
+	waitFor(h.t, 10*time.Second, name+" to queue its submitted jobs", func() bool {
+		for _, id := range ids {
+			w.mu.Lock()
+			_, ok := w.known[id]
+			w.mu.Unlock()
+			if !ok && h.count("d."+id) == 0 {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 func newHarness(t *testing.T, opts ...Option) *harness {

@@ -240,6 +240,7 @@ type Worker struct {
 	asked      bool                 // asked who has jobs since it last ran one (hungry.go)
 	askedAt    time.Time            // when it last asked
 	completing int                  // outcomes being written off their slots (recordLater)
+	group      group                // completions committed together (group.go)
 	held       int                  // jobs whose run returned and whose subtree is not finished (loan.go)
 	loans      map[string]*loan     // loans of in-memory jobs out with thieves, by id
 	borrowed   map[string]*borrowed // loans this worker runs for lenders, by id
