@@ -60,6 +60,7 @@ type clusterFlags struct {
 
 func (f *clusterFlags) register(fs *flag.FlagSet) {
 	f.conn.register(fs, "use the NATS server at this URL instead of starting one")
+	f.conn.registerSpawn(fs)
 	fs.IntVar(&f.workers, "workers", 4, "workers to start")
 	fs.IntVar(&f.slots, "slots", runtime.GOMAXPROCS(0), "jobs each worker runs at once")
 	fs.BoolVar(&f.procs, "procs", false, "run each worker as a child process (stealcluster worker); they are stopped on exit")

@@ -18,6 +18,7 @@ type connFlags struct {
 	tlsCA               string
 	replicas            int
 	lease               time.Duration
+	spawnRecords        bool // workers only: a record per spawned job
 }
 
 // passwordEnv carries the password when -password is not given, so that
@@ -25,6 +26,7 @@ type connFlags struct {
 const passwordEnv = "STEAL_NATS_PASSWORD"
 
 func (c *connFlags) register(fs *flag.FlagSet, urlHelp string) {
+	c.spawnRecords = true // the library's default, for commands without the flag
 	fs.StringVar(&c.url, "nats", "", urlHelp)
 	fs.StringVar(&c.creds, "creds", "", "NATS credentials file (user JWT and NKey seed)")
 	fs.StringVar(&c.user, "user", "", "NATS user; its password is -password or $"+passwordEnv)
@@ -33,6 +35,13 @@ func (c *connFlags) register(fs *flag.FlagSet, urlHelp string) {
 	fs.StringVar(&c.cluster, "cluster", "default", "cluster name: clusters on one NATS system stay apart")
 	fs.IntVar(&c.replicas, "replicas", 1, "replicas of the buckets this process creates (3 on a three-server NATS cluster)")
 	fs.DurationVar(&c.lease, "lease", 3*time.Second, "worker lease: a worker silent this long is taken for dead")
+}
+
+// registerSpawn adds -spawn-records, for the commands that run workers.
+func (c *connFlags) registerSpawn(fs *flag.FlagSet) {
+	fs.BoolVar(&c.spawnRecords, "spawn-records", true, "give each spawned job a record and a completion of its own;\n"+
+		"false keeps spawned jobs in memory (lent to thieves): a root completes once its tree is done,\n"+
+		"children run at least once and are not recorded, and a tree costs the servers nothing per child")
 }
 
 func (c *connFlags) check() error {
@@ -56,7 +65,8 @@ func (c *connFlags) check() error {
 
 // options are the cluster options the flags select.
 func (c *connFlags) options() []cluster.Option {
-	return []cluster.Option{cluster.WithCluster(c.cluster), cluster.WithReplicas(c.replicas), cluster.WithLease(c.lease)}
+	return []cluster.Option{cluster.WithCluster(c.cluster), cluster.WithReplicas(c.replicas), cluster.WithLease(c.lease),
+		cluster.WithSpawnRecords(c.spawnRecords)}
 }
 
 // connect dials url with the credentials, if any, retrying for a while

@@ -41,6 +41,31 @@ func TestClusterDemo(t *testing.T) {
 	}
 }
 
+// cluster demo -spawn-records=false: spawned jobs stay in memory, the 8
+// roots are recorded once each after their trees, thieves borrow children,
+// and the workers' lines add up to the 8 roots.
+func TestClusterDemoMemTrees(t *testing.T) {
+	code, out, errs := runWith(nil, "cluster", "demo", "-spawn-records=false")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	m := regexp.MustCompile(`summary: 8 of 8 root jobs completed \(each recorded once, after its whole tree\): 320 jobs in \S+, (\d+) jobs stolen`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no summary of 8 roots and 320 jobs:\n%s", out)
+	}
+	if n, _ := strconv.Atoi(m[1]); n == 0 {
+		t.Fatalf("no job stolen:\n%s", out)
+	}
+	sum := 0
+	for _, m := range regexp.MustCompile(`(?m)^  w\d recorded (\d+) roots`).FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.Atoi(m[1])
+		sum += n
+	}
+	if sum != 8 {
+		t.Fatalf("workers' lines add up to %d roots, want 8:\n%s", sum, out)
+	}
+}
+
 // With -nats, cluster demo uses that server and starts none.
 func TestClusterDemoOnExternalServer(t *testing.T) {
 	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()))

@@ -172,7 +172,8 @@ func (c *runningCluster) spawnChildren(ctx context.Context, stdout, stderr io.Wr
 	}
 	for _, name := range c.names {
 		args := []string{"worker", "-nats", c.url, "-name", name, "-slots", strconv.Itoa(c.f.slots),
-			"-cluster", c.f.conn.cluster, "-replicas", strconv.Itoa(c.f.conn.replicas), "-lease", c.f.conn.lease.String()}
+			"-cluster", c.f.conn.cluster, "-replicas", strconv.Itoa(c.f.conn.replicas), "-lease", c.f.conn.lease.String(),
+			"-spawn-records=" + strconv.FormatBool(c.f.conn.spawnRecords)}
 		if c.f.conn.creds != "" {
 			args = append(args, "-creds", c.f.conn.creds)
 		}

@@ -35,6 +35,7 @@ func runWorker(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var c connFlags
 	c.register(fs, "NATS server URL, e.g. the one stealcluster cluster up prints (required)")
+	c.registerSpawn(fs)
 	name := fs.String("name", "", "worker name: 1 to 64 of A-Z a-z 0-9 _ - (required)")
 	slots := fs.Int("slots", runtime.GOMAXPROCS(0), "jobs run at once")
 	loss := fs.Duration("server-loss-limit", time.Minute, "stop, exiting 1, when no server renewed the lease for this long (at least 2s)")
