@@ -20,10 +20,15 @@ const (
 )
 
 // dispatch hands queued jobs to the pool, at most slots at a time (the rest
-// stay in the deque, stealable), and steals when the deque runs dry.
+// stay in the deque, stealable), and steals when the deque runs dry. It
+// sleeps until signalled (w.wake: a job queued, a slot freed), except
+// between steal attempts; a lease/4 timer is only a safety net. On a
+// machine shared by many worker processes, a dispatcher polling every
+// 100 µs while it had nothing to do cost more CPU than the jobs.
 func (w *Worker) dispatch() {
 	backoff := minIdleWait
 	for w.ctx.Err() == nil {
+		w.rounds.Add(1)
 		w.mu.Lock()
 		for w.running < w.cfg.slots && !w.closing { // no new job once Close began
 			e := w.popFrontLocked()
@@ -39,6 +44,7 @@ func (w *Worker) dispatch() {
 		}
 		hungry := w.running < w.cfg.slots && w.dq.Len() == 0
 		w.mu.Unlock()
+		wait := w.st.lease / 4 // a signal (w.wake) comes with every change; this is a safety net
 		if hungry && w.cfg.steal != StealOff {
 			if w.hinted.Swap(false) {
 				backoff = minIdleWait
@@ -53,8 +59,9 @@ func (w *Worker) dispatch() {
 				w.askHungry()
 				backoff = w.st.lease / 4 // nobody to ask: a hint wakes us
 			}
+			wait = backoff
 		}
-		t := time.NewTimer(backoff)
+		t := time.NewTimer(wait)
 		select {
 		case <-w.ctx.Done():
 		case <-w.wake:

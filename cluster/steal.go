@@ -108,6 +108,7 @@ func (w *Worker) lend(taken []taken, req *stealRequest, reply *stealReply) []tak
 			// the lender's name: there is no record of ours to move.
 			w.moving--
 			w.dq.PushBack(t.e)
+			w.signal() // back in the deque: the dispatcher may run it
 		default:
 			rest = append(rest, t)
 		}
@@ -171,6 +172,9 @@ func (w *Worker) takeBack(max int) []taken {
 	}
 	for _, e := range skip {
 		w.dq.PushFront(e)
+	}
+	if len(skip) > 0 {
+		w.signal()
 	}
 	w.moving += len(out)
 	return out
@@ -286,6 +290,7 @@ func (w *Worker) putBack(jobs []taken) {
 		}
 	}
 	w.flights.Broadcast()
+	w.signal()
 }
 
 // stealableLocked: a job without a record can be moved only while no

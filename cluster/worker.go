@@ -264,6 +264,7 @@ type Worker struct {
 	wake    chan struct{} // wakes the dispatcher
 	kick    chan struct{} // tells the hint loop that the state changed
 	hinted  atomic.Bool   // a hint came since the dispatcher last looked
+	rounds  atomic.Int64  // the dispatcher's rounds, for the tests of its wakeups
 	scan    chan struct{} // asks for an orphan scan
 	reload  chan struct{} // restarts the watch of the own records
 	rewatch chan struct{} // restarts the watch of the workers bucket
