@@ -50,10 +50,14 @@
 // a hint resets the wait. When no worker is known to have queued jobs it
 // asks nobody, and waits for a hint.
 //
-// Every state change of a record is one JetStream atomic batch (nats-server
-// 2.12 and newer), each delete conditional on the record's revision:
+// Every state change of a record is one JetStream write, an atomic batch
+// (nats-server 2.12 and newer) where it is more than one message, each
+// delete conditional on the record's revision:
 //
-//	submit     PUT q.<w>.<id>, message id = job id (duplicate window)
+//	submit     PUT q.<w>.<id>, message id = job id (duplicate window),
+//	           conditional on d.<id> having no message; written by the
+//	           client (a batch: one atomic batch for up to 256 jobs, dealt
+//	           round the workers), and queued by w's watch of its records
 //	spawn      nothing (local spawn); or, with WithLocalSpawn(false),
 //	           PUT q.<w>.<child>, conditional on the parent's record revision
 //	loan       nothing: the thief's completion is the owner's, with the
@@ -67,7 +71,9 @@
 //	complete   DEL q.<w>.<id> (revision) + PUT d.<id> (must not exist)
 //	           + PUT q.<w>.<child> per pending child held in memory;
 //	           a job held in memory writes no DEL, and its children's PUTs
-//	           are conditional on its anchor's revision
+//	           are conditional on its anchor's revision. Completions with
+//	           no pending child written at the same moment share one
+//	           atomic batch (group.go)
 //
 // Deletes in batches carry no message TTL (on nats-server v2.15.2, such a
 // delete on file storage comes back as the record it deleted when the
