@@ -80,12 +80,16 @@ func (j *Job) Spawn(ctx context.Context, typ string, payload []byte) (string, er
 // are not checked: each call queues a child. Invalid input gives ErrInvalidID,
 // ErrInvalidType or ErrPayloadTooLarge and queues nothing.
 func (j *Job) SpawnID(ctx context.Context, id, typ string, payload []byte) error {
+	if j.w.memMode(j.e) {
+		c := &memChild{rec: record{ID: id, Type: typ, Payload: payload}}
+		if err := c.rec.check(j.w.cfg.maxPayload); err != nil {
+			return err
+		}
+		return j.w.spawnMem(j.e, c)
+	}
 	r := &record{ID: id, Type: typ, Payload: payload}
 	if err := r.check(j.w.cfg.maxPayload); err != nil {
 		return err
-	}
-	if j.w.memMode(j.e) {
-		return j.w.spawnMem(j.e, r)
 	}
 	if j.w.cfg.localSpawn {
 		return j.w.spawnLocal(ctx, j.e, r)

@@ -88,12 +88,24 @@ const maxPayloadLimit = 512 << 10
 // memMode reports whether the jobs e's run spawns live in memory.
 func (w *Worker) memMode(e *entry) bool { return e.mem || !w.cfg.spawnRecords }
 
-// spawnMem queues r as an in-memory child of parent at the front of the
-// deque.
-func (w *Worker) spawnMem(parent *entry, r *record) error {
+// memChild is what a job spawned in memory needs, made in one
+// allocation: its entry, its record and the Job its handler sees (see
+// execute). A spawn-heavy tree makes one per job, and the allocations and
+// the collections they cause are a good part of what a child costs beyond
+// its handler's work.
+type memChild struct {
+	e   entry
+	rec record
+	job Job
+}
+
+// spawnMem queues c, whose record is filled in, as an in-memory child of
+// parent at the front of the deque.
+func (w *Worker) spawnMem(parent *entry, c *memChild) error {
+	e := &c.e
+	*e = entry{id: c.rec.ID, rec: &c.rec, job: &c.job, mem: true, up: parent, open: 1}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	e := &entry{id: r.ID, rec: r, mem: true, up: parent, open: 1}
 	parent.open++
 	w.enterLocked()
 	w.dq.PushFront(e)
@@ -121,22 +133,31 @@ func (w *Worker) runMem(e *entry, sw *steal.Worker) *entry {
 		w.skipDone(e)
 		return nil
 	}
-	w.mu.Lock()
-	if !e.mem {
+	var out *outcome // the completion to write once the subtree finished
+	ok, failed := false, false
+	if e.mem {
+		var o outcome // nothing records a job held in memory: o stays on the stack
+		ok = w.execute(e, sw, &o)
+		failed = o.Code != ""
+	} else {
+		w.mu.Lock()
 		e.open = 1 // its run
+		w.mu.Unlock()
+		out = new(outcome)
+		if ok = w.execute(e, sw, out); !ok {
+			out = nil
+		}
 	}
-	w.mu.Unlock()
-	out := w.execute(e, sw)
 	w.mu.Lock()
 	w.held++
 	e.ranMem = true
 	e.out = out
 	switch {
-	case out == nil:
+	case !ok:
 		e.abort = true
 	case e.mem:
 		w.stats.memRuns.Add(1)
-		if out.Code != "" {
+		if failed {
 			w.stats.childFailed.Add(1)
 		}
 	}

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -96,6 +98,51 @@ func TestMemRootWaitsForSubtree(t *testing.T) {
 	}
 	if !leafDone.Load() {
 		t.Fatal("the root completed before its leaf returned")
+	}
+	checkQuiet(t, h, 1)
+}
+
+// TestMemChildFailures: jobs spawned in memory that fail or panic are
+// counted (WorkerStats.ChildFailures) and nothing records them; the
+// others run with the Job each was spawned with, and the root completes
+// with its own result once they all ran.
+func TestMemChildFailures(t *testing.T) {
+	h := newHarness(t, WithLease(time.Second), WithSlots(2), WithSpawnRecords(false), WithStealMode(StealOff))
+	handler := func(ctx context.Context, j *Job) ([]byte, error) {
+		h.ran(j.ID)
+		switch j.ID {
+		case "root":
+			for i := range 4 {
+				if _, err := j.Spawn(ctx, "job", []byte(strconv.Itoa(i))); err != nil {
+					return nil, err
+				}
+			}
+			return []byte("root"), nil
+		case "root-0":
+			return nil, errors.New("boom")
+		case "root-1":
+			panic("boom")
+		}
+		if want := j.ID[len("root-"):]; string(j.Payload) != want || j.Type != "job" {
+			return nil, fmt.Errorf("job %s sees payload %q, type %q", j.ID, j.Payload, j.Type)
+		}
+		return nil, nil
+	}
+	w := h.worker("w1", func(w *Worker) { w.Handle("job", handler) })
+	h.ready("w1")
+	if err := h.client.Submit(context.Background(), "root", "job", nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.wait("root"); r.Err != nil || string(r.Value) != "root" {
+		t.Fatalf("root: %+v", r)
+	}
+	for i := range 4 {
+		if id := "root-" + strconv.Itoa(i); h.runCount(id) != 1 {
+			t.Fatalf("%s ran %d times, want 1", id, h.runCount(id))
+		}
+	}
+	if s := w.Stats(); s.MemRuns != 4 || s.ChildFailures != 2 {
+		t.Fatalf("MemRuns %d, ChildFailures %d: want 4 and 2", s.MemRuns, s.ChildFailures)
 	}
 	checkQuiet(t, h, 1)
 }

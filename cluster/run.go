@@ -92,7 +92,10 @@ func (w *Worker) runRecord(e *entry, sw *steal.Worker) *entry {
 		w.skipDone(e)
 		return nil
 	}
-	out := w.execute(e, sw)
+	out := new(outcome)
+	if !w.execute(e, sw, out) {
+		out = nil
+	}
 	w.mu.Lock()
 	e.out, e.abort = out, out == nil
 	w.completing++ // in the same hold of mu as the slot's release: never idle between
@@ -191,18 +194,24 @@ func (w *Worker) alreadyDone(e *entry) bool {
 	return true
 }
 
-// execute runs the handler; it returns nil when the outcome must not be
-// recorded (the handler failed because the worker is closing).
-func (w *Worker) execute(e *entry, sw *steal.Worker) *outcome {
-	w.mu.Lock()
-	if e.run == "" && !e.mem {
-		e.run = nuid.Next() // kept when the job is queued again, so a retry is ours
+// execute runs the handler and fills out with the job's outcome; it
+// reports false when the outcome must not be recorded (the handler failed
+// because the worker is closing). The caller owns out: a job held in
+// memory records nothing, and its outcome need not outlive the run.
+func (w *Worker) execute(e *entry, sw *steal.Worker, out *outcome) bool {
+	run := ""
+	if !e.mem { // mem is set before the entry is queued, and never changes
+		w.mu.Lock()
+		if e.run == "" {
+			e.run = nuid.Next() // kept when the job is queued again, so a retry is ours
+		}
+		run = e.run
+		w.mu.Unlock()
 	}
-	out := &outcome{ID: e.id, Worker: w.name, Run: e.run}
-	w.mu.Unlock()
+	*out = outcome{ID: e.id, Worker: w.name, Run: run}
 	if e.rec == nil {
 		out.Code, out.Text = ErrMalformedJob.Code, e.err
-		return out
+		return true
 	}
 	r := e.rec
 	out.Type, out.Attempt, out.Hops = r.Type, r.Attempt, r.Hops
@@ -214,17 +223,40 @@ func (w *Worker) execute(e *entry, sw *steal.Worker) *outcome {
 	w.hmu.RUnlock()
 	if h == nil {
 		out.Code, out.Text = ErrUnknownType.Code, fmt.Sprintf("no handler for type %q on worker %s", r.Type, w.name)
-		return out
+		return true
 	}
-	j := &Job{ID: r.ID, Type: r.Type, Payload: r.Payload, Cost: r.Cost, Attempt: r.Attempt,
+	// A job spawned in memory brings the Job its handler sees, made with
+	// it (spawnMem); it serves one run only, so that a handler that kept
+	// the last run's Job does not share it with this one.
+	j := e.job
+	e.job = nil
+	if j == nil {
+		j = new(Job)
+	}
+	*j = Job{ID: r.ID, Type: r.Type, Payload: r.Payload, Cost: r.Cost, Attempt: r.Attempt,
 		StolenFrom: r.From, w: w, e: e, local: sw}
 	res, err := callHandler(w.jobCtx, h, j)
+	switch {
+	case err != nil:
+		return w.failed(e, err, out)
+	case len(res) > w.cfg.maxPayload:
+		out.Code, out.Text = ErrResultTooLarge.Code, fmt.Sprintf("result of %d bytes, limit %d", len(res), w.cfg.maxPayload)
+	default:
+		out.Result = res
+	}
+	return true
+}
+
+// failed fills out for a handler that returned err, as execute does; kept
+// apart so that what it needs on the heap (errors.As's target) is only
+// allocated for a failure.
+func (w *Worker) failed(e *entry, err error, out *outcome) bool {
 	var pe *panicError
 	switch {
 	case errors.As(err, &pe):
 		out.Code, out.Text = ErrHandlerPanic.Code, pe.Error()
-	case err != nil && w.jobCtx.Err() != nil:
-		return nil // closing: leave the job for another worker
+	case w.jobCtx.Err() != nil:
+		return false // closing: leave the job for another worker
 	case errors.Is(err, ErrFenced):
 		// Spawn found the job's record (or its anchor's) taken over: its
 		// new owner runs it again. A job without a record could still
@@ -232,15 +264,11 @@ func (w *Worker) execute(e *entry, sw *steal.Worker) *outcome {
 		w.mu.Lock()
 		e.orphan = true
 		w.mu.Unlock()
-		return nil
-	case err != nil:
-		out.Code, out.Text = ErrHandler.Code, err.Error()
-	case len(res) > w.cfg.maxPayload:
-		out.Code, out.Text = ErrResultTooLarge.Code, fmt.Sprintf("result of %d bytes, limit %d", len(res), w.cfg.maxPayload)
+		return false
 	default:
-		out.Result = res
+		out.Code, out.Text = ErrHandler.Code, err.Error()
 	}
-	return out
+	return true
 }
 
 type panicError struct{ v any }

@@ -286,7 +286,9 @@ type Worker struct {
 // entry is one job in the deque. rec is nil for a record that did not
 // decode: it is completed with ErrMalformedJob. rev is 0 for a job spawned
 // here that has no record yet; the fields after err track such jobs (see
-// local.go) and are guarded by Worker.mu, as rev is.
+// local.go) and are guarded by Worker.mu, as rev is. The small fields sit
+// together: a spawn-heavy tree makes an entry per job, and padding would
+// add a fifth to each.
 type entry struct {
 	id  string
 	rev uint64
@@ -295,20 +297,21 @@ type entry struct {
 
 	parent *entry   // the job whose run spawned this one here, if one did
 	kids   []*entry // jobs this one's run spawned that had no record then
-	flying flight   // the batch in flight that is about this job, if any
 	pins   int      // batches in flight fenced on this job's record (its descendants')
+	run    string   // tags this entry's completions (outcome.Run); set at its first run
+	flying flight   // the batch in flight that is about this job, if any
 	orphan bool     // its completion was refused and it has no record: not done
 	gone   bool     // completed or moved away: no longer the parent's to write
-	run    string   // tags this entry's completions (outcome.Run); set at its first run
 	verify bool     // check the ledger before running it (see alreadyDone)
 
 	// In-memory subtrees (WithSpawnRecords(false), see loan.go).
-	mem    bool      // spawned in memory: no record, no completion of its own
+	mem    bool      // spawned in memory: no record, no completion of its own; set before it is queued
+	ranMem bool      // its run returned and it is counted in Worker.held
+	abort  bool      // some job of its subtree did not run to the end: record nothing
 	up     *entry    // mem: the job whose run spawned it here (nil when borrowed)
 	open   int       // its run and its children not finished yet
-	ranMem bool      // its run returned and it is counted in Worker.held
 	out    *outcome  // the outcome of a job with a record, held until its subtree finishes
-	abort  bool      // some job of its subtree did not run to the end: record nothing
+	job    *Job      // the Job its next run's handler sees, made with it (memChild); else nil
 	lent   *loan     // out on loan to a thief
 	borrow *borrowed // the loan it came in; its finish counts towards the return
 	owner  string    // borrowed with a record: the lender, under whose name the record is
