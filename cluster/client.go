@@ -86,7 +86,8 @@ func (c *Client) Submit(ctx context.Context, id, typ string, payload []byte, opt
 	}
 	data, _ := json.Marshal(r)
 	var owner string // picked once: a retry writes where the lost attempt did
-	var lost error   // the last attempt's error; retry calls again only after a transient one
+	var lost error   // the last put's error; retry calls again only after a transient one
+	sent := false    // a put went out: its answer may have been lost
 	return retry(ctx, func(attempt int) error {
 		var err error
 		if owner == "" {
@@ -95,10 +96,10 @@ func (c *Client) Submit(ctx context.Context, id, typ string, payload []byte, opt
 			}
 		}
 		err = c.submitOnce(ctx, owner, r.ID, data)
-		if attempt > 0 && errors.Is(err, ErrDuplicateJob) {
+		if sent && errors.Is(err, ErrDuplicateJob) {
 			return fmt.Errorf("%w: job %s: an attempt's answer was lost (%v) and the retry was refused as a duplicate", ErrMaybeStored, id, lost)
 		}
-		lost = err
+		lost, sent = err, true
 		return err
 	})
 }
