@@ -17,8 +17,10 @@ import (
 // idle. Then the bucket must hold no live record. Then wave 2 must find the
 // same workers idle with the same incarnation and epoch. A worker's epoch
 // rises whenever it leaves idle, and every record is written by a busy
-// worker, so no worker held or moved a job between the waves, and the empty
-// listing saw the bucket as it was then. A dead worker's records keep the
+// worker or by a client's Submit (or SubmitBatch) before it returns, so no
+// worker held or moved a job between the waves, the empty listing saw the
+// bucket as it was then, and a job whose submission returned before the
+// call had its record in it. A dead worker's records keep the
 // listing non-empty until a survivor has taken them over.
 func (c *Client) Idle(ctx context.Context) (bool, error) {
 	names, err := c.members(ctx)
