@@ -2,10 +2,15 @@ package cluster
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // A client writes a submitted job's record itself, under the name of a
@@ -22,7 +27,15 @@ type roster struct {
 	mu    sync.Mutex
 	names []string
 	at    time.Time
+	lost  time.Time // when a read last found the workers bucket gone
 }
+
+// errWorkersLost: the workers bucket is gone, or was lately. It is kept in
+// memory, and a restart of the servers loses it with every lease; the
+// live workers create it again and register at their next renewal (see
+// renew), so a submission meanwhile is retried, as while the servers
+// elect a leader, rather than refused.
+var errWorkersLost = fmt.Errorf("%w: the workers bucket was lost (a restart of the servers?); waiting for the workers to register again", errUnavailable)
 
 // workerNames returns the live workers' names, read again when the roster
 // is older than lease/2 or fresh is set.
@@ -34,11 +47,35 @@ func (c *Client) workerNames(ctx context.Context, fresh bool) ([]string, error) 
 		return r.names, nil
 	}
 	names, err := c.members(ctx)
+	if workersGone(err) {
+		r.lost = time.Now()
+		return nil, errWorkersLost
+	}
 	if err != nil {
 		return nil, err
 	}
 	r.names, r.at = names, time.Now()
 	return names, nil
+}
+
+// workersGone reports whether err says the workers bucket does not exist
+// (a listing of its keys answers with the nats package's error).
+func workersGone(err error) bool {
+	for _, e := range []error{jetstream.ErrStreamNotFound, jetstream.ErrBucketNotFound, nats.ErrStreamNotFound, nats.ErrBucketNotFound} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// lately reports whether a read found the workers bucket gone less than a
+// lease ago: a live worker may not have registered again yet.
+func (c *Client) lately() bool {
+	r := &c.roster
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.lost.IsZero() && time.Since(r.lost) < c.st.lease
 }
 
 // targets returns the workers n jobs of one batch go to, job by job: all
@@ -76,6 +113,8 @@ func (c *Client) target(ctx context.Context, to string) (string, error) {
 			return to, nil
 		case to == "" && len(names) > 0:
 			return names[rand.N(len(names))], nil
+		case fresh && c.lately():
+			return "", errWorkersLost
 		case fresh:
 			return "", ErrNoWorkers
 		}
