@@ -25,8 +25,9 @@ var (
 	ErrInvalidName = &Error{"invalid_name", "invalid worker or cluster name"}
 	// ErrPayloadTooLarge: the payload is larger than the configured maximum.
 	ErrPayloadTooLarge = &Error{"payload_too_large", "payload too large"}
-	// ErrDuplicateJob: a job with this id is already queued, running or
-	// completed; the submission changed nothing.
+	// ErrDuplicateJob: a job with this id is completed, or was submitted
+	// within the servers' duplicate window (see Limits in the package
+	// documentation); the submission changed nothing.
 	ErrDuplicateJob = &Error{"duplicate", "duplicate job id"}
 	// ErrNoWorkers: no live worker to take the submission (none holds a
 	// lease, or none of the name given).
