@@ -286,22 +286,6 @@ func (c *Client) submitEach(ctx context.Context, owners []string, recs []record,
 	wg.Wait()
 }
 
-// codeError is the sentinel of a refusal's code, or an *Error of its own.
-func codeError(code, text string) error {
-	for _, e := range []*Error{ErrDuplicateJob, ErrClosed, ErrInvalidID, ErrInvalidType, ErrPayloadTooLarge, ErrMalformedJob} {
-		if e.Code == code {
-			return e
-		}
-	}
-	if code == ErrUnavailable.Code {
-		return fmt.Errorf("%w: %s", ErrUnavailable, text)
-	}
-	if text == "" {
-		text = "refused: " + code
-	}
-	return &Error{code, text}
-}
-
 // onSubmitBatch takes a batch submission: it refuses the jobs that are
 // invalid or held here already, stores the others' records in one atomic
 // batch and queues them, and answers with a code per job. Like onSubmit it
