@@ -81,7 +81,7 @@ type batchRequest struct {
 // are dealt round the live workers (read as Submit reads them), and the
 // workers then balance them by stealing. Each record is checked as Submit's is, against the ledger and
 // the servers' duplicate window, in the batch's one round trip. A flat job
-// costs about 5 server messages from submission to completion this way.
+// costs about 6 server messages from submission to completion this way.
 // The Cost option applies to the jobs whose Cost is 0.
 //
 // Input is checked first, all of it: a job with an invalid id, type or
