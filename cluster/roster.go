@@ -82,18 +82,16 @@ func (c *Client) lately() bool {
 // to to, or, without it, dealt round the live workers from one picked at
 // random, so that a batch needs no stealing to spread. Errors as target's.
 func (c *Client) targets(ctx context.Context, to string, n int) ([]string, error) {
-	first, err := c.target(ctx, to)
+	names, i, err := c.pick(ctx, to)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, n)
-	names, _ := c.workerNames(ctx, false)
-	start := slices.Index(names, first)
 	for k := range out {
-		if to != "" || start < 0 {
-			out[k] = first
+		if to != "" {
+			out[k] = to
 		} else {
-			out[k] = names[(start+k)%len(names)]
+			out[k] = names[(i+k)%len(names)]
 		}
 	}
 	return out, nil
@@ -103,20 +101,30 @@ func (c *Client) targets(ctx context.Context, to string, n int) ([]string, error
 // live worker; else a live worker picked at random. ErrNoWorkers when
 // there is none (or to names none), by a fresh read of the bucket.
 func (c *Client) target(ctx context.Context, to string) (string, error) {
+	names, i, err := c.pick(ctx, to)
+	if err != nil {
+		return "", err
+	}
+	return names[i], nil
+}
+
+// pick returns the live workers' names and the index among them of the
+// worker a submission goes to, as target describes.
+func (c *Client) pick(ctx context.Context, to string) ([]string, int, error) {
 	for fresh := false; ; fresh = true {
 		names, err := c.workerNames(ctx, fresh)
 		if err != nil {
-			return "", err
+			return nil, 0, err
 		}
-		switch {
-		case to != "" && slices.Contains(names, to):
-			return to, nil
+		switch i := slices.Index(names, to); {
+		case to != "" && i >= 0:
+			return names, i, nil
 		case to == "" && len(names) > 0:
-			return names[rand.N(len(names))], nil
+			return names, rand.N(len(names)), nil
 		case fresh && c.lately():
-			return "", errWorkersLost
+			return nil, 0, errWorkersLost
 		case fresh:
-			return "", ErrNoWorkers
+			return nil, 0, ErrNoWorkers
 		}
 	}
 }
