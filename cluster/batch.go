@@ -232,8 +232,7 @@ func (c *Client) submitChunk(ctx context.Context, to string, recs []record, ch c
 			}
 			ops = make([]op, len(ch.idx))
 			for k, i := range ch.idx {
-				id := recs[i].ID
-				ops[k] = op{key: qKey(owners[k], id), value: ch.data[k], check: true, expect: 0, guard: dKey(id), msgID: id}
+				ops[k] = submitOp(owners[k], recs[i].ID, ch.data[k])
 			}
 		} else {
 			retried = true
@@ -241,7 +240,7 @@ func (c *Client) submitChunk(ctx context.Context, to string, recs []record, ch c
 		_, err := c.st.commitOnce(ctx, ops)
 		return err
 	})
-	if errors.Is(err, errDupMsg) || errors.Is(err, errConflict) {
+	if refused(err) {
 		c.submitEach(ctx, owners, recs, ch, retried, out)
 		return out
 	}
@@ -266,11 +265,11 @@ func (c *Client) submitEach(ctx context.Context, owners []string, recs []record,
 			id, owner, again := recs[i].ID, owners[k], false
 			err := retry(ctx, func(attempt int) error {
 				again = attempt > 0
-				_, err := c.st.putOnce(ctx, qKey(owner, id), ch.data[k], id, dKey(id), 0)
+				_, err := c.st.putSubmitted(ctx, owner, id, ch.data[k])
 				return err
 			})
 			switch {
-			case !errors.Is(err, errDupMsg) && !errors.Is(err, errConflict):
+			case !refused(err):
 				out[k] = err
 			case !retried && !again:
 				out[k] = ErrDuplicateJob
@@ -368,7 +367,7 @@ func (w *Worker) writeBatch(rs []*record) []submitReply {
 	ops := make([]op, len(rs))
 	for k, r := range rs {
 		data, _ := json.Marshal(r)
-		ops[k] = op{key: qKey(w.name, r.ID), value: data, check: true, expect: 0, guard: dKey(r.ID), msgID: r.ID}
+		ops[k] = submitOp(w.name, r.ID, data)
 	}
 	var revs []uint64
 	retried := false
@@ -379,7 +378,7 @@ func (w *Worker) writeBatch(rs []*record) []submitReply {
 		return err
 	})
 	out := make([]submitReply, len(rs))
-	if errors.Is(err, errDupMsg) || errors.Is(err, errConflict) {
+	if refused(err) {
 		// One write per record, a few at once; write lowers incoming.
 		// After a retry, a duplicate may be the batch's own first
 		// attempt, applied although its answer was lost.

@@ -114,8 +114,8 @@ var ErrMaybeStored = &Error{"maybe_stored", "job stored, by this submission or a
 // completed) or when they saw the id within their duplicate window, both
 // as ErrDuplicateJob. The owner's watch of its records queues the job.
 func (c *Client) submitOnce(ctx context.Context, owner, id string, data []byte) error {
-	_, err := c.st.putOnce(ctx, qKey(owner, id), data, id, dKey(id), 0)
-	if errors.Is(err, errConflict) || errors.Is(err, errDupMsg) {
+	_, err := c.st.putSubmitted(ctx, owner, id, data)
+	if refused(err) {
 		return ErrDuplicateJob
 	}
 	return err

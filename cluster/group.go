@@ -97,7 +97,7 @@ func (w *Worker) commitGroup(batch []*groupReq) {
 		all = append(all, r.ops...)
 	}
 	_, err := w.st.commit(context.Background(), all)
-	if len(batch) > 1 && (errors.Is(err, errConflict) || errors.Is(err, errDupMsg)) {
+	if len(batch) > 1 && refused(err) {
 		w.commitGroup(batch[:len(batch)/2])
 		w.commitGroup(batch[len(batch)/2:])
 		return

@@ -142,6 +142,25 @@ type op struct {
 	msgID  string // deduplication id, optional
 }
 
+// submitOp is the write of a submitted job's record, q.<owner>.<id>: its
+// message id is the job id (refused within the servers' duplicate window),
+// and it is conditional on d.<id> having no message (refused once the job
+// completed; d.<id> is never deleted). Refusals read as refused (below).
+func submitOp(owner, id string, data []byte) op {
+	return op{key: qKey(owner, id), value: data, check: true, expect: 0, guard: dKey(id), msgID: id}
+}
+
+// putSubmitted writes one submitted record (submitOp) as a plain put,
+// once, and returns its revision.
+func (s *store) putSubmitted(ctx context.Context, owner, id string, data []byte) (uint64, error) {
+	return s.putOnce(ctx, qKey(owner, id), data, id, dKey(id), 0)
+}
+
+// refused reports whether a write was refused by its checks: a revision
+// that moved (errConflict) or a message id seen within the duplicate
+// window (errDupMsg). For a submission both mean a duplicate.
+func refused(err error) bool { return errors.Is(err, errConflict) || errors.Is(err, errDupMsg) }
+
 // batchAck is the server's answer to a batch commit.
 type batchAck struct {
 	Seq   uint64    `json:"seq"`
