@@ -46,7 +46,15 @@ func (w *Worker) beatLocked() []byte {
 // renewal refused by the compare-and-swap means the lease expired: the
 // worker fences itself.
 func (w *Worker) heartbeatLoop() {
-	t := time.NewTicker(w.st.lease / 4)
+	w.every(w.st.lease/4, func() bool {
+		w.heartbeat()
+		return !w.lostServer()
+	})
+}
+
+// every calls f every d until the worker closes or f reports false.
+func (w *Worker) every(d time.Duration, f func() bool) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
@@ -54,8 +62,7 @@ func (w *Worker) heartbeatLoop() {
 			return
 		case <-t.C:
 		}
-		w.heartbeat()
-		if w.lostServer() {
+		if !f() {
 			return
 		}
 	}

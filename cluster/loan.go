@@ -508,16 +508,10 @@ func (w *Worker) onLoans(m *nats.Msg) {
 // loanLoop audits loans older than a lease, every lease/4, and forgets
 // returns older than two leases.
 func (w *Worker) loanLoop() {
-	t := time.NewTicker(w.st.lease / 4)
-	defer t.Stop()
-	for {
-		select {
-		case <-w.ctx.Done():
-			return
-		case <-t.C:
-		}
+	w.every(w.st.lease/4, func() bool {
 		w.audit()
-	}
+		return true
+	})
 }
 
 // audit asks each thief holding an old loan which loans it holds, and
