@@ -92,24 +92,7 @@ func TestFaultMix(t *testing.T) {
 		t.Skip("process test with faults; skipped with -short")
 	}
 	seed, rounds := faultSeed(), faultRounds()
-	t.Logf("STEAL_FAULT_SEED=%d STEAL_FAULT_ROUNDS=%d", seed, rounds)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("replay with STEAL_FAULT_SEED=%d STEAL_FAULT_ROUNDS=%d", seed, rounds)
-		}
-	})
-	m := newMix(t, seed)
-	stopSub := m.submitLoop()
-	stopIdle := m.sampleIdle()
-	for r := range rounds {
-		m.round(r)
-	}
-	stopSub()
-	t0 := time.Now()
-	m.settle()
-	stopIdle()
-	t.Logf("settled %v after the last fault", time.Since(t0))
-	m.check()
+	runMix(t, seed, rounds, false)
 }
 
 // memFaultRounds is the number of faults TestFaultMixMem injects:
@@ -137,13 +120,21 @@ func TestFaultMixMem(t *testing.T) {
 		t.Skip("process test with faults; skipped with -short")
 	}
 	seed, rounds := faultSeed(), memFaultRounds()
+	runMix(t, seed, rounds, true)
+}
+
+// runMix runs rounds faults drawn from seed against a mix (of workers
+// keeping spawned jobs in memory when mem is set), then lets it settle and
+// checks it; the seed is logged, to replay a failure.
+func runMix(t *testing.T, seed uint64, rounds int, mem bool) {
+	t.Helper()
 	t.Logf("STEAL_FAULT_SEED=%d STEAL_FAULT_ROUNDS=%d", seed, rounds)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("replay with STEAL_FAULT_SEED=%d STEAL_FAULT_ROUNDS=%d", seed, rounds)
 		}
 	})
-	m := newMixMode(t, seed, true)
+	m := newMix(t, seed, mem)
 	stopSub := m.submitLoop()
 	stopIdle := m.sampleIdle()
 	for r := range rounds {

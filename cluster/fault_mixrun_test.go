@@ -54,11 +54,9 @@ type mixKid struct {
 	p *proxy
 }
 
-func newMix(t *testing.T, seed uint64) *mix { return newMixMode(t, seed, false) }
-
-// newMixMode is newMix, with workers that keep spawned jobs in memory when
-// mem is set.
-func newMixMode(t *testing.T, seed uint64, mem bool) *mix {
+// newMix starts a mix's server and workers, which keep spawned jobs in
+// memory when mem is set.
+func newMix(t *testing.T, seed uint64, mem bool) *mix {
 	m := &mix{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, 1)), dir: t.TempDir(), faults: map[string]int{},
 		writes: map[string]map[uint64]bool{}, mem: mem, runs: map[string]int{}}
 	e, err := natsserver.Start(natsserver.StoreDir(m.dir))

@@ -18,37 +18,19 @@ import (
 // again, sees a worker that joins afterwards, and runs jobs. The client,
 // made before the restart, must not be what brings the bucket back.
 func TestRestartLiveWorker(t *testing.T) {
-	dir := t.TempDir()
-	var mu sync.Mutex
-	e, err := natsserver.Start(natsserver.StoreDir(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mu.Lock(); e.Shutdown(); mu.Unlock() })
-	p := newProxy(t, hostPort(e.URL()))
+	rs := newRestartable(t)
 	opts := []Option{WithLease(time.Second), WithStorage(FileStorage)}
-	h := &harness{t: t, opts: opts, runs: map[string]int{}}
-	if h.client, err = NewClient(context.Background(), tcpConn(t, p.url()), opts...); err != nil {
-		t.Fatal(err)
-	}
+	h := rs.harness(opts...)
 	job := func(w *Worker) { w.Handle("job", h.sleeper(0)) }
-	w1 := h.workerOn(tcpConn(t, p.url()), "w1", job)
+	w1 := h.workerOn(tcpConn(t, rs.p.url()), "w1", job)
 	h.ready("w1")
 	submitTo(t, h, "before", 1, "w1")
 	h.wait("before0")
 
-	mu.Lock()
-	e.Shutdown()
-	if e, err = natsserver.Start(natsserver.StoreDir(dir)); err != nil {
-		mu.Unlock()
-		t.Fatal(err)
-	}
-	p.setTarget(hostPort(e.URL()))
-	mu.Unlock()
-	p.reset()
+	rs.restart()
 
 	waitFor(t, 10*time.Second, "w1 to hold a lease after the restart", func() bool { return h.leaseHeld("w1") })
-	h.workerOn(tcpConn(t, p.url()), "w2", job)
+	h.workerOn(tcpConn(t, rs.p.url()), "w2", job)
 	waitFor(t, 10*time.Second, "w1 to see w2 join", func() bool { return w1.members.has("w2") })
 	for _, to := range []string{"w1", "w2"} {
 		id := submitTo(t, h, "after-"+to+"-", 1, to)[0]
@@ -56,6 +38,56 @@ func TestRestartLiveWorker(t *testing.T) {
 			t.Fatalf("%s: recorded by %s, err %v", id, r.Worker, r.Err)
 		}
 	}
+}
+
+// restartable is one server on file storage behind a proxy, which a test
+// restarts in place on the same directory while its clients and workers,
+// connected through the proxy, stay up.
+type restartable struct {
+	t   *testing.T
+	dir string
+	mu  sync.Mutex // e, against the cleanup
+	e   *natsserver.Server
+	p   *proxy
+}
+
+func newRestartable(t *testing.T) *restartable {
+	rs := &restartable{t: t, dir: t.TempDir()}
+	e, err := natsserver.Start(natsserver.StoreDir(rs.dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.e = e
+	t.Cleanup(func() { rs.mu.Lock(); rs.e.Shutdown(); rs.mu.Unlock() })
+	rs.p = newProxy(t, hostPort(e.URL()))
+	return rs
+}
+
+// harness is a harness whose client connects through the proxy.
+func (rs *restartable) harness(opts ...Option) *harness {
+	h := &harness{t: rs.t, opts: opts, runs: map[string]int{}}
+	c, err := NewClient(context.Background(), tcpConn(rs.t, rs.p.url()), opts...)
+	if err != nil {
+		rs.t.Fatal(err)
+	}
+	h.client = c
+	return h
+}
+
+// restart stops the server and starts it again on the same directory, and
+// cuts the proxy's connections so that everyone reconnects to it.
+func (rs *restartable) restart() {
+	rs.mu.Lock()
+	rs.e.Shutdown()
+	e, err := natsserver.Start(natsserver.StoreDir(rs.dir))
+	if err != nil {
+		rs.mu.Unlock()
+		rs.t.Fatal(err)
+	}
+	rs.e = e
+	rs.p.setTarget(hostPort(e.URL()))
+	rs.mu.Unlock()
+	rs.p.reset()
 }
 
 // TestServerRestart: with file storage, queued jobs survive a restart of

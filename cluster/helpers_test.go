@@ -34,6 +34,17 @@ type harness struct {
 	byName map[string]*Worker // the in-process workers, for held
 }
 
+// occupy submits job "busy" to the in-process worker name and waits until
+// it runs: with one slot, the worker's next jobs then wait in its deque,
+// where a thief can borrow them.
+func (h *harness) occupy(name string) {
+	h.t.Helper()
+	if err := h.client.Submit(context.Background(), "busy", "job", nil, To(name)); err != nil {
+		h.t.Fatal(err)
+	}
+	waitFor(h.t, 10*time.Second, "busy to run", func() bool { return h.runCount("busy") == 1 })
+}
+
 // held waits until the in-process worker name holds every one of ids
 // (queued or running) or has completed: a submission returns once its record is
 // stored, and the worker queues it when its watch delivers the record.

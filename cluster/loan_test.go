@@ -262,10 +262,7 @@ func TestLenderCloseWithLoanOut(t *testing.T) {
 	lender := h.worker("lender", func(w *Worker) { w.Handle("job", handler) }, WithStealMode(StealOff))
 	h.ready("lender")
 	ctx := context.Background()
-	if err := h.client.Submit(ctx, "busy", "job", nil, To("lender")); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 10*time.Second, "busy to run", func() bool { return h.runCount("busy") == 1 })
+	h.occupy("lender")
 	if err := h.client.Submit(ctx, "lent", "job", nil, To("lender")); err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,10 @@ package cluster
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // TestSubmitAcrossServerRestart: a live worker and a client stay up
@@ -18,37 +16,18 @@ import (
 // with ErrNoWorkers or a missing bucket. Before clients wrote records,
 // the submission went to the worker's subject, which stays subscribed.
 func TestSubmitAcrossServerRestart(t *testing.T) {
-	dir := t.TempDir()
-	var mu sync.Mutex
-	e, err := natsserver.Start(natsserver.StoreDir(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mu.Lock(); e.Shutdown(); mu.Unlock() })
-	p := newProxy(t, hostPort(e.URL()))
+	rs := newRestartable(t)
 	const lease = 2 * time.Second
-	opts := []Option{WithLease(lease), WithStorage(FileStorage)}
-	h := &harness{t: t, opts: opts, runs: map[string]int{}}
-	nc := tcpConn(t, p.url())
-	if h.client, err = NewClient(context.Background(), nc, opts...); err != nil {
-		t.Fatal(err)
-	}
+	h := rs.harness(WithLease(lease), WithStorage(FileStorage))
+	nc := h.client.nc
 	job := func(w *Worker) { w.Handle("job", h.sleeper(0)) }
-	h.workerOn(tcpConn(t, p.url()), "w1", job)
+	h.workerOn(tcpConn(t, rs.p.url()), "w1", job)
 	h.ready("w1")
 	submitTo(t, h, "before", 1, "w1")
 	h.wait("before0")
 	time.Sleep(lease/2 + 100*time.Millisecond) // the client's roster is stale
 
-	mu.Lock()
-	e.Shutdown()
-	if e, err = natsserver.Start(natsserver.StoreDir(dir)); err != nil {
-		mu.Unlock()
-		t.Fatal(err)
-	}
-	p.setTarget(hostPort(e.URL()))
-	mu.Unlock()
-	p.reset()
+	rs.restart()
 	waitFor(t, 10*time.Second, "the client to reconnect", func() bool { return nc.Status() == nats.CONNECTED })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
