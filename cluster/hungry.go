@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
@@ -8,20 +9,40 @@ import (
 )
 
 // A worker that runs dry and knows of no worker with jobs queued asks
-// who has some (steal.<cluster>.hungry, core NATS): at its start, and
-// then when it runs dry again after running a job, at most once every
-// lease/4. Every worker with jobs to spare answers with a hint to the
-// asker alone (steal.<cluster>.w.<asker>.hint). A worker started after
-// the jobs were placed learns of them at once, not at the next periodic
-// hint. An idle cluster sends nothing (a worker asks again only after it
-// has run a job), and a busy one at most W questions every lease/4, each
-// delivered to W workers.
+// who has some: a request on steal.<cluster>.hungry (core NATS), at its
+// start and then when it runs dry again after running a job, at most
+// every hintGap.
+//
+// Only workers with jobs to spare listen on that subject, in one queue
+// group (lendersQueue): the servers hand each question to one of them,
+// picked at random, and answer "no responders" at once when there is
+// none. A question therefore costs at most a handful of server messages
+// whatever W. Were every worker to listen, each question would cost W
+// deliveries, and W² when every worker runs dry together (at W = 256
+// that was most of the servers' messages of a run of short jobs).
+//
+// The lender answers with a hint, which the asker treats as any other.
+// The hint loop joins the group when it sees jobs to spare and leaves it
+// when it sees none (listenHungry); a lender asked after its surplus went answers
+// empty, and the asker asks again, up to hungryTries times. A worker
+// started after the jobs were placed learns of them at once, not at the
+// next periodic hint; an idle cluster sends nothing.
 
-// askHungry publishes the question, once per dry spell and lease/4.
+// lendersQueue is the queue group of the workers with jobs to spare.
+const lendersQueue = "lenders"
+
+// hungryTries bounds the questions of one dry spell that land on a lender
+// whose surplus went since it joined.
+const hungryTries = 3
+
+// askHungry asks, once per dry spell and at most every hintGap, off the
+// dispatcher. A question costs a few messages whatever W, so a worker
+// that runs dry again soon after an answer asks again rather than wait
+// for a periodic hint.
 func (w *Worker) askHungry() {
 	w.mu.Lock()
 	now := time.Now()
-	skip := w.asked || now.Sub(w.askedAt) < w.st.lease/4
+	skip := w.asked || now.Sub(w.askedAt) < hintGap
 	if !skip {
 		w.asked, w.askedAt = true, now
 	}
@@ -30,21 +51,71 @@ func (w *Worker) askHungry() {
 		return
 	}
 	b, _ := json.Marshal(hint{Name: w.name})
-	w.nc.Publish(w.cfg.subject("hungry"), b)
+	w.wg.Add(1) // the dispatcher, in wg, is running: Close waits for this too
+	go func() {
+		defer w.wg.Done()
+		w.ask(b)
+	}()
 }
 
-// onHungry answers an asker when this worker has jobs to spare.
+// ask sends the question until a lender answers with a hint, nobody has
+// jobs to spare (no responders), or hungryTries lenders had none left.
+func (w *Worker) ask(question []byte) {
+	for range hungryTries {
+		ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
+		m, err := w.nc.RequestWithContext(ctx, w.cfg.subject("hungry"), question)
+		cancel()
+		if err != nil {
+			return // no lender; a hint comes when one has jobs to spare
+		}
+		if len(m.Data) > 0 {
+			w.onHint(m)
+			return
+		}
+	}
+}
+
+// listenHungry keeps the worker in the lenders' queue group while it has jobs to
+// spare (surplus > 0) and out of it otherwise. Only the hint loop calls
+// it, so the subscription needs no lock.
+func (w *Worker) listenHungry(surplus int) {
+	switch {
+	case surplus > 0 && w.hungrySub == nil:
+		if sub, err := w.nc.QueueSubscribe(w.cfg.subject("hungry"), lendersQueue, w.onHungry); err == nil {
+			w.hungrySub = sub
+		}
+	case surplus <= 0 && w.hungrySub != nil:
+		w.hungrySub.Unsubscribe()
+		w.hungrySub = nil
+	}
+}
+
+// onHungry answers a question with a hint when this worker has jobs to
+// spare, and empty when not (it then has the hint loop take it out of the
+// group). A question without a reply subject, as earlier versions ask,
+// gets its hint on the asker's hint subject.
 func (w *Worker) onHungry(m *nats.Msg) {
 	var h hint
-	if json.Unmarshal(m.Data, &h) != nil || h.Name == w.name || !validName(h.Name) {
+	if json.Unmarshal(m.Data, &h) != nil || !validName(h.Name) {
 		return
 	}
-	w.mu.Lock()
-	q := w.surplusLocked()
-	w.mu.Unlock()
+	q := 0
+	if h.Name != w.name {
+		w.mu.Lock()
+		q = w.surplusLocked()
+		w.mu.Unlock()
+	}
 	if q <= 0 {
+		poke(w.kick)
+		if m.Reply != "" {
+			m.Respond(nil)
+		}
 		return
 	}
 	b, _ := json.Marshal(hint{Name: w.name, Queue: q})
+	if m.Reply != "" {
+		m.Respond(b)
+		return
+	}
 	w.nc.Publish(w.cfg.subject("w."+h.Name+".hint"), b)
 }

@@ -93,6 +93,7 @@ type hint struct {
 func (w *Worker) hintLoop() {
 	t := time.NewTicker(w.st.lease / 4)
 	defer t.Stop()
+	defer w.listenHungry(0)
 	last, at := 0, time.Time{}
 	for {
 		select {
@@ -104,6 +105,7 @@ func (w *Worker) hintLoop() {
 		w.mu.Lock()
 		q := w.surplusLocked()
 		w.mu.Unlock()
+		w.listenHungry(q)
 		if q <= 0 {
 			last = 0
 			continue

@@ -126,7 +126,6 @@ func (w *Worker) subscribe() error {
 		{c.subject("w." + w.name + ".return"), "", w.onReturn},
 		{c.subject("w." + w.name + ".loans"), "", w.onLoans},
 		{c.subject("w." + w.name + ".hint"), "", w.onHint},
-		{c.subject("hungry"), "", w.onHungry},
 		{c.subject("w." + w.name + ".submit"), "", w.onSubmit},
 		{c.subject("submit"), "workers", w.onSubmit},
 		{c.subject("state"), "", w.onState},

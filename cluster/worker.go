@@ -43,7 +43,9 @@
 // random (a queue group on steal.<cluster>.hint.any; to all on
 // steal.<cluster>.hint in a cluster of 5 or fewer), so that hints and the
 // steals they wake cost O(1), not O(W) (TestBusyControlTraffic). A worker
-// that runs dry knowing of no queued jobs asks once (hungry.go). An idle
+// that runs dry knowing of no queued jobs asks once, and only the workers
+// with jobs to spare hear it: one of them, picked by the servers, answers
+// with a hint (hungry.go, TestHungryAsksOnlyLenders). An idle
 // worker picks its victim as the longer queue of two
 // random workers that hinted or whose lease shows queued jobs (best of
 // two, as in Sparrow), and backs off from 100 µs to 4 ms while it fails;
@@ -281,6 +283,10 @@ type Worker struct {
 	jobStop context.CancelFunc
 	wg      sync.WaitGroup
 	stats   stats
+
+	// hungrySub: the worker is in the lenders' queue group (hungry.go).
+	// The hint loop's alone.
+	hungrySub *nats.Subscription
 }
 
 // entry is one job in the deque. rec is nil for a record that did not
