@@ -22,7 +22,7 @@ type cell struct {
 	Stolen       float64   `json:"stolen_median"`            // jobs moved by steals
 	PreStolen    float64   `json:"pre_stolen_median"`        // skew: before the clock
 	FetchP50US   float64   `json:"fetch_p50_us,omitempty"`   // central: time to a Fetch's first job
-	MsgsPerJob   float64   `json:"server_msgs_per_job"`      // in + out, from the start of loading
+	MsgsPerJob   float64   `json:"server_msgs_per_job"`      // in + out, from the start of loading, once the workers settled
 	CPUPerJobUS  float64   `json:"cpu_us_per_job"`           // every process of the trial, while the clock ran
 	Failed       int       `json:"failed_runs,omitempty"`    // runs that did not finish (not in the medians)
 	Late         int64     `json:"late_submits,omitempty"`   // all runs: Submit answered cluster.ErrMaybeStored

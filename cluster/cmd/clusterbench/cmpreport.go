@@ -23,7 +23,7 @@ func cmpMarkdown(w io.Writer, r *cmpReport) {
 	fk := cfg.baseline()
 	fmt.Fprintf(w, "Produced by `%s` on %s, %s, %s, in %.1f minutes. Medians of %d runs; in each run every design ran once, in turn. Workers: %s.\n\n",
 		r.Command, r.Date, r.Machine, r.Go, r.WallS/60, cfg.Runs, strings.Join(cfg.Modes, " and "))
-	fmt.Fprintf(w, "Columns: jobs/s (the jobs over the median time); × %s: the same ratio against %s in the same run, cell by cell (above 1: faster, or for messages and CPU, dearer); msgs/job: server messages in + out per job, from the start of loading; CPU µs/job: CPU time of every process of the trial (server, submitter and workers) while the clock ran, per job; makespan / lower bound for jobs that take time (1 is perfect).\n\n", fk, fk)
+	fmt.Fprintf(w, "Columns: jobs/s (the jobs over the median time); × %s: the same ratio against %s in the same run, cell by cell (above 1: faster, or for messages and CPU, dearer); msgs/job: server messages in + out per job, from the start of loading, once the workers started first have settled (the server about as quiet as with idle workers); CPU µs/job: CPU time of every process of the trial (server, submitter and workers) while the clock ran, per job; makespan / lower bound for jobs that take time (1 is perfect).\n\n", fk, fk)
 	for _, wl := range cfg.Workloads {
 		for _, n := range cfg.Workers {
 			for _, mode := range cfg.Modes {

@@ -19,7 +19,7 @@ type trialResult struct {
 	Steals    []time.Duration // observed steals that moved jobs
 	Empty     int             // observed steals answered with nothing
 	Fetches   []time.Duration // central: time to each Fetch's first job
-	Msgs      int64           // messages into and out of the server from the start of loading
+	Msgs      int64           // messages into and out of the server from the start of loading, once the workers settled
 	CPU       time.Duration   // CPU time of every process of the trial while the clock ran
 	Late      int64           // submissions answered cluster.ErrMaybeStored (stored, answer lost)
 }
@@ -72,8 +72,15 @@ func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err 
 			return res, err
 		}
 	}
-	m0 := serverMsgs(e)
-	t0, err := load(ctx, sys, wl, w, open, &res)
+	var m0 int64
+	begin := func() error {
+		if err := settle(ctx, e, w); err != nil {
+			return err
+		}
+		m0 = serverMsgs(e)
+		return nil
+	}
+	t0, err := load(ctx, sys, wl, w, begin, open, &res)
 	if err == nil {
 		err = waitDone(ctx, sys, int64(wl.total()))
 	}
@@ -105,12 +112,13 @@ func serverMsgs(e *natsserver.Server) int64 {
 	return v.InMsgs + v.OutMsgs
 }
 
-// load starts the workers, places the workload's jobs, opens the gate and
-// returns when the clock started.
-func load(ctx context.Context, sys system, wl workload, w int, open func(), res *trialResult) (time.Time, error) {
+// load starts the workers, calls begin once they have (the first
+// worker, for a skewed start), places the workload's jobs, opens the gate
+// and returns when the clock started.
+func load(ctx context.Context, sys system, wl workload, w int, begin func() error, open func(), res *trialResult) (time.Time, error) {
 	switch wl.Kind {
 	case kindThroughput:
-		if err := sys.start(ctx, 0, w); err != nil {
+		if err := startAll(ctx, sys, 0, w, begin); err != nil {
 			return time.Now(), err
 		}
 		open()
@@ -120,7 +128,7 @@ func load(ctx context.Context, sys system, wl workload, w int, open func(), res 
 		}
 		return t0, submitAll(ctx, sys, wl.Jobs, false)
 	case kindSkew:
-		if err := sys.start(ctx, 0, 1); err != nil {
+		if err := startAll(ctx, sys, 0, 1, begin); err != nil {
 			return time.Now(), err
 		}
 		if err := submitAll(ctx, sys, wl.Jobs, true); err != nil {
@@ -131,7 +139,7 @@ func load(ctx context.Context, sys system, wl workload, w int, open func(), res 
 		}
 		res.PreStolen = sys.stolen()
 	default: // kindTree
-		if err := sys.start(ctx, 0, w); err != nil {
+		if err := startAll(ctx, sys, 0, w, begin); err != nil {
 			return time.Now(), err
 		}
 		for i, d := range wl.rootDepths() {
@@ -142,6 +150,45 @@ func load(ctx context.Context, sys system, wl workload, w int, open func(), res 
 	}
 	open()
 	return time.Now(), nil
+}
+
+// startAll starts workers [from, to) of sys, then calls begin.
+func startAll(ctx context.Context, sys system, from, to int, begin func() error) error {
+	if err := sys.start(ctx, from, to); err != nil {
+		return err
+	}
+	return begin()
+}
+
+// Settling. A worker's start goes on after it is ready: it reads the
+// workers bucket (W leases, so that starting W workers costs the server
+// about W²/2 messages at once), starts its watch and scans for orphans.
+// The trial waits until the server is about as quiet as idle workers keep
+// it before it counts messages and starts the clock, so that a trial
+// measures the workload, not the start of its workers; the idle cells
+// report the start (its time, and the traffic that follows).
+
+// settleQuiet: the server is settled when, over settleWindow, it handled
+// fewer than settleQuiet messages per worker, plus settleSlack.
+const (
+	settleWindow = 100 * time.Millisecond
+	settleQuiet  = 2
+	settleSlack  = 20
+	settleMax    = 10 * time.Second
+)
+
+// settle waits until the server is settled, at most settleMax.
+func settle(ctx context.Context, e *natsserver.Server, w int) error {
+	for limit := time.Now().Add(settleMax); time.Now().Before(limit); {
+		m := serverMsgs(e)
+		if !sleepCtx(ctx, settleWindow) {
+			return ctx.Err()
+		}
+		if serverMsgs(e)-m < int64(settleQuiet*w+settleSlack) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // submitAll submits jobs j0..j<n-1> from submitters goroutines.
