@@ -7,7 +7,12 @@ import (
 )
 
 // shrinkDupWindow sets the jobs stream's duplicate window to d, so that a
-// test can submit an id again past it.
+// test can submit an id again past it. It updates the stream twice: an
+// update that changes the window makes the server's purge of old ids
+// fire at once, before it stores the new window (nats-server v2.15.2,
+// server/stream.go, the stream's update), so that the first purge may
+// still use the old window and put off the next one by as long. The
+// second update's purge sees the window of the first.
 func shrinkDupWindow(t *testing.T, h *harness, d time.Duration) {
 	t.Helper()
 	ctx := context.Background()
@@ -16,9 +21,11 @@ func shrinkDupWindow(t *testing.T, h *harness, d time.Duration) {
 		t.Fatal(err)
 	}
 	sc := str.CachedInfo().Config
-	sc.Duplicates = d
-	if _, err := h.client.st.js.UpdateStream(ctx, sc); err != nil {
-		t.Fatal(err)
+	for _, win := range []time.Duration{d + time.Millisecond, d} {
+		sc.Duplicates = win
+		if _, err := h.client.st.js.UpdateStream(ctx, sc); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
