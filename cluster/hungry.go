@@ -23,10 +23,14 @@ import (
 //
 // The lender answers with a hint, which the asker treats as any other.
 // The hint loop joins the group when it sees jobs to spare and leaves it
-// when it sees none (listenHungry); a lender asked after its surplus went answers
-// empty, and the asker asks again, up to hungryTries times. A worker
-// started after the jobs were placed learns of them at once, not at the
-// next periodic hint; an idle cluster sends nothing.
+// when it sees none (listenHungry); a lender asked after its surplus went
+// leaves at once and answers empty, and the asker asks again, up to
+// hungryTries times. A worker started after the jobs were placed learns
+// of them at once, not at the next periodic hint; an idle cluster sends
+// nothing. While workers of earlier versions (which hear every question
+// and answer on the asker's hint subject) are connected, a question with
+// no lender gets no "no responders" and waits out the request timeout,
+// off the dispatcher.
 
 // lendersQueue is the queue group of the workers with jobs to spare.
 const lendersQueue = "lenders"
@@ -79,6 +83,9 @@ func (w *Worker) ask(question []byte) {
 // spare (surplus > 0) and out of it otherwise. Only the hint loop calls
 // it, so the subscription needs no lock.
 func (w *Worker) listenHungry(surplus int) {
+	if w.hungrySub != nil && !w.hungrySub.IsValid() {
+		w.hungrySub = nil // onHungry left the group when it answered empty
+	}
 	switch {
 	case surplus > 0 && w.hungrySub == nil:
 		if sub, err := w.nc.QueueSubscribe(w.cfg.subject("hungry"), lendersQueue, w.onHungry); err == nil {
@@ -91,8 +98,7 @@ func (w *Worker) listenHungry(surplus int) {
 }
 
 // onHungry answers a question with a hint when this worker has jobs to
-// spare, and empty when not (it then has the hint loop take it out of the
-// group). A question without a reply subject, as earlier versions ask,
+// spare, and empty when not, having left the group first. A question without a reply subject, as earlier versions ask,
 // gets its hint on the asker's hint subject.
 func (w *Worker) onHungry(m *nats.Msg) {
 	var h hint
@@ -106,6 +112,13 @@ func (w *Worker) onHungry(m *nats.Msg) {
 		w.mu.Unlock()
 	}
 	if q <= 0 {
+		// Leave before answering: the UNSUB goes out ahead of the
+		// answer on this connection, so the asker's next try reaches
+		// another lender, not this one again. The hint loop joins
+		// again when it sees jobs to spare (listenHungry).
+		if m.Sub != nil {
+			m.Sub.Unsubscribe()
+		}
 		poke(w.kick)
 		if m.Reply != "" {
 			m.Respond(nil)
