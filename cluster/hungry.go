@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -62,17 +63,25 @@ func (w *Worker) askHungry() {
 	}()
 }
 
+// askWait bounds the wait for one lender's answer. A lender answers from
+// its subscription at once; one that has not within askWait is taken to
+// be stopped or cut off (the servers keep its subscription until they
+// miss its pings, minutes by default), and the question goes again, most
+// likely to another lender.
+const askWait = 500 * time.Millisecond
+
 // ask sends the question until a lender answers with a hint, nobody has
-// jobs to spare (no responders), or hungryTries lenders had none left.
+// jobs to spare (no responders), or hungryTries tries went unanswered or
+// were answered empty (by lenders whose surplus went).
 func (w *Worker) ask(question []byte) {
 	for range hungryTries {
-		ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
+		ctx, cancel := context.WithTimeout(w.ctx, min(w.cfg.timeout, askWait))
 		m, err := w.nc.RequestWithContext(ctx, w.cfg.subject("hungry"), question)
 		cancel()
-		if err != nil {
-			return // no lender; a hint comes when one has jobs to spare
-		}
-		if len(m.Data) > 0 {
+		switch {
+		case w.ctx.Err() != nil || errors.Is(err, nats.ErrNoResponders):
+			return // closing, or no lender: a hint comes when one has jobs to spare
+		case err == nil && len(m.Data) > 0:
 			w.onHint(m)
 			return
 		}

@@ -65,3 +65,31 @@ func TestHungryEmptyLenderLeaves(t *testing.T) {
 		return err == nil && len(m.Data) > 0
 	})
 }
+
+// TestHungrySilentLender: a lender that never answers (stopped, or cut
+// off while the servers still hold its subscription) costs a question
+// askWait, not the request timeout, and the asker asks again, hungryTries
+// times in all, so that another lender, if any, may answer.
+func TestHungrySilentLender(t *testing.T) {
+	h := newHarness(t, WithLease(2*time.Second), WithRequestTimeout(10*time.Second))
+	w1 := h.worker("w1", func(w *Worker) { w.Handle("job", h.sleeper(0)) })
+	h.ready("w1")
+	nc := h.conn()
+	heard := make(chan struct{}, 10)
+	sub, err := nc.QueueSubscribe(h.client.cfg.subject("hungry"), lendersQueue, func(*nats.Msg) { heard <- struct{}{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	nc.Flush()
+	q, _ := json.Marshal(hint{Name: "w1"})
+	t0 := time.Now()
+	w1.ask(q)
+	took := time.Since(t0)
+	if len(heard) != hungryTries {
+		t.Errorf("the silent lender heard %d questions, want %d (one a try)", len(heard), hungryTries)
+	}
+	if limit := hungryTries*askWait + time.Second; took > limit {
+		t.Errorf("ask took %v against a silent lender, want at most %v", took, limit)
+	}
+}
