@@ -36,8 +36,8 @@ import (
 // lendersQueue is the queue group of the workers with jobs to spare.
 const lendersQueue = "lenders"
 
-// hungryTries bounds the questions of one dry spell that land on a lender
-// whose surplus went since it joined.
+// hungryTries bounds the tries of one question: a try answered empty (by a
+// lender whose surplus went) or not within askWait goes again.
 const hungryTries = 3
 
 // askHungry asks, once per dry spell and at most every hintGap, off the
@@ -88,9 +88,9 @@ func (w *Worker) ask(question []byte) {
 	}
 }
 
-// listenHungry keeps the worker in the lenders' queue group while it has jobs to
-// spare (surplus > 0) and out of it otherwise. Only the hint loop calls
-// it, so the subscription needs no lock.
+// listenHungry keeps the worker in the lenders' queue group while it has
+// jobs to spare (surplus > 0) and out of it otherwise. Only the hint loop
+// calls it, so the subscription needs no lock.
 func (w *Worker) listenHungry(surplus int) {
 	if w.hungrySub != nil && !w.hungrySub.IsValid() {
 		w.hungrySub = nil // onHungry left the group when it answered empty
@@ -107,8 +107,9 @@ func (w *Worker) listenHungry(surplus int) {
 }
 
 // onHungry answers a question with a hint when this worker has jobs to
-// spare, and empty when not, having left the group first. A question without a reply subject, as earlier versions ask,
-// gets its hint on the asker's hint subject.
+// spare, and empty when not, having left the group first. A question
+// without a reply subject, as earlier versions ask, gets its hint on the
+// asker's hint subject.
 func (w *Worker) onHungry(m *nats.Msg) {
 	var h hint
 	if json.Unmarshal(m.Data, &h) != nil || !validName(h.Name) {
