@@ -256,30 +256,40 @@ func (c *Client) submitChunk(ctx context.Context, to string, recs []record, ch c
 // answer was lost: a record found under the owner's name is taken as
 // queued, and otherwise the job is reported as maybe stored.
 func (c *Client) submitEach(ctx context.Context, owners []string, recs []record, ch chunk, retried bool, out []error) {
+	fewAtOnce(len(ch.idx), func(k int) {
+		id, owner, again := recs[ch.idx[k]].ID, owners[k], false
+		err := retry(ctx, func(attempt int) error {
+			again = attempt > 0
+			_, err := c.st.putSubmitted(ctx, owner, id, ch.data[k])
+			return err
+		})
+		switch {
+		case !refused(err):
+			out[k] = err
+		case !retried && !again:
+			out[k] = ErrDuplicateJob
+		default:
+			if _, err := c.st.get(ctx, qKey(owner, id)); err == nil {
+				out[k] = nil
+			} else {
+				out[k] = fmt.Errorf("%w: an attempt's answer was lost and the retry was refused as a duplicate", ErrMaybeStored)
+			}
+		}
+	})
+}
+
+// fewAtOnce calls f(k) for each k in [0, n), at most 8 at once, and
+// returns when every call has: the one-write-per-record fallback of a
+// refused batch, client's or worker's, without a goroutine (and a request
+// in flight) per record of a 256-record chunk.
+func fewAtOnce(n int, f func(k int)) {
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
-	for k, i := range ch.idx {
+	for k := range n {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			id, owner, again := recs[i].ID, owners[k], false
-			err := retry(ctx, func(attempt int) error {
-				again = attempt > 0
-				_, err := c.st.putSubmitted(ctx, owner, id, ch.data[k])
-				return err
-			})
-			switch {
-			case !refused(err):
-				out[k] = err
-			case !retried && !again:
-				out[k] = ErrDuplicateJob
-			default:
-				if _, err := c.st.get(ctx, qKey(owner, id)); err == nil {
-					out[k] = nil
-				} else {
-					out[k] = fmt.Errorf("%w: an attempt's answer was lost and the retry was refused as a duplicate", ErrMaybeStored)
-				}
-			}
+			f(k)
 		})
 	}
 	wg.Wait()
@@ -382,19 +392,12 @@ func (w *Worker) writeBatch(rs []*record) []submitReply {
 		// One write per record, a few at once; write lowers incoming.
 		// After a retry, a duplicate may be the batch's own first
 		// attempt, applied although its answer was lost.
-		sem := make(chan struct{}, 8)
-		var wg sync.WaitGroup
-		for k, r := range rs {
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				out[k] = w.write(r, retried)
-				if retried && out[k].Code == ErrDuplicateJob.Code {
-					out[k].Code = ErrMaybeStored.Code
-				}
-			})
-		}
-		wg.Wait()
+		fewAtOnce(len(rs), func(k int) {
+			out[k] = w.write(rs[k], retried)
+			if retried && out[k].Code == ErrDuplicateJob.Code {
+				out[k].Code = ErrMaybeStored.Code
+			}
+		})
 		return out
 	}
 	w.mu.Lock()
