@@ -45,6 +45,31 @@ func (h *harness) occupy(name string) {
 	waitFor(h.t, 10*time.Second, "busy to run", func() bool { return h.runCount("busy") == 1 })
 }
 
+// busyLender starts worker "lender" (with one slot, from the harness's
+// options, and no stealing of its own) with handler for type "job", and
+// occupies its slot with job "busy": the jobs submitted to it next wait in
+// its deque, where a thief can borrow them.
+func (h *harness) busyLender(handler Handler) *Worker {
+	h.t.Helper()
+	lender := h.worker("lender", func(w *Worker) { w.Handle("job", handler) }, WithStealMode(StealOff))
+	h.ready("lender")
+	h.occupy("lender")
+	return lender
+}
+
+// lendOne submits job "lent" to the busy lender, starts worker "thief"
+// with handler and opts, and waits until the thief runs "lent", which it
+// can only have borrowed.
+func (h *harness) lendOne(handler Handler, opts ...Option) *Worker {
+	h.t.Helper()
+	if err := h.client.Submit(context.Background(), "lent", "job", nil, To("lender")); err != nil {
+		h.t.Fatal(err)
+	}
+	thief := h.worker("thief", func(w *Worker) { w.Handle("job", handler) }, opts...)
+	waitFor(h.t, 10*time.Second, "the thief to run lent", func() bool { return h.runCount("lent") == 1 })
+	return thief
+}
+
 // held waits until the in-process worker name holds every one of ids
 // (queued or running) or has completed: a submission returns once its record is
 // stored, and the worker queues it when its watch delivers the record.

@@ -29,14 +29,8 @@ func TestHungryAsksOnlyLenders(t *testing.T) {
 		h.worker(n, blocking)
 	}
 	h.ready("w1", "w2", "w3")
-	nc := h.conn()
-	subj := h.client.cfg.subject("hungry")
-	question, _ := json.Marshal(hint{Name: "asker"})
-	ask := func() (*nats.Msg, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		return nc.RequestWithContext(ctx, subj, question)
-	}
+	asker := hungryAsker(h)
+	ask := func() (*nats.Msg, error) { return asker("asker") }
 
 	if _, err := ask(); !errors.Is(err, nats.ErrNoResponders) {
 		t.Fatalf("idle cluster: asked %v, want no responders (an idle worker heard the question)", err)
@@ -60,4 +54,94 @@ func TestHungryAsksOnlyLenders(t *testing.T) {
 		_, err := ask()
 		return errors.Is(err, nats.ErrNoResponders)
 	})
+}
+
+// TestHungryEmptyLenderLeaves: a lender that answers a question empty
+// (its surplus went, or the question is its own) is out of the lenders'
+// group before its answer arrives, so that the asker's next try reaches
+// another lender (here none: "no responders") rather than the same one,
+// however late its hint loop runs; and it joins again once its hint loop
+// sees jobs to spare.
+func TestHungryEmptyLenderLeaves(t *testing.T) {
+	h := newHarness(t, WithSlots(1), WithStealMode(StealOff), WithLease(2*time.Second))
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	w1 := h.worker("w1", func(w *Worker) {
+		w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
+			h.ran(j.ID)
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return nil, nil
+		})
+	})
+	h.ready("w1")
+	h.occupy("w1")
+	ids := h.submitN(2, "job", To("w1"))
+	h.held("w1", ids...)
+	ask := hungryAsker(h)
+	waitFor(t, 5*time.Second, "w1 to join the lenders", func() bool {
+		m, err := ask("asker")
+		return err == nil && len(m.Data) > 0
+	})
+
+	// w1's own question (it ran dry while still a lender) is answered
+	// empty; w1's hint loop is held up meanwhile (w.mu).
+	w1.mu.Lock()
+	m, err := ask("w1")
+	if err != nil || len(m.Data) != 0 {
+		w1.mu.Unlock()
+		t.Fatalf("own question: %v %v, want an empty answer", m, err)
+	}
+	_, err = ask("w1")
+	w1.mu.Unlock()
+	if !errors.Is(err, nats.ErrNoResponders) {
+		t.Fatalf("asked again after an empty answer: %v, want no responders (the lender that answered empty is still in the group)", err)
+	}
+	waitFor(t, 5*time.Second, "w1, which still has jobs to spare, to join again", func() bool {
+		m, err := ask("asker")
+		return err == nil && len(m.Data) > 0
+	})
+}
+
+// TestHungrySilentLender: a lender that never answers (stopped, or cut
+// off while the servers still hold its subscription) costs a question
+// askWait, not the request timeout, and the asker asks again, hungryTries
+// times in all, so that another lender, if any, may answer.
+func TestHungrySilentLender(t *testing.T) {
+	h := newHarness(t, WithLease(2*time.Second), WithRequestTimeout(10*time.Second))
+	w1 := h.worker("w1", func(w *Worker) { w.Handle("job", h.sleeper(0)) })
+	h.ready("w1")
+	nc := h.conn()
+	heard := make(chan struct{}, 10)
+	sub, err := nc.QueueSubscribe(h.client.cfg.subject("hungry"), lendersQueue, func(*nats.Msg) { heard <- struct{}{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	nc.Flush()
+	q, _ := json.Marshal(hint{Name: "w1"})
+	t0 := time.Now()
+	w1.ask(q)
+	took := time.Since(t0)
+	if len(heard) != hungryTries {
+		t.Errorf("the silent lender heard %d questions, want %d (one a try)", len(heard), hungryTries)
+	}
+	if limit := hungryTries*askWait + time.Second; took > limit {
+		t.Errorf("ask took %v against a silent lender, want at most %v", took, limit)
+	}
+}
+
+// hungryAsker asks the hungry question as name, from a connection of its
+// own, and waits up to a second for the answer.
+func hungryAsker(h *harness) func(name string) (*nats.Msg, error) {
+	nc := h.conn()
+	subj := h.client.cfg.subject("hungry")
+	return func(name string) (*nats.Msg, error) {
+		q, _ := json.Marshal(hint{Name: name})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		return nc.RequestWithContext(ctx, subj, q)
+	}
 }

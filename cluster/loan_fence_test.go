@@ -25,15 +25,8 @@ func TestFenceKeepsLentJob(t *testing.T) {
 		}
 		return []byte(j.Worker()), nil
 	}
-	lender := h.worker("lender", func(w *Worker) { w.Handle("job", handler) }, WithStealMode(StealOff))
-	h.ready("lender")
-	ctx := context.Background()
-	h.occupy("lender")
-	if err := h.client.Submit(ctx, "lent", "job", nil, To("lender")); err != nil {
-		t.Fatal(err)
-	}
-	thief := h.worker("thief", func(w *Worker) { w.Handle("job", handler) })
-	waitFor(t, 10*time.Second, "the thief to run lent", func() bool { return h.runCount("lent") == 1 })
+	lender := h.busyLender(handler)
+	thief := h.lendOne(handler)
 	if thief.Stats().Stolen == 0 {
 		t.Fatal("lent ran on the thief without a loan")
 	}

@@ -23,10 +23,8 @@ func TestLoanThiefSmallerPayloadLimit(t *testing.T) {
 		}
 		return []byte(j.Worker()), nil
 	}
-	h.worker("lender", func(w *Worker) { w.Handle("job", handler) }, WithStealMode(StealOff))
-	h.ready("lender")
+	h.busyLender(handler)
 	ctx := context.Background()
-	h.occupy("lender")
 	var ids []string
 	for i := range 5 {
 		id := "s" + strconv.Itoa(i)

@@ -22,10 +22,8 @@ func TestLoanReplyFitsMessage(t *testing.T) {
 		}
 		return nil, nil
 	}
-	lender := h.worker("lender", func(w *Worker) { w.Handle("job", handler) }, WithStealMode(StealOff))
-	h.ready("lender")
+	lender := h.busyLender(handler)
 	ctx := context.Background()
-	h.occupy("lender")
 	payload := make([]byte, 400<<10)
 	var ids []string
 	for i := range 3 {

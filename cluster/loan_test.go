@@ -259,15 +259,8 @@ func TestLenderCloseWithLoanOut(t *testing.T) {
 		}
 		return []byte(j.Worker()), nil
 	}
-	lender := h.worker("lender", func(w *Worker) { w.Handle("job", handler) }, WithStealMode(StealOff))
-	h.ready("lender")
-	ctx := context.Background()
-	h.occupy("lender")
-	if err := h.client.Submit(ctx, "lent", "job", nil, To("lender")); err != nil {
-		t.Fatal(err)
-	}
-	h.worker("thief", func(w *Worker) { w.Handle("job", handler) }, WithSlots(2))
-	waitFor(t, 10*time.Second, "the thief to run lent", func() bool { return h.runCount("lent") == 1 })
+	lender := h.busyLender(handler)
+	h.lendOne(handler, WithSlots(2))
 	// The thief finishes the job while the lender's Close waits.
 	time.AfterFunc(300*time.Millisecond, func() { close(gLent) })
 	lender.Close()

@@ -31,12 +31,7 @@ func TestClusterDemo(t *testing.T) {
 		t.Fatalf("no progress line:\n%s", out)
 	}
 	// Each worker's line adds up to the total.
-	sum := 0
-	for _, m := range regexp.MustCompile(`(?m)^  w\d completed (\d+) jobs`).FindAllStringSubmatch(out, -1) {
-		n, _ := strconv.Atoi(m[1])
-		sum += n
-	}
-	if sum != 320 {
+	if sum := sumCounts(`(?m)^  w\d completed (\d+) jobs`, out); sum != 320 {
 		t.Fatalf("workers' lines add up to %d jobs, want 320:\n%s", sum, out)
 	}
 }
@@ -56,12 +51,7 @@ func TestClusterDemoMemTrees(t *testing.T) {
 	if n, _ := strconv.Atoi(m[1]); n == 0 {
 		t.Fatalf("no job stolen:\n%s", out)
 	}
-	sum := 0
-	for _, m := range regexp.MustCompile(`(?m)^  w\d recorded (\d+) roots`).FindAllStringSubmatch(out, -1) {
-		n, _ := strconv.Atoi(m[1])
-		sum += n
-	}
-	if sum != 8 {
+	if sum := sumCounts(`(?m)^  w\d recorded (\d+) roots`, out); sum != 8 {
 		t.Fatalf("workers' lines add up to %d roots, want 8:\n%s", sum, out)
 	}
 }
@@ -87,4 +77,15 @@ func TestClusterDemoOnExternalServer(t *testing.T) {
 	if n := srv.NATS().NumClients(); n != 0 {
 		t.Fatalf("%d connections left open after the demo", n)
 	}
+}
+
+// sumCounts adds up the number that pattern's first group captures on
+// every match in out: the workers' lines of a demo's summary.
+func sumCounts(pattern, out string) int {
+	sum := 0
+	for _, m := range regexp.MustCompile(pattern).FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.Atoi(m[1])
+		sum += n
+	}
+	return sum
 }
