@@ -145,11 +145,38 @@ func (w *Worker) recordLater(e *entry) {
 }
 
 // recordCounted is recordLater for a write the caller added to finishing.
+// An idle recorder takes it, else a new one starts: a goroutine started
+// for each completion grew its stack again each time (the write goes deep
+// into encoding/json and nats.go), which profiles of flat jobs showed.
 func (w *Worker) recordCounted(e *entry) {
-	go func() {
-		defer w.finishing.Done()
+	select {
+	case w.recq <- e:
+	default:
+		go w.recorder(e)
+	}
+}
+
+// recorderIdle is how long an idle recorder waits for the next write
+// before it exits.
+const recorderIdle = time.Second
+
+// recorder writes e's outcome, then each one it is handed next, until it
+// has waited recorderIdle for one or the worker stops.
+func (w *Worker) recorder(e *entry) {
+	t := time.NewTimer(recorderIdle)
+	defer t.Stop()
+	for {
 		w.record(e)
-	}()
+		w.finishing.Done()
+		t.Reset(recorderIdle)
+		select {
+		case e = <-w.recq:
+		case <-t.C:
+			return
+		case <-w.ctx.Done():
+			return
+		}
+	}
 }
 
 // record is recordLater's work, done by the caller.

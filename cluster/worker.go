@@ -210,6 +210,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -271,6 +272,7 @@ type Worker struct {
 	pool    *steal.Pool
 	wake    chan struct{} // wakes the dispatcher
 	kick    chan struct{} // tells the hint loop that the state changed
+	recq    chan *entry   // completions to write, to an idle recorder (run.go)
 	hinted  atomic.Bool   // a hint came since the dispatcher last looked
 	rounds  atomic.Int64  // the dispatcher's rounds, for the tests of its wakeups
 	scan    chan struct{} // asks for an orphan scan
@@ -385,11 +387,26 @@ func NewWorker(nc *nats.Conn, name string, opts ...Option) (*Worker, error) {
 		scan:       make(chan struct{}, 1),
 		reload:     make(chan struct{}, 1),
 		rewatch:    make(chan struct{}, 1),
+		recq:       make(chan *entry),
 		proc:       nuid.Next(),
 		done:       make(chan struct{}),
 	}
 	w.flights = sync.NewCond(&w.mu)
+	warmCodecs.Do(warmJSON)
 	return w, nil
+}
+
+// warmCodecs: encoding/json builds its coders for a type on first use, by
+// reflection, which costs more than a job's own decoding and encoding
+// many times over. A worker process builds those of the records and
+// outcomes it handles before its first job instead of during it.
+var warmCodecs sync.Once
+
+func warmJSON() {
+	var r record
+	json.Unmarshal([]byte(`{"id":"a","type":"t","bundle":[{"id":"b","type":"t"}]}`), &r)
+	json.Marshal(&r)
+	json.Marshal(&outcome{})
 }
 
 // Name is the worker's name.
