@@ -75,6 +75,35 @@ func BenchmarkSubmit(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
 }
 
+// BenchmarkSubmitBatch and BenchmarkSubmitBundle: no-op jobs submitted in
+// calls of 100 by 8 goroutines, with SubmitBatch and with SubmitBundle;
+// the time includes the final idle check.
+func BenchmarkSubmitBatch(b *testing.B)  { benchBatches(b, (*Client).SubmitBatch) }
+func BenchmarkSubmitBundle(b *testing.B) { benchBatches(b, (*Client).SubmitBundle) }
+
+func benchBatches(b *testing.B, submit func(*Client, context.Context, []BatchJob, ...SubmitOption) error) {
+	c := benchCluster(b, func(w *Worker) { w.Handle("noop", noop) })
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for from := g * 100; from < b.N; from += 800 {
+				jobs := make([]BatchJob, 0, 100)
+				for i := from; i < min(from+100, b.N); i++ {
+					jobs = append(jobs, BatchJob{ID: "s" + strconv.Itoa(i), Type: "noop"})
+				}
+				if err := submit(c, context.Background(), jobs); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	waitIdle(b, c)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+}
+
 // BenchmarkSpawnSteal: one root job on w1 spawns b.N no-op children on its
 // own deque; w2 and w3 steal. Measures spawn, steal and completion.
 func BenchmarkSpawnSteal(b *testing.B) {

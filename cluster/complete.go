@@ -25,13 +25,17 @@ const maxCompleteTries = 5
 // Children that do not fit in one batch are written first, in batches
 // conditional on the same record. It reports whether the job must be
 // queued again because the servers could not be reached.
+//
+// A bundle's completion records its jobs' outcomes instead of its own (see
+// bundle.go).
 func (w *Worker) complete(e *entry, out *outcome) (requeue bool) {
 	data, _ := json.Marshal(out)
 	for try := 1; ; try++ {
+		done := w.outcomeOps(e, data) // a bundle's shrinks when the ledger holds some
 		w.mu.Lock()
 		c := w.claimLocked(e)
 		w.mu.Unlock()
-		revs, err := w.writeCompletion(e.id, w.keyOf(e), c.rev, data, c.kids, c.guard, c.grev)
+		revs, err := w.writeCompletion(done, w.keyOf(e), c.rev, c.kids, c.guard, c.grev)
 		w.findKids(c.kids, revs)
 		// Judged before the claim ends: a job found completed already is
 		// marked gone first, else its parent's completion, free to claim
@@ -47,13 +51,14 @@ func (w *Worker) complete(e *entry, out *outcome) (requeue bool) {
 	}
 }
 
-// writeCompletion commits the completion of id (record key at rev, rev 0
-// for none) and the records of kids; it returns the revision of each kid's
-// record, 0 for those not written.
-func (w *Worker) writeCompletion(id, key string, rev uint64, data []byte, kids []*entry, guard string, grev uint64) ([]uint64, error) {
+// writeCompletion commits the completions outs (creates of d.<id>), the
+// delete of their job's record (key at rev, rev 0 for none) and the
+// records of kids; it returns the revision of each kid's record, 0 for
+// those not written.
+func (w *Worker) writeCompletion(outs []op, key string, rev uint64, kids []*entry, guard string, grev uint64) ([]uint64, error) {
 	ctx := context.Background()
 	kops := w.kidOps(kids, guard, grev)
-	main := []op{{key: dKey(id), value: data, check: true, expect: 0}}
+	main := outs
 	if rev != 0 {
 		main = append([]op{{key: key, del: true, check: true, expect: rev}}, main...)
 	}
@@ -61,7 +66,10 @@ func (w *Worker) writeCompletion(id, key string, rev uint64, data []byte, kids [
 	if len(kids) == 0 && rev != 0 {
 		return kidRevs, w.commitGrouped(main)
 	}
-	fixed := len(data) + 512
+	fixed := 512
+	for _, o := range outs {
+		fixed += len(o.value) + 256
+	}
 	done := 0
 	pre := nuid.Next()
 	for batchLimit(kops[done:], fixed) < len(kops)-done {
@@ -148,12 +156,14 @@ func (w *Worker) judge(e *entry, c claim, out *outcome, err error) (again, reque
 	rev := c.rev
 	switch {
 	case err == nil:
-		w.stats.completed.Add(1)
+		w.stats.completed.Add(w.completions(e))
 		return false, false
 	case !errors.Is(err, errConflict):
 		return false, true
 	case rev != 0 && !w.stillOurs(w.keyOf(e), rev):
-		w.countGone(ctx, out)
+		w.countGone(ctx, w.firstOutcome(e, out), w.completions(e))
+	case isBundle(e):
+		return w.judgeBundle(e)
 	case rev != 0:
 		// Ours, but completed before (a duplicate record): retire it.
 		w.stats.duplicates.Add(1)
@@ -210,12 +220,12 @@ func (w *Worker) gone(e *entry) {
 // countGone counts a completion refused because the record is gone: either
 // another worker owns the job, or a retried commit found its own first
 // attempt applied (the ledger then holds this very outcome).
-func (w *Worker) countGone(ctx context.Context, out *outcome) {
+func (w *Worker) countGone(ctx context.Context, out *outcome, n int64) {
 	if o, err := w.st.done(ctx, out.ID); err == nil && o != nil && sameOutcome(o, out) {
-		w.stats.completed.Add(1)
+		w.stats.completed.Add(n)
 		return
 	}
-	w.stats.refused.Add(1)
+	w.stats.refused.Add(n)
 }
 
 // sameOutcome reports whether the recorded completion o is this worker's

@@ -31,7 +31,13 @@
 // Input is checked first: one invalid job fails the whole call and sends
 // nothing; otherwise a *BatchError reports, job by job, those not queued
 // (a duplicate id, or an outcome unknown after an error); the others
-// carry Submit's guarantees. Programs without a Go client can submit a
+// carry Submit's guarantees. Client.SubmitBundle is for many small jobs:
+// it puts up to 16 jobs in one record (a bundle), about one a live worker,
+// which that worker runs one after the other and whose completions it
+// records together, in one atomic batch with the bundle's removal. A flat
+// job then costs about 2 server messages; what it gives up is the check
+// of each id when it is submitted, and the spreading of one job at a time
+// (a bundle is stolen and taken over whole). Programs without a Go client can submit a
 // JSON record (id, type, payload) as a request on steal.<cluster>.submit,
 // or on steal.<cluster>.w.<name>.submit for a given worker, which writes
 // the record and answers {"worker": name} or {"code", "text"}.
@@ -204,6 +210,15 @@
 //     root's completion is still recorded exactly once, also under a
 //     seeded mix of kills, pauses, partitions and resets
 //     (TestFaultMixMem: every spawned job ran, none has a completion).
+//   - The jobs of a bundle (SubmitBundle) each have their completion
+//     recorded exactly once, all of a bundle's at once: a worker killed in
+//     the middle of a bundle has it taken over whole, and its jobs run
+//     again (TestKillWorkerBundles); a paused worker's late completion of
+//     a bundle taken over meanwhile is refused whole
+//     (TestPausedWorkerFencedBundle). An id submitted in a bundle is not
+//     checked then: a job already completed runs again and its completion
+//     is left out of its bundle's batch, which records the others
+//     (TestSubmitBundleDuplicate).
 //   - Cluster idle is never reported while a job is queued, running or in
 //     flight in a steal. Client.Idle explains the check: two waves of worker
 //     states with equal epochs around an empty listing of records

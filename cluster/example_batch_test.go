@@ -69,3 +69,57 @@ func ExampleClient_SubmitBatch() {
 	// sq-9 = 81
 	// true SubmitBatch: job 1 (id "not ok"): cluster: invalid job id
 }
+
+// SubmitBundle queues many small jobs in few records: each bundle is one
+// record, run by one worker, whose jobs' completions are recorded
+// together.
+func ExampleClient_SubmitBundle() {
+	srv, err := natsserver.Start()
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Shutdown()
+	ctx := context.Background()
+	nc, _ := srv.Connect()
+	defer nc.Close()
+
+	w, _ := cluster.NewWorker(nc, "w1")
+	w.Handle("square", func(ctx context.Context, j *cluster.Job) ([]byte, error) {
+		n, _ := strconv.Atoi(string(j.Payload))
+		return []byte(strconv.Itoa(n * n)), nil
+	})
+	if err := w.Start(ctx); err != nil {
+		panic(err)
+	}
+	defer w.Close()
+
+	c, _ := cluster.NewClient(ctx, nc)
+	var jobs []cluster.BatchJob
+	for i := range 40 {
+		jobs = append(jobs, cluster.BatchJob{ID: "b-" + strconv.Itoa(i), Type: "square", Payload: []byte(strconv.Itoa(i))})
+	}
+	if err := c.SubmitBundle(ctx, jobs); err != nil {
+		panic(err)
+	}
+	sum := 0
+	for _, j := range jobs {
+		r, _ := c.Wait(ctx, j.ID)
+		n, _ := strconv.Atoi(string(r.Value))
+		sum += n
+	}
+	fmt.Println("sum of squares:", sum)
+
+	// An id submitted in a bundle is not checked then: b-3 completed
+	// already, and keeps its first result.
+	if err := c.SubmitBundle(ctx, []cluster.BatchJob{{ID: "b-3", Type: "square", Payload: []byte("100")}}); err != nil {
+		panic(err)
+	}
+	if err := c.WaitIdle(ctx); err != nil {
+		panic(err)
+	}
+	r, _ := c.Wait(ctx, "b-3")
+	fmt.Println("b-3 =", string(r.Value), "duplicates:", w.Stats().Duplicates)
+	// Output:
+	// sum of squares: 20540
+	// b-3 = 9 duplicates: 1
+}

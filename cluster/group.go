@@ -27,8 +27,24 @@ import (
 // completion's is.
 const (
 	maxGroupJobs = 100 // 200 messages, well under the servers' 1000 a batch
+	maxGroupOps  = 2 * maxGroupJobs
 	groupRounds  = 8
 )
+
+// groupSize is how many completions from the front of queue the next
+// batch takes: up to maxGroupJobs, and up to maxGroupOps messages (a
+// bundle's completion has one a job), at least one.
+func groupSize(queue []*groupReq) int {
+	n, ops := 0, 0
+	for n < len(queue) && n < maxGroupJobs {
+		ops += len(queue[n].ops)
+		if n > 0 && ops > maxGroupOps {
+			break
+		}
+		n++
+	}
+	return n
+}
 
 // groupReq is one completion waiting in the group.
 type groupReq struct {
@@ -74,7 +90,7 @@ func (w *Worker) commitGrouped(ops []op) error {
 			next.done <- errLead // it stays queued and leads from here
 			return <-r.done
 		}
-		n := min(len(g.queue), maxGroupJobs)
+		n := groupSize(g.queue)
 		batch := g.queue[:n:n]
 		g.queue = g.queue[n:]
 		g.mu.Unlock()

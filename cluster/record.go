@@ -15,6 +15,9 @@ type record struct {
 	// over or loaded at a start, moved before it was checked): the worker
 	// that runs it reads the ledger first (see alreadyDone).
 	Check bool `json:"check,omitempty"`
+	// Bundle holds the jobs of a bundle (see SubmitBundle): this record
+	// is then no job of its own, and its id is the bundle's.
+	Bundle []record `json:"bundle,omitempty"`
 }
 
 // outcome is the value of d.<id>: the one recorded completion of a job.

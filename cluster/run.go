@@ -242,15 +242,8 @@ func (w *Worker) execute(e *entry, sw *steal.Worker, out *outcome) bool {
 	}
 	r := e.rec
 	out.Type, out.Attempt, out.Hops = r.Type, r.Attempt, r.Hops
-	w.hmu.RLock()
-	h := w.handlers[r.Type]
-	if h == nil {
-		h = w.fallback
-	}
-	w.hmu.RUnlock()
-	if h == nil {
-		out.Code, out.Text = ErrUnknownType.Code, fmt.Sprintf("no handler for type %q on worker %s", r.Type, w.name)
-		return true
+	if len(r.Bundle) > 0 {
+		return w.executeBundle(e, sw, run)
 	}
 	// A job spawned in memory brings the Job its handler sees, made with
 	// it (spawnMem); it serves one run only, so that a handler that kept
@@ -262,6 +255,22 @@ func (w *Worker) execute(e *entry, sw *steal.Worker, out *outcome) bool {
 	}
 	*j = Job{ID: r.ID, Type: r.Type, Payload: r.Payload, Cost: r.Cost, Attempt: r.Attempt,
 		StolenFrom: r.From, w: w, e: e, local: sw}
+	return w.handle(e, j, out)
+}
+
+// handle runs j, a run of e (or of one of bundle e's jobs), with the
+// handler of its type, and fills out with its outcome, as execute does.
+func (w *Worker) handle(e *entry, j *Job, out *outcome) bool {
+	w.hmu.RLock()
+	h := w.handlers[j.Type]
+	if h == nil {
+		h = w.fallback
+	}
+	w.hmu.RUnlock()
+	if h == nil {
+		out.Code, out.Text = ErrUnknownType.Code, fmt.Sprintf("no handler for type %q on worker %s", j.Type, w.name)
+		return true
+	}
 	res, err := callHandler(w.jobCtx, h, j)
 	switch {
 	case err != nil:

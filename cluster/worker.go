@@ -319,6 +319,7 @@ type entry struct {
 	up     *entry    // mem: the job whose run spawned it here (nil when borrowed)
 	open   int       // its run and its children not finished yet
 	out    *outcome  // the outcome of a job with a record, held until its subtree finishes
+	outs   []outcome // a bundle's: its jobs' outcomes, those its completion records
 	job    *Job      // the Job its next run's handler sees, made with it (memChild); else nil
 	lent   *loan     // out on loan to a thief
 	borrow *borrowed // the loan it came in; its finish counts towards the return
