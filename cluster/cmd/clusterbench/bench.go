@@ -74,6 +74,7 @@ func runCells(wls []workload, ws []int, ds []design, runs int, lenient bool, log
 			if wl.MaxW > 0 && w > wl.MaxW {
 				continue
 			}
+			ds := designsFor(wl, ds)
 			cells := make([]*cell, len(ds))
 			for i, d := range ds {
 				cells[i] = &cell{Workload: wl.Name, Kind: wl.Kind, W: w, Design: d.Name, Mode: d.Mode, Jobs: wl.total()}
@@ -100,6 +101,19 @@ func runCells(wls []workload, ws []int, ds []design, runs int, lenient bool, log
 		}
 	}
 	return out, nil
+}
+
+// designsFor is ds without the designs that do not run wl: those that
+// differ from another only in how they submit batches, for a workload
+// that submits none.
+func designsFor(wl workload, ds []design) []design {
+	var out []design
+	for _, d := range ds {
+		if !d.BatchOnly || wl.Bundle > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // sweepDesigns lists the sweep's trials of one run in order: each design

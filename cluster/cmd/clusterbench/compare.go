@@ -15,8 +15,9 @@ import (
 // central JetStream work queue, and whether today's cluster package does:
 // spawn-heavy trees, a wide fan-out of sleeping children, roots of very
 // uneven size, flat jobs submitted one Submit (one Publish) each or in
-// bundles of 100 (one SubmitBatch; a central queue publishes a bundle
-// asynchronously and awaits the acks), and a skewed start, on every design side by side in one run, with the
+// calls of 100 (one SubmitBatch, or SubmitBundle for steal-bundle; a
+// central queue publishes the call's jobs asynchronously and awaits the
+// acks), and a skewed start, on every design side by side in one run, with the
 // workers in processes of their own by default; then how each design
 // scales in workers: the control traffic of idle workers and the rate of
 // sleeping jobs at W = 16, 64, 256, and the simulator calibrated from
@@ -82,7 +83,7 @@ func cmpWorkloads(big bool) []workload {
 // defaultCmpDesigns: every design but steal-one, which the full sweep
 // (without -compare) still runs; -designs adds it.
 func defaultCmpDesigns(fetchK int) []string {
-	return []string{"steal", "steal-mem", "no-steal", "central-f1", fmt.Sprintf("central-f%d", fetchK), "central-async", "central-local"}
+	return []string{"steal", "steal-mem", "steal-bundle", "no-steal", "central-f1", fmt.Sprintf("central-f%d", fetchK), "central-async", "central-local"}
 }
 
 func fullCmpConfig() cmpConfig {

@@ -27,6 +27,7 @@ type distSystem struct {
 	onDone  func() // when set, called each time a handler returns
 	client  *cluster.Client
 	late    atomic.Int64 // see lateSubmits
+	bundles bool         // submitBatch calls Client.SubmitBundle
 	mu      sync.Mutex
 	workers []*cluster.Worker
 	conns   []*nats.Conn
@@ -121,7 +122,8 @@ func (s *distSystem) submit(ctx context.Context, id string, payload []byte, firs
 	return err
 }
 
-// submitBatch submits the jobs with one Client.SubmitBatch: one request
+// submitBatch submits the jobs with one Client.SubmitBatch (SubmitBundle
+// with bundles set): one request
 // per bundle to a worker the servers pick, whose records are stored in
 // one atomic batch. A job stored by an attempt whose answer was lost
 // (ErrMaybeStored) counts as submitted, as in submit.
@@ -130,7 +132,11 @@ func (s *distSystem) submitBatch(ctx context.Context, ids []string, payload []by
 	for i, id := range ids {
 		jobs[i] = cluster.BatchJob{ID: id, Type: "job", Payload: payload}
 	}
-	err := s.client.SubmitBatch(ctx, jobs)
+	submit := s.client.SubmitBatch
+	if s.bundles {
+		submit = s.client.SubmitBundle
+	}
+	err := submit(ctx, jobs)
 	var be *cluster.BatchError
 	if !errors.As(err, &be) {
 		return err

@@ -52,9 +52,9 @@
 // fanout-sleep (one root spawning 1000 jobs that sleep 1 ms), uneven-roots
 // (eight roots of 1 to 1023 sleeping jobs), flat-noop and flat-sleep (one
 // Submit or Publish per job), flat-noop-batch and flat-sleep-batch (the
-// same jobs in bundles of 100: one Client.SubmitBatch each, which a worker
-// the servers pick stores in one atomic batch; a central queue publishes a
-// bundle with PublishAsync and awaits every ack) and skew-sleep (every job
+// same jobs in calls of 100: one Client.SubmitBatch each, dealt round the
+// workers in one atomic batch, or SubmitBundle for steal-bundle; a central
+// queue publishes a call's jobs with PublishAsync and awaits every ack) and skew-sleep (every job
 // on one worker before the clock starts). Besides the
 // designs above it runs
 //

@@ -32,7 +32,7 @@ const procStart = 30 * time.Second
 
 // procDesign is d with its workers in processes.
 func procDesign(d design, fetchK int) design {
-	return design{Name: d.Name, Mode: modeProcesses, workers: d.workers,
+	return design{Name: d.Name, Mode: modeProcesses, BatchOnly: d.BatchOnly, workers: d.workers,
 		make: func(e *natsserver.Server, wl workload, gate <-chan struct{}) (system, error) {
 			base, err := d.make(e, wl, gate)
 			if err != nil {

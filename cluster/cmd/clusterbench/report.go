@@ -176,7 +176,7 @@ func describe(wl workload) string {
 		return fmt.Sprintf("%d %s in %d tree(s) (fan-out %d, root depths %v), the roots %s; children spawned when a job's work is done", wl.total(), what, len(wl.Roots), wl.Fanout, wl.Roots, where)
 	}
 	if wl.Bundle > 0 {
-		return fmt.Sprintf("%d %s submitted by %d goroutines at once in bundles of %d, one SubmitBatch a bundle (central: a bundle published asynchronously, every ack awaited), clock from the first submission to the last completion", wl.Jobs, what, submitters, wl.Bundle)
+		return fmt.Sprintf("%d %s submitted by %d goroutines at once in calls of %d, one SubmitBatch a call (steal-bundle: one SubmitBundle; central: the call's jobs published asynchronously, every ack awaited), clock from the first submission to the last completion", wl.Jobs, what, submitters, wl.Bundle)
 	}
 	return fmt.Sprintf("%d %s submitted by %d goroutines at once, one Submit (central: one Publish) per job, clock from the first submission to the last completion", wl.Jobs, what, submitters)
 }

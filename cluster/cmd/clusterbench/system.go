@@ -43,10 +43,11 @@ func overTCP(url string) dialer {
 // system on the trial's server (its workers in this process); workers
 // builds the workers' side alone, which is what a worker process runs.
 type design struct {
-	Name    string
-	Mode    string // modeInProcess or modeProcesses
-	make    func(e *natsserver.Server, wl workload, gate <-chan struct{}) (system, error)
-	workers func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system
+	Name      string
+	Mode      string // modeInProcess or modeProcesses
+	BatchOnly bool   // runs only the workloads submitted in batches (elsewhere it is another design)
+	make      func(e *natsserver.Server, wl workload, gate <-chan struct{}) (system, error)
+	workers   func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system
 }
 
 // Where a design's workers run: goroutines of this process, each on its
@@ -87,16 +88,34 @@ func distDesign(name string, m cluster.StealMode, opts ...cluster.Option) design
 		}}
 }
 
+// bundleDesign is d with its batches submitted by Client.SubmitBundle
+// instead of SubmitBatch; the rest is d's, so it runs only the workloads
+// submitted in batches.
+func bundleDesign(d design) design {
+	d.BatchOnly = true
+	mk := d.make
+	d.make = func(e *natsserver.Server, wl workload, gate <-chan struct{}) (system, error) {
+		s, err := mk(e, wl, gate)
+		if ds, ok := s.(*distSystem); ok {
+			ds.bundles = true
+		}
+		return s, err
+	}
+	return d
+}
+
 func centralDesign(k int) design {
 	return centralVariant(fmt.Sprintf("central-f%d", k), k, centralSync)
 }
 
-// compareDesigns adds to designs the two further central queues of the
-// comparison (-compare): central-async, Fetch(fetchK) with children
+// compareDesigns adds to designs those of the comparison (-compare):
+// steal-bundle, steal with its batches submitted as bundles, and two
+// further central queues: central-async, Fetch(fetchK) with children
 // published asynchronously, and central-local, Fetch(1) with each fetched
 // job's subtree run in the worker's own steal.Pool.
 func compareDesigns(fetchK int) []design {
 	return append(designs(fetchK),
+		bundleDesign(distDesign("steal-bundle", cluster.StealHalf)),
 		centralVariant("central-async", fetchK, centralAsync),
 		centralVariant("central-local", 1, centralLocal))
 }

@@ -210,8 +210,8 @@ func submitAll(ctx context.Context, sys system, n int, first bool) error {
 	return <-errs
 }
 
-// submitBundles submits jobs j0..j<n-1> in bundles of size jobs, one
-// batch call each, from submitters goroutines (bundle b from goroutine
+// submitBundles submits jobs j0..j<n-1> in calls of size jobs, one
+// batch call each, from submitters goroutines (call b from goroutine
 // b mod submitters).
 func submitBundles(ctx context.Context, sys system, n, size int) error {
 	errs := make(chan error, submitters)

@@ -20,11 +20,11 @@ type workload struct {
 	CPU  bool `json:"cpu,omitempty"`
 	MaxW int  `json:"max_workers,omitempty"`
 	Jobs int  `json:"jobs,omitempty"` // throughput and skew
-	// Bundle, when set, submits a throughput workload's jobs in bundles
+	// Bundle, when set, submits a throughput workload's jobs in calls
 	// of this many, one batch call each (system.submitBatch: the
-	// cluster package's Client.SubmitBatch; a central queue publishes a
-	// bundle asynchronously and awaits every ack), instead of one
-	// submission a job.
+	// cluster package's Client.SubmitBatch, or SubmitBundle; a central
+	// queue publishes a call's jobs asynchronously and awaits every ack),
+	// instead of one submission a job.
 	Bundle int `json:"bundle,omitempty"`
 	// Tree: every node spawns Fanout children until Depth. Roots, when
 	// set, lists the depth of each of several roots (roots of uneven size)
