@@ -76,6 +76,12 @@
 //	           are conditional on its anchor's revision. Completions with
 //	           no pending child written at the same moment share one
 //	           atomic batch (group.go)
+//	bundle     submit: PUT q.<w>.<bundle id> holding up to 16 jobs, message
+//	           id = bundle id, no ledger check; complete: DEL q.<w>.<bundle
+//	           id> (revision) + PUT d.<id> (must not exist) per job, so a
+//	           live bundle record has none of its jobs' completions recorded;
+//	           a refused batch whose record is still ours drops the ids the
+//	           ledger holds and goes again (bundle.go)
 //
 // Deletes in batches carry no message TTL (on nats-server v2.15.2, such a
 // delete on file storage comes back as the record it deleted when the
