@@ -249,20 +249,27 @@ func (w *Worker) ran(e *entry, requeue, running bool) {
 	if w.runs[e.id] == e {
 		delete(w.runs, e.id)
 	}
+	queued := false
 	switch {
 	case requeue && !w.closing:
 		if _, ok := w.known[e.id]; !ok && e.rev != 0 {
 			w.known[e.id] = e.rev // a fence forgot it, and its reload skipped it as running
 		}
 		w.dq.PushBack(e)
+		queued = true
 	case e.orphan:
 		w.forgetLocked(e)
 	default:
 		w.retireLocked(e.id, e.rev)
 	}
 	w.mu.Unlock()
-	poke(w.kick)
-	w.signal()
+	// Only a freed slot or a job queued again gives the dispatcher and
+	// the hint loop something new to do: waking them after every
+	// completion's write cost two goroutine wakeups a job for nothing.
+	if running || queued {
+		poke(w.kick)
+		w.signal()
+	}
 }
 
 // returnJob counts a finished borrowed job; the last one of its loan
