@@ -191,11 +191,11 @@ func TestSubmitBundleLent(t *testing.T) {
 	h.waitAll(jobs)
 }
 
-// TestCutBundles: a call's jobs are cut into one bundle a worker, of sizes
-// that differ by one at most, unless that makes bundles of more than
-// MaxBundleJobs; a bundle stays under the byte limit of a steal's reply.
+// TestCutBundles: a call's jobs are cut into as few bundles as hold them,
+// at most MaxBundleJobs jobs each, of sizes that differ by one at most; a
+// bundle stays under the byte limit of a steal's reply.
 func TestCutBundles(t *testing.T) {
-	sizes := func(jobs, workers int, payload int) []int {
+	sizes := func(jobs, payload int) []int {
 		recs := make([]record, jobs)
 		send := make([]int, jobs)
 		for i := range recs {
@@ -204,7 +204,7 @@ func TestCutBundles(t *testing.T) {
 		}
 		var out []int
 		seen := map[string]bool{}
-		for _, b := range cutBundles(recs, send, workers) {
+		for _, b := range cutBundles(recs, send) {
 			var r record
 			if err := json.Unmarshal(b.data, &r); err != nil || r.ID != b.id || len(r.Bundle) != len(b.idx) {
 				t.Fatalf("bundle %s: %v, %d jobs for %d indexes", b.id, err, len(r.Bundle), len(b.idx))
@@ -218,22 +218,21 @@ func TestCutBundles(t *testing.T) {
 		return out
 	}
 	for _, c := range []struct {
-		jobs, workers, payload int
-		want                   string
+		jobs, payload int
+		want          string
 	}{
-		{100, 16, 0, "[7 6 6 6 7 6 6 6 7 6 6 6 7 6 6 6]"},
-		{5, 16, 0, "[1 1 1 1 1]"},
-		{40, 1, 0, "[14 13 13]"},
-		{7, 3, 0, "[3 2 2]"},
-		{4, 2, 300 << 10, "[1 1 1 1]"},
+		{100, 0, "[25 25 25 25]"},
+		{5, 0, "[5]"},
+		{33, 0, "[17 16]"},
+		{70, 0, "[24 23 23]"},
+		{4, 300 << 10, "[1 1 1 1]"},
 	} {
-		got := fmt.Sprint(sizes(c.jobs, c.workers, c.payload))
-		if got != c.want {
-			t.Errorf("%d jobs, %d workers, %d bytes each: bundles of %s, want %s", c.jobs, c.workers, c.payload, got, c.want)
+		if got := fmt.Sprint(sizes(c.jobs, c.payload)); got != c.want {
+			t.Errorf("%d jobs, %d bytes each: bundles of %s, want %s", c.jobs, c.payload, got, c.want)
 		}
 	}
-	if got := sizes(1000, 16, 0); len(got) != 63 || slices.Max(got) > MaxBundleJobs {
-		t.Errorf("1000 jobs: %d bundles of %v, want 63 of at most %d", len(got), got, MaxBundleJobs)
+	if got := sizes(1000, 0); len(got) != 32 || slices.Max(got) > MaxBundleJobs {
+		t.Errorf("1000 jobs: %d bundles of %v, want 32 of at most %d", len(got), got, MaxBundleJobs)
 	}
 }
 

@@ -32,10 +32,10 @@
 // nothing; otherwise a *BatchError reports, job by job, those not queued
 // (a duplicate id, or an outcome unknown after an error); the others
 // carry Submit's guarantees. Client.SubmitBundle is for many small jobs:
-// it puts up to 16 jobs in one record (a bundle), about one a live worker,
-// which that worker runs one after the other and whose completions it
-// records together, in one atomic batch with the bundle's removal. A flat
-// job then costs about 2 server messages; what it gives up is the check
+// it puts up to 32 jobs in one record (a bundle), dealt round the live
+// workers, and a worker runs a bundle's jobs one after the other and
+// records their completions together, in one atomic batch with the
+// bundle's removal. A flat job then costs about 1.5 server messages; what it gives up is the check
 // of each id when it is submitted, and the spreading of one job at a time
 // (a bundle is stolen and taken over whole). Programs without a Go client can submit a
 // JSON record (id, type, payload) as a request on steal.<cluster>.submit,

@@ -76,7 +76,7 @@
 //	           are conditional on its anchor's revision. Completions with
 //	           no pending child written at the same moment share one
 //	           atomic batch (group.go)
-//	bundle     submit: PUT q.<w>.<bundle id> holding up to 16 jobs, message
+//	bundle     submit: PUT q.<w>.<bundle id> holding up to 32 jobs, message
 //	           id = bundle id, no ledger check; complete: DEL q.<w>.<bundle
 //	           id> (revision) + PUT d.<id> (must not exist) per job, so a
 //	           live bundle record has none of its jobs' completions recorded;
