@@ -209,7 +209,9 @@ func (w *Worker) alreadyDone(e *entry) bool {
 	check, rev := e.verify && e.rev != 0, e.rev
 	e.verify = false
 	w.mu.Unlock()
-	if !check {
+	// A bundle's id has no completion of its own: d.<its id> is another
+	// job's, and its jobs' are checked by its completion's batch instead.
+	if !check || isBundle(e) {
 		return false
 	}
 	o, err := w.st.done(w.ctx, e.id)
