@@ -252,13 +252,16 @@ func isBundle(e *entry) bool { return e.rec != nil && len(e.rec.Bundle) > 0 }
 // bundle's completions must not be recorded: a job's handler failed
 // because the worker is closing, or found the bundle's record taken over.
 // A job whose id is invalid has no key to be recorded under and does not
-// run (a client checks ids; a bundle written by other means may not).
+// run, nor does one whose id an earlier job of the bundle has: one batch
+// cannot create a key twice, so the servers would refuse every try of
+// the bundle's (a client checks ids; a bundle written by other means may
+// not).
 func (w *Worker) executeBundle(e *entry, sw *steal.Worker, run string) bool {
 	r := e.rec
 	outs := make([]outcome, 0, len(r.Bundle))
 	for i := range r.Bundle {
 		m := &r.Bundle[i]
-		if !validID(m.ID) {
+		if !validID(m.ID) || repeats(r.Bundle[:i], m.ID) {
 			continue
 		}
 		o := outcome{ID: m.ID, Type: m.Type, Worker: w.name, Run: run, Attempt: r.Attempt, Hops: r.Hops}
@@ -273,6 +276,17 @@ func (w *Worker) executeBundle(e *entry, sw *steal.Worker, run string) bool {
 	e.outs = outs
 	w.mu.Unlock()
 	return true
+}
+
+// repeats reports whether one of jobs has id (a bundle's jobs are few:
+// a map would cost more than the scan).
+func repeats(jobs []record, id string) bool {
+	for i := range jobs {
+		if jobs[i].ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // outcomeOps returns the creates of the completions that e's batch

@@ -32,3 +32,31 @@ func TestBundleIDOfCompletedJob(t *testing.T) {
 	}
 	waitFor(t, 10*time.Second, "no record left", func() bool { return h.count("q.>") == 0 })
 }
+
+// putRaw writes a record straight into the jobs bucket, as a producer
+// without a Go client may.
+func (h *harness) putRaw(owner, id, data string) {
+	h.t.Helper()
+	if _, err := h.client.st.put(context.Background(), qKey(owner, id), []byte(data), "raw-"+id, "", 0); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// TestBundleRepeatedMember: a bundle written by other means that holds
+// the same id twice records it once, and its other jobs are recorded.
+func TestBundleRepeatedMember(t *testing.T) {
+	h := newHarness(t)
+	w := h.worker("w1", func(w *Worker) { w.Handle("job", h.doneHandler()) })
+	h.ready("w1")
+	h.putRaw("w1", "bx", `{"id":"bx","type":"bundle","bundle":[{"id":"a","type":"job"},{"id":"a","type":"job"},{"id":"b","type":"job"}]}`)
+	for _, id := range []string{"a", "b"} {
+		if r := h.wait(id); r.Err != nil || string(r.Value) != "done:"+id {
+			t.Errorf("%s: %+v", id, r)
+		}
+	}
+	waitFor(t, 10*time.Second, "no record left", func() bool { return h.count("q.>") == 0 })
+	if n := h.count("d.>"); n != 2 {
+		t.Errorf("%d completions, want 2", n)
+	}
+	t.Logf("stats %+v", w.Stats())
+}
