@@ -256,8 +256,19 @@ func isBundle(e *entry) bool { return e.rec != nil && len(e.rec.Bundle) > 0 }
 // cannot create a key twice, so the servers would refuse every try of
 // the bundle's (a client checks ids; a bundle written by other means may
 // not).
-func (w *Worker) executeBundle(e *entry, sw *steal.Worker, run string) bool {
+//
+// A bundle of more than MaxBundleJobs jobs (written by other means) runs
+// none: its completion's batch could outgrow what the servers take in
+// one, and be refused at every try. Its own id records the failure.
+func (w *Worker) executeBundle(e *entry, sw *steal.Worker, run string, out *outcome) bool {
 	r := e.rec
+	if len(r.Bundle) > MaxBundleJobs {
+		out.Code, out.Text = ErrMalformedJob.Code, fmt.Sprintf("bundle of %d jobs, at most %d", len(r.Bundle), MaxBundleJobs)
+		w.mu.Lock()
+		e.outs = []outcome{*out}
+		w.mu.Unlock()
+		return true
+	}
 	outs := make([]outcome, 0, len(r.Bundle))
 	for i := range r.Bundle {
 		m := &r.Bundle[i]

@@ -2,6 +2,9 @@ package cluster
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -58,5 +61,34 @@ func TestBundleRepeatedMember(t *testing.T) {
 	if n := h.count("d.>"); n != 2 {
 		t.Errorf("%d completions, want 2", n)
 	}
-	t.Logf("stats %+v", w.Stats())
+	if st := w.Stats(); st.Completed != 2 {
+		t.Errorf("stats %+v, want 2 completions", st)
+	}
+}
+
+// TestBundleTooLarge: a bundle written by other means with more jobs than
+// MaxBundleJobs (here more than one batch takes) runs none of them and
+// records its own failure, instead of running them again and again; the
+// worker goes on with its other jobs.
+func TestBundleTooLarge(t *testing.T) {
+	h := newHarness(t)
+	w := h.worker("w1", func(w *Worker) { w.Handle("job", h.doneHandler()) })
+	h.ready("w1")
+	var ms []string
+	for i := range 1200 {
+		ms = append(ms, fmt.Sprintf(`{"id":"m%d","type":"job"}`, i))
+	}
+	h.putRaw("w1", "big", `{"id":"big","type":"bundle","bundle":[`+strings.Join(ms, ",")+`]}`)
+	h.putRaw("w1", "after", `{"id":"after","type":"job"}`)
+	h.wait("after")
+	if r := h.wait("big"); !errors.Is(r.Err, ErrMalformedJob) {
+		t.Errorf("big: %+v, want ErrMalformedJob", r)
+	}
+	waitFor(t, 10*time.Second, "no record left", func() bool { return h.count("q.>") == 0 })
+	if n := h.runCount("m0"); n != 0 {
+		t.Errorf("m0 ran %d times", n)
+	}
+	if st := w.Stats(); st.Completed != 2 {
+		t.Errorf("stats %+v, want 2 completions", st)
+	}
 }

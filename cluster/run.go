@@ -245,7 +245,7 @@ func (w *Worker) execute(e *entry, sw *steal.Worker, out *outcome) bool {
 	r := e.rec
 	out.Type, out.Attempt, out.Hops = r.Type, r.Attempt, r.Hops
 	if len(r.Bundle) > 0 {
-		return w.executeBundle(e, sw, run)
+		return w.executeBundle(e, sw, run, out)
 	}
 	// A job spawned in memory brings the Job its handler sees, made with
 	// it (spawnMem); it serves one run only, so that a handler that kept
