@@ -92,3 +92,32 @@ func TestBundleTooLarge(t *testing.T) {
 		t.Errorf("stats %+v, want 2 completions", st)
 	}
 }
+
+// TestBundleHugeFailure: a bundle's job whose handler fails with an error
+// (or panics with a value) whose text is larger than a server message has
+// its failure recorded with the text cut short, and the bundle's other
+// jobs are recorded.
+func TestBundleHugeFailure(t *testing.T) {
+	h := newHarness(t)
+	huge := strings.Repeat("x", 2<<20)
+	h.worker("w1", func(w *Worker) {
+		w.Handle("fail", func(context.Context, *Job) ([]byte, error) { return nil, errors.New(huge) })
+		w.Handle("panic", func(context.Context, *Job) ([]byte, error) { panic(huge) })
+		w.Handle("job", h.doneHandler())
+	})
+	h.ready("w1")
+	jobs := []BatchJob{{ID: "a", Type: "job"}, {ID: "f", Type: "fail"}, {ID: "p", Type: "panic"}}
+	if err := h.client.SubmitBundle(context.Background(), jobs, To("w1")); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.wait("a"); r.Err != nil {
+		t.Errorf("a: %v", r.Err)
+	}
+	for id, want := range map[string]error{"f": ErrHandler, "p": ErrHandlerPanic} {
+		r := h.wait(id)
+		var je *JobError
+		if !errors.As(r.Err, &je) || !errors.Is(r.Err, want) || len(je.Text) > maxFailText+3 || !strings.Contains(je.Text, "xxx") {
+			t.Errorf("%s: %.100v, want %v with the text cut short", id, r.Err, want)
+		}
+	}
+}

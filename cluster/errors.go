@@ -88,7 +88,7 @@ func init() {
 type JobError struct {
 	ID   string // the job
 	Code string // one of the sentinel codes, e.g. "unknown_type"
-	Text string // what happened, e.g. the panic value or the handler's error
+	Text string // what happened, e.g. the panic value or the handler's error (at most 16 KiB)
 }
 
 func (e *JobError) Error() string {

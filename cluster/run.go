@@ -292,7 +292,7 @@ func (w *Worker) failed(e *entry, err error, out *outcome) bool {
 	var pe *panicError
 	switch {
 	case errors.As(err, &pe):
-		out.Code, out.Text = ErrHandlerPanic.Code, pe.Error()
+		out.Code, out.Text = ErrHandlerPanic.Code, failText(pe.Error())
 	case w.jobCtx.Err() != nil:
 		return false // closing: leave the job for another worker
 	case errors.Is(err, ErrFenced):
@@ -304,9 +304,22 @@ func (w *Worker) failed(e *entry, err error, out *outcome) bool {
 		w.mu.Unlock()
 		return false
 	default:
-		out.Code, out.Text = ErrHandler.Code, err.Error()
+		out.Code, out.Text = ErrHandler.Code, failText(err.Error())
 	}
 	return true
+}
+
+// maxFailText bounds the text a failure records: a completion larger than
+// a server message (1 MiB by default) is never written, so the job (and
+// every other job of its bundle) would run again forever.
+const maxFailText = 16 << 10
+
+// failText is text cut to maxFailText bytes.
+func failText(text string) string {
+	if len(text) > maxFailText {
+		return text[:maxFailText] + "..."
+	}
+	return text
 }
 
 type panicError struct{ v any }
