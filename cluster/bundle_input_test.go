@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -120,4 +121,48 @@ func TestBundleHugeFailure(t *testing.T) {
 			t.Errorf("%s: %.100v, want %v with the text cut short", id, r.Err, want)
 		}
 	}
+}
+
+// TestSubmitSubjectBundle: a program without a Go client may submit a
+// bundle on the submit subject; one that holds an invalid job, the same
+// id twice, a bundle within it or more than MaxBundleJobs jobs is refused
+// with a code naming the problem and stores nothing, and a valid one runs.
+func TestSubmitSubjectBundle(t *testing.T) {
+	h := newHarness(t)
+	h.worker("w1", func(w *Worker) { w.Handle("job", h.doneHandler()) })
+	h.ready("w1")
+	ask := func(body string) submitReply {
+		t.Helper()
+		m, err := h.client.nc.Request(h.client.cfg.subject("submit"), []byte(body), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep submitReply
+		if err := json.Unmarshal(m.Data, &rep); err != nil {
+			t.Fatalf("%s: %v", m.Data, err)
+		}
+		return rep
+	}
+	var many []string
+	for i := range MaxBundleJobs + 1 {
+		many = append(many, fmt.Sprintf(`{"id":"n%d","type":"job"}`, i))
+	}
+	for body, code := range map[string]string{
+		`{"id":"b1","type":"bundle","bundle":[{"id":"a","type":"job"},{"id":"no.dot","type":"job"}]}`:       ErrInvalidID.Code,
+		`{"id":"b2","type":"bundle","bundle":[{"id":"a","type":""}]}`:                                       ErrInvalidType.Code,
+		`{"id":"b3","type":"bundle","bundle":[{"id":"a","type":"job"},{"id":"a","type":"job"}]}`:            ErrDuplicateJob.Code,
+		`{"id":"b4","type":"bundle","bundle":[{"id":"a","type":"job","bundle":[{"id":"c","type":"job"}]}]}`: ErrMalformedJob.Code,
+		`{"id":"b5","type":"bundle","bundle":[` + strings.Join(many, ",") + `]}`:                            ErrMalformedJob.Code,
+	} {
+		if rep := ask(body); rep.Code != code || rep.Text == "" {
+			t.Errorf("%.60s: %+v, want code %s with a text", body, rep, code)
+		}
+	}
+	if n := h.count("q.>") + h.count("d.>"); n != 0 {
+		t.Fatalf("refused bundles stored %d keys", n)
+	}
+	if rep := ask(`{"id":"b6","type":"bundle","bundle":[{"id":"a","type":"job"},{"id":"b","type":"job"}]}`); rep.Code != "" {
+		t.Fatalf("valid bundle refused: %+v", rep)
+	}
+	h.waitAll([]BatchJob{{ID: "a"}, {ID: "b"}})
 }

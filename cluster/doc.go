@@ -37,10 +37,14 @@
 // records their completions together, in one atomic batch with the
 // bundle's removal. A flat job then costs about 1.5 server messages; what it gives up is the check
 // of each id when it is submitted, and the spreading of one job at a time
-// (a bundle is stolen and taken over whole). Programs without a Go client can submit a
-// JSON record (id, type, payload) as a request on steal.<cluster>.submit,
-// or on steal.<cluster>.w.<name>.submit for a given worker, which writes
-// the record and answers {"worker": name} or {"code", "text"}.
+// (a bundle is stolen and taken over whole).
+//
+// Programs without a Go client can submit a JSON record (id, type,
+// payload) as a request on steal.<cluster>.submit, or on
+// steal.<cluster>.w.<name>.submit for a given worker, which writes the
+// record and answers {"worker": name} or {"code", "text"}. A record with a
+// "bundle" list of such records (at most 32, ids all different, each
+// checked as a job) is a bundle, under the record's own id.
 //
 // The words the guarantees below use:
 //

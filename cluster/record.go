@@ -78,6 +78,9 @@ func validType(t string) bool {
 }
 
 // check validates a job as submitted or spawned; it returns a sentinel.
+// A bundle (submitted on a worker's subject by a program without a Go
+// client) is checked job by job as well: more than MaxBundleJobs jobs or
+// a bundle within it is malformed, and an id it holds twice a duplicate.
 func (r *record) check(maxPayload int) error {
 	switch {
 	case !validID(r.ID):
@@ -86,6 +89,22 @@ func (r *record) check(maxPayload int) error {
 		return ErrInvalidType
 	case len(r.Payload) > maxPayload:
 		return ErrPayloadTooLarge
+	case len(r.Bundle) > MaxBundleJobs:
+		return ErrMalformedJob
+	}
+	seen := make(map[string]bool, len(r.Bundle))
+	for i := range r.Bundle {
+		m := &r.Bundle[i]
+		if len(m.Bundle) > 0 {
+			return ErrMalformedJob
+		}
+		if err := m.check(maxPayload); err != nil {
+			return err
+		}
+		if seen[m.ID] {
+			return ErrDuplicateJob
+		}
+		seen[m.ID] = true
 	}
 	return nil
 }
