@@ -326,3 +326,29 @@ func TestPausedWorkerFencedBundle(t *testing.T) {
 		t.Errorf("%d completions, want %d", n, len(jobs))
 	}
 }
+
+// TestBundlesSpread: successive calls deal their bundles on from where the
+// last call ended, so that calls of one bundle each spread over the
+// workers without stealing.
+func TestBundlesSpread(t *testing.T) {
+	h := newHarness(t, WithStealMode(StealOff))
+	ws := map[string]*Worker{}
+	for _, n := range []string{"w1", "w2", "w3"} {
+		ws[n] = h.worker(n, func(w *Worker) { w.Handle("job", h.doneHandler()) })
+	}
+	h.ready("w1", "w2", "w3")
+	var all []BatchJob
+	for c := range 6 {
+		jobs := batchOf("c"+strconv.Itoa(c)+"-", 4, "job")
+		if err := h.client.SubmitBundle(context.Background(), jobs); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, jobs...)
+	}
+	h.waitAll(all)
+	for n, w := range ws {
+		if got := w.Stats().Completed; got != 8 {
+			t.Errorf("%s completed %d jobs, want 8 (two bundles of 4)", n, got)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -16,7 +18,8 @@ type Client struct {
 	cfg    config
 	nc     *nats.Conn
 	st     *store
-	roster roster // the live workers, for submissions
+	roster roster        // the live workers, for submissions
+	deal   atomic.Uint64 // where the next batch's jobs start round the workers (see targets)
 }
 
 // NewClient opens (or creates) the cluster's buckets over nc.
@@ -29,7 +32,9 @@ func NewClient(ctx context.Context, nc *nats.Conn, opts ...Option) (*Client, err
 	if err != nil {
 		return nil, err
 	}
-	return &Client{cfg: cfg, nc: nc, st: st}, nil
+	c := &Client{cfg: cfg, nc: nc, st: st}
+	c.deal.Store(rand.Uint64()) // clients start dealing at different workers
+	return c, nil
 }
 
 // SubmitOption refines one submission.

@@ -79,12 +79,17 @@ func (c *Client) lately() bool {
 }
 
 // targets returns the workers n jobs of one batch go to, job by job: all
-// to to, or, without it, dealt round the live workers from one picked at
-// random, so that a batch needs no stealing to spread. Errors as target's.
+// to to, or, without it, dealt round the live workers, so that a batch
+// needs no stealing to spread. Each batch starts where the client's last
+// one ended, so that batches smaller than the cluster (a few bundles)
+// spread too. Errors as target's.
 func (c *Client) targets(ctx context.Context, to string, n int) ([]string, error) {
 	names, i, err := c.pick(ctx, to)
 	if err != nil {
 		return nil, err
+	}
+	if to == "" {
+		i = int((c.deal.Add(uint64(n)) - uint64(n)) % uint64(len(names)))
 	}
 	out := make([]string, n)
 	for k := range out {
