@@ -154,6 +154,9 @@ func treeIDs(roots []string, depth, fanout int) []string {
 	ids := append([]string(nil), roots...)
 	level := roots
 	for range depth {
+		if len(level) == 0 { // fanout 0: no more levels, however deep
+			break
+		}
 		var next []string
 		for _, p := range level {
 			for n := range fanout {

@@ -33,12 +33,14 @@ func (t treeJob) size() (int, error) {
 		return 0, fmt.Errorf("tree job: depth must be at least 0, fanout 0 to %d, sleep_ms 0 to %d; got %+v",
 			maxTreeFanout, maxTreeSleepMS, t)
 	}
+	if t.Fanout == 0 {
+		// No children whatever the depth. Counting level by level would
+		// loop Depth times: a huge depth would pin the worker's CPU.
+		return 1, nil
+	}
 	n, level := 1, 1
 	for range t.Depth {
-		level *= max(t.Fanout, 1)
-		if t.Fanout == 0 {
-			level = 0
-		}
+		level *= t.Fanout
 		n += level
 		if n > maxTreeJobs {
 			return 0, fmt.Errorf("tree job: more than %d jobs in the tree", maxTreeJobs)
