@@ -25,6 +25,12 @@ type connFlags struct {
 // it stays out of process listings.
 const passwordEnv = "STEAL_NATS_PASSWORD"
 
+// maxLease bounds -lease: a worker waits multiples of its lease (up to
+// 4 leases times ⌈W/8⌉ between reads of the workers bucket), and a lease
+// of some thousands of hours overflows those waits, a panic in the
+// worker. An hour is far beyond any sensible lease.
+const maxLease = time.Hour
+
 func (c *connFlags) register(fs *flag.FlagSet, urlHelp string) {
 	c.spawnRecords = true // the library's default, for commands without the flag
 	fs.StringVar(&c.url, "nats", "", urlHelp)
@@ -34,7 +40,7 @@ func (c *connFlags) register(fs *flag.FlagSet, urlHelp string) {
 	fs.StringVar(&c.tlsCA, "tlsca", "", "PEM file of the certificate authorities that signed the NATS server's TLS certificate")
 	fs.StringVar(&c.cluster, "cluster", "default", "cluster name: clusters on one NATS system stay apart")
 	fs.IntVar(&c.replicas, "replicas", 1, "replicas of the buckets this process creates (3 on a three-server NATS cluster)")
-	fs.DurationVar(&c.lease, "lease", 3*time.Second, "worker lease: a worker silent this long is taken for dead")
+	fs.DurationVar(&c.lease, "lease", 3*time.Second, "worker lease (1s to 1h): a worker silent this long is taken for dead")
 }
 
 // registerSpawn adds -spawn-records, for the commands that run workers.
@@ -57,8 +63,8 @@ func (c *connFlags) check() error {
 	if c.replicas < 1 || c.replicas > 5 {
 		return fmt.Errorf("-replicas must be 1 to 5, not %d", c.replicas)
 	}
-	if c.lease < time.Second {
-		return fmt.Errorf("-lease must be at least 1s, not %v", c.lease)
+	if c.lease < time.Second || c.lease > maxLease {
+		return fmt.Errorf("-lease must be 1s to %v, not %v", maxLease, c.lease)
 	}
 	return nil
 }

@@ -54,7 +54,10 @@ func TestUsageAndBadFlags(t *testing.T) {
 		{[]string{"worker", "-name", "w1"}, 2, "-nats URL is required"},
 		{[]string{"worker", "-nats", "nats://x"}, 2, "-name is required"},
 		{[]string{"node", "-cluster", "x"}, 2, "apply only with -nats"},
-		{[]string{"node", "-nats", "nats://x", "-lease", "1ms"}, 2, "-lease must be at least 1s"},
+		{[]string{"node", "-nats", "nats://x", "-lease", "1ms"}, 2, "-lease must be 1s to 1h0m0s, not 1ms"},
+		// A lease this long overflowed a worker's read interval: a panic.
+		{[]string{"cluster", "up", "-lease", "2562047h"}, 2, "-lease must be 1s to 1h0m0s, not 2562047h"},
+		{[]string{"worker", "-nats", "nats://x", "-name", "w1", "-lease", "100h"}, 2, "-lease must be 1s to 1h0m0s"},
 	} {
 		code, _, errs := runWith(nil, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.err) {
