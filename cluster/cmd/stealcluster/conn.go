@@ -51,14 +51,17 @@ func (c *connFlags) registerSpawn(fs *flag.FlagSet) {
 }
 
 func (c *connFlags) check() error {
-	if c.password == "" {
+	// An explicit -password without -user is a mistake; the variable is
+	// read only for -user, as it may be left set in an environment that
+	// has no use for it (cluster up -procs passes its own to its workers).
+	if c.user == "" && c.password != "" {
+		return fmt.Errorf("-password needs -user")
+	}
+	if c.user != "" && c.password == "" {
 		c.password = os.Getenv(passwordEnv)
 	}
 	if c.user != "" && c.password == "" {
 		return fmt.Errorf("-user needs a password: -password or $%s", passwordEnv)
-	}
-	if c.user == "" && c.password != "" && c.url != "" {
-		return fmt.Errorf("-password needs -user")
 	}
 	if c.replicas < 1 || c.replicas > 5 {
 		return fmt.Errorf("-replicas must be 1 to 5, not %d", c.replicas)

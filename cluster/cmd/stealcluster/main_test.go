@@ -84,3 +84,22 @@ func TestNodeWithoutNATSIsTheBaseNode(t *testing.T) {
 		t.Fatalf("full program: %d %q %q\nroot program: %d %q %q", code, out, errs, bcode, bout.String(), berr.String())
 	}
 }
+
+// $STEAL_NATS_PASSWORD is the password of -user: without -user it is
+// not a password given, so a worker without -user connects as it would
+// without the variable, rather than being refused (cluster up -procs
+// passes its environment on to its workers). An explicit -password
+// without -user is refused, with or without -nats, rather than ignored.
+func TestPasswordWithoutUser(t *testing.T) {
+	t.Setenv(passwordEnv, "s3cret")
+	code, _, errs := runWith(nil, "worker", "-nats", "nats://127.0.0.1:1", "-name", "w1")
+	if code != 1 || !strings.Contains(errs, "no servers available") {
+		t.Errorf("worker without -user, $%s set: code %d, stderr %q; want 1, no server at the URL", passwordEnv, code, errs)
+	}
+	// -every 1ms, refused after the password, keeps cluster up from
+	// running on if it took the password.
+	code, _, errs = runWith(nil, "cluster", "up", "-password", "p", "-every", "1ms")
+	if code != 2 || !strings.Contains(errs, "-password needs -user") {
+		t.Errorf("cluster up -password without -user: code %d, stderr %q; want 2 and -password needs -user", code, errs)
+	}
+}
