@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/worksteal/steal/internal/cli"
 	"go.uber.org/goleak"
@@ -101,5 +103,20 @@ func TestPasswordWithoutUser(t *testing.T) {
 	code, _, errs = runWith(nil, "cluster", "up", "-password", "p", "-every", "1ms")
 	if code != 2 || !strings.Contains(errs, "-password needs -user") {
 		t.Errorf("cluster up -password without -user: code %d, stderr %q; want 2 and -password needs -user", code, errs)
+	}
+}
+
+// A -dir the server cannot use is named at once: the embedded server,
+// its log off, would only fail to be ready for 10 s.
+func TestUnusableDir(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, _, errs := runWith(nil, "cluster", "up", "-dir", file)
+	if code != 1 || !strings.Contains(errs, "-dir "+file+": ") || time.Since(start) > 5*time.Second {
+		t.Errorf("cluster up -dir <a file>: code %d after %v, stderr %q; want 1 at once, naming -dir",
+			code, time.Since(start).Round(time.Millisecond), errs)
 	}
 }

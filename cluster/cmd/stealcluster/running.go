@@ -116,6 +116,9 @@ func (c *runningCluster) embed() error {
 		opts = append(opts, natsserver.Listen(c.f.listenHost, c.f.listenPort))
 	}
 	if c.f.dir != "" {
+		if err := usableDir(c.f.dir); err != nil {
+			return fmt.Errorf("-dir %s: %v", c.f.dir, err)
+		}
 		opts = append(opts, natsserver.StoreDir(c.f.dir))
 	}
 	if c.f.conn.user != "" {
@@ -130,6 +133,21 @@ func (c *runningCluster) embed() error {
 	}
 	c.srv, c.url = srv, srv.URL()
 	return nil
+}
+
+// usableDir makes dir if need be and checks that files can be made in
+// it. The embedded server, its log off, would only fail to become ready
+// for 10 s, without saying why.
+func usableDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".steal-probe-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // connect opens a connection: in-process to the embedded server, else to
