@@ -95,6 +95,11 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("-dir and -listen configure the embedded server; with -nats there is none")
 	case f.conn.url == "" && f.conn.creds != "":
 		return fmt.Errorf("-creds applies with -nats: the embedded server has no accounts")
+	case f.conn.url == "" && f.conn.tlsCA != "":
+		// Workers in this process connect in-process, without TLS; those
+		// of -procs would ask TLS of a server that has none (-procs with
+		// -tlscert is refused below).
+		return fmt.Errorf("-tlsca applies with -nats: the embedded server's own certificate is -tlscert")
 	case f.conn.url != "" && (f.tlsCert != "" || f.tlsKey != "" || f.tlsClientCA != "" || f.insecure):
 		return fmt.Errorf("-tlscert, -tlskey, -tlsclientca and -insecure configure the embedded server; with -nats there is none")
 	case (f.tlsCert == "") != (f.tlsKey == ""):

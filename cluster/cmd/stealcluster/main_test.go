@@ -52,6 +52,9 @@ func TestUsageAndBadFlags(t *testing.T) {
 		{[]string{"cluster", "up", "-tlscert", "c.pem"}, 2, "-tlscert and -tlskey go together"},
 		{[]string{"cluster", "up", "-user", "u", "-password", ""}, 2, "-user needs a password"},
 		{[]string{"cluster", "up", "-nats", "nats://x", "-insecure"}, 2, "with -nats there is none"},
+		// Ignored by the workers in this process; -procs workers tried TLS
+		// on a server without it, and cluster up waited 20 s for them.
+		{[]string{"cluster", "up", "-tlsca", "ca.pem", "-every", "1ms"}, 2, "-tlsca applies with -nats"},
 		{[]string{"cluster", "demo", "-depth", "9", "-fanout", "10"}, 2, "more than 100000 jobs"},
 		{[]string{"worker", "-name", "w1"}, 2, "-nats URL is required"},
 		{[]string{"worker", "-nats", "nats://x"}, 2, "-name is required"},
