@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"regexp"
 	"strconv"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"github.com/worksteal/steal/cluster/natsserver"
+	"github.com/worksteal/steal/internal/cli"
 )
 
 // cluster demo with no flags: every job of the skewed workload is done,
@@ -88,4 +91,39 @@ func sumCounts(pattern, out string) int {
 		sum += n
 	}
 	return sum
+}
+
+// cluster demo -procs on a server where w1 is already live: its w1
+// process exits at once (the name is in use), and the demo must say so
+// and exit 1, not count the other process's w1 as its own and run on.
+func TestProcsNameInUse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	t.Setenv(asProgram, "1") // the worker processes are this test binary
+	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	clientOn(t, srv)
+	nc, err := srv.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var c connFlags
+	c.register(flag.NewFlagSet("", flag.ContinueOnError), "")
+	w, err := startWorker(context.Background(), nc, "w1", 1, &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	// The worker processes write to the same buffers.
+	var out, errs lockedBuffer
+	code := cli.Run([]string{"cluster", "demo", "-nats", srv.URL(), "-procs", "-workers", "2",
+		"-roots", "1", "-depth", "1", "-fanout", "1", "-sleep", "1ms"}, nil, &out, &errs, commands()...)
+	if code != 1 || !strings.Contains(errs.String(), "worker w1 is already on the cluster") {
+		t.Fatalf("exit %d, want 1 naming w1 as taken\nstdout:\n%s\nstderr:\n%s", code, out.String(), errs.String())
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,7 +27,7 @@ type runningCluster struct {
 	url      string
 	conns    []*nats.Conn
 	workers  []*cluster.Worker // in this process
-	children []*exec.Cmd       // with -procs
+	children []*child          // with -procs
 	client   *cluster.Client
 	names    []string
 }
@@ -188,6 +189,9 @@ func (c *runningCluster) spawnChildren(ctx context.Context, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
+	if err := c.namesFree(ctx); err != nil {
+		return err
+	}
 	for _, name := range c.names {
 		args := []string{"worker", "-nats", c.url, "-name", name, "-slots", strconv.Itoa(c.f.slots),
 			"-cluster", c.f.conn.cluster, "-replicas", strconv.Itoa(c.f.conn.replicas), "-lease", c.f.conn.lease.String(),
@@ -207,10 +211,11 @@ func (c *runningCluster) spawnChildren(ctx context.Context, stdout, stderr io.Wr
 		}
 		cmd.Stdout, cmd.Stderr = stdout, stderr
 		cmd.SysProcAttr = childAttr()
-		if err := cmd.Start(); err != nil {
+		ch, err := startChild(cmd, name)
+		if err != nil {
 			return err
 		}
-		c.children = append(c.children, cmd)
+		c.children = append(c.children, ch)
 		fmt.Fprintf(stdout, "worker %s: process %d\n", name, cmd.Process.Pid)
 	}
 	return c.awaitWorkers(ctx, 20*time.Second)
@@ -236,6 +241,11 @@ func (c *runningCluster) awaitWorkers(ctx context.Context, limit time.Duration) 
 		if missing == "" {
 			return nil
 		}
+		for _, ch := range c.children {
+			if ch.exited() {
+				return fmt.Errorf("worker %s (process %d) exited: %v", ch.name, ch.cmd.Process.Pid, ch.err)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("worker %s did not join within %v", missing, limit)
@@ -251,8 +261,8 @@ func (c *runningCluster) stop() error {
 	for _, w := range c.workers {
 		errs = append(errs, w.Close())
 	}
-	for _, cmd := range c.children {
-		errs = append(errs, stopChild(cmd, 10*time.Second))
+	for _, ch := range c.children {
+		errs = append(errs, ch.stop(10*time.Second))
 	}
 	for _, nc := range c.conns {
 		nc.Close()
@@ -263,20 +273,64 @@ func (c *runningCluster) stop() error {
 	return errors.Join(errs...)
 }
 
-// stopChild asks a child to stop and waits for it, killing it after limit.
-func stopChild(cmd *exec.Cmd, limit time.Duration) error {
-	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return fmt.Errorf("worker process %d: %v", cmd.Process.Pid, err)
-		}
-		return nil
-	case <-time.After(limit):
-		cmd.Process.Kill()
-		<-done
-		return fmt.Errorf("worker process %d did not stop within %v: killed", cmd.Process.Pid, limit)
+// namesFree fails if a live worker of the cluster has one of the names:
+// a worker process of that name would exit at once, and the live one,
+// another process's, would pass for it.
+func (c *runningCluster) namesFree(ctx context.Context) error {
+	states, err := c.client.Workers(ctx)
+	if err != nil {
+		return err
 	}
+	for _, st := range states {
+		if slices.Contains(c.names, st.Name) {
+			return fmt.Errorf("worker %s is already on the cluster: -procs starts w1 to w%d", st.Name, len(c.names))
+		}
+	}
+	return nil
+}
+
+// child is a worker process, waited for from its start so that
+// awaitWorkers sees it exit.
+type child struct {
+	cmd  *exec.Cmd
+	name string
+	done chan struct{} // closed once it exited, err set
+	err  error
+}
+
+func startChild(cmd *exec.Cmd, name string) (*child, error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	ch := &child{cmd: cmd, name: name, done: make(chan struct{})}
+	go func() {
+		ch.err = cmd.Wait()
+		close(ch.done)
+	}()
+	return ch, nil
+}
+
+func (ch *child) exited() bool {
+	select {
+	case <-ch.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop asks the child to stop and waits for it, killing it after limit.
+func (ch *child) stop(limit time.Duration) error {
+	ch.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-ch.done:
+	case <-time.After(limit):
+		ch.cmd.Process.Kill()
+		<-ch.done
+		return fmt.Errorf("worker process %d did not stop within %v: killed", ch.cmd.Process.Pid, limit)
+	}
+	if ch.err != nil {
+		return fmt.Errorf("worker process %d: %v", ch.cmd.Process.Pid, ch.err)
+	}
+	return nil
 }
