@@ -152,9 +152,9 @@ func loopback(host string) bool {
 // runCluster is stealcluster cluster: up or demo.
 func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "up" && args[0] != "demo") {
-		fmt.Fprint(stderr, clusterUsage, "\nsteal cluster up -h and stealcluster cluster demo -h list the flags.\n")
+		fmt.Fprint(stderr, clusterUsage, "\nstealcluster cluster up -h and stealcluster cluster demo -h list the flags.\n")
 		if len(args) > 0 && args[0] != "-h" && args[0] != "-help" && args[0] != "--help" {
-			fmt.Fprintf(stderr, "\nsteal cluster: unknown subcommand %q: up or demo\n", args[0])
+			fmt.Fprintf(stderr, "\nstealcluster cluster: unknown subcommand %q: up or demo\n", args[0])
 		}
 		return 2
 	}

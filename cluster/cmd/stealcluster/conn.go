@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -63,11 +64,27 @@ func (c *connFlags) check() error {
 	if c.user != "" && c.password == "" {
 		return fmt.Errorf("-user needs a password: -password or $%s", passwordEnv)
 	}
+	if err := checkName("-cluster", c.cluster); err != nil {
+		return err
+	}
 	if c.replicas < 1 || c.replicas > 5 {
 		return fmt.Errorf("-replicas must be 1 to 5, not %d", c.replicas)
 	}
 	if c.lease < time.Second || c.lease > maxLease {
 		return fmt.Errorf("-lease must be 1s to %v, not %v", maxLease, c.lease)
+	}
+	return nil
+}
+
+// nameRE is the cluster package's rule for worker and cluster names.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// checkName checks a name flag before any connection: the cluster
+// package would refuse the name only once connected, and without
+// naming the flag.
+func checkName(flag, name string) error {
+	if !nameRE.MatchString(name) {
+		return fmt.Errorf("%s must be 1 to 64 of A-Z a-z 0-9 _ -, not %q", flag, name)
 	}
 	return nil
 }

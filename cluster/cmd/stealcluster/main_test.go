@@ -39,7 +39,13 @@ func TestUsageAndBadFlags(t *testing.T) {
 		err  string
 	}{
 		{[]string{"cluster"}, 2, "stealcluster cluster up"},
-		{[]string{"cluster", "down"}, 2, `unknown subcommand "down"`},
+		{[]string{"cluster", "down"}, 2, `stealcluster cluster: unknown subcommand "down"`},
+		{[]string{"cluster"}, 2, "stealcluster cluster up -h and stealcluster cluster demo -h list the flags"},
+		// Names are checked before connecting: an unreachable server or
+		// a started one must not hide a bad name.
+		{[]string{"worker", "-nats", "nats://127.0.0.1:1", "-name", "a b"}, 2, `-name must be 1 to 64 of A-Z a-z 0-9 _ -, not "a b"`},
+		{[]string{"worker", "-nats", "nats://127.0.0.1:1", "-name", "w1", "-cluster", ""}, 2, `-cluster must be 1 to 64 of A-Z a-z 0-9 _ -, not ""`},
+		{[]string{"cluster", "up", "-cluster", "a.b", "-every", "1ms"}, 2, `-cluster must be 1 to 64 of A-Z a-z 0-9 _ -, not "a.b"`},
 		{[]string{"cluster", "up", "-workers", "0"}, 2, "-workers must be 1 to 64"},
 		{[]string{"cluster", "up", "-slots", "4097"}, 2, "-slots must be 1 to 4096"},
 		{[]string{"worker", "-nats", "nats://x", "-name", "w1", "-slots", "1099511627776"}, 2, "-slots must be 1 to 4096"},

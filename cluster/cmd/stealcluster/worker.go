@@ -99,6 +99,9 @@ func workerArgs(fs *flag.FlagSet, c *connFlags, name string, slots int) error {
 	case slots < 1 || slots > steal.MaxWorkers:
 		return fmt.Errorf("-slots must be 1 to %d, not %d", steal.MaxWorkers, slots)
 	}
+	if err := checkName("-name", name); err != nil {
+		return err
+	}
 	return c.check()
 }
 
