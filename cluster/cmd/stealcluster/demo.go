@@ -24,7 +24,7 @@ func (f *demoFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.roots, "roots", 8, "root jobs, all submitted to w1")
 	fs.IntVar(&f.depth, "depth", 3, "generations of children under each root")
 	fs.IntVar(&f.fanout, "fanout", 3, "children each job spawns")
-	fs.DurationVar(&f.sleep, "sleep", 10*time.Millisecond, "how long each job sleeps (stands for I/O)")
+	fs.DurationVar(&f.sleep, "sleep", 10*time.Millisecond, "how long each job sleeps (stands for I/O), in whole milliseconds")
 	fs.DurationVar(&f.every, "every", 200*time.Millisecond, "progress line interval")
 	fs.DurationVar(&f.limit, "timeout", time.Minute, "give up (exit 1) if the work is not done by then")
 }
@@ -36,8 +36,15 @@ func (f *demoFlags) check() error {
 	if _, err := f.tree().size(); err != nil {
 		return fmt.Errorf("-depth, -fanout, -sleep: %v", err)
 	}
-	if f.every <= 0 || f.limit <= 0 {
-		return fmt.Errorf("-every and -timeout must be positive")
+	if f.sleep%time.Millisecond != 0 {
+		// A tree job's payload has sleep_ms: anything finer was dropped.
+		return fmt.Errorf("-sleep must be whole milliseconds, not %v", f.sleep)
+	}
+	if f.every < 10*time.Millisecond { // as cluster up's: each line asks every worker
+		return fmt.Errorf("-every must be at least 10ms, not %v", f.every)
+	}
+	if f.limit <= 0 {
+		return fmt.Errorf("-timeout must be positive, not %v", f.limit)
 	}
 	return nil
 }

@@ -62,6 +62,10 @@ func TestUsageAndBadFlags(t *testing.T) {
 		// on a server without it, and cluster up waited 20 s for them.
 		{[]string{"cluster", "up", "-tlsca", "ca.pem", "-every", "1ms"}, 2, "-tlsca applies with -nats"},
 		{[]string{"cluster", "demo", "-depth", "9", "-fanout", "10"}, 2, "more than 100000 jobs"},
+		// Jobs sleep whole milliseconds: 500µs ran jobs of 0 ms, the
+		// header saying 500µs.
+		{[]string{"cluster", "demo", "-sleep", "500us"}, 2, "-sleep must be whole milliseconds, not 500µs"},
+		{[]string{"cluster", "demo", "-every", "1ns", "-roots", "1", "-depth", "0"}, 2, "-every must be at least 10ms, not 1ns"},
 		{[]string{"worker", "-name", "w1"}, 2, "-nats URL is required"},
 		{[]string{"worker", "-nats", "nats://x"}, 2, "-name is required"},
 		{[]string{"node", "-cluster", "x"}, 2, "apply only with -nats"},
