@@ -68,7 +68,10 @@ func TestUsageAndBadFlags(t *testing.T) {
 		{[]string{"cluster", "demo", "-every", "1ns", "-roots", "1", "-depth", "0"}, 2, "-every must be at least 10ms, not 1ns"},
 		{[]string{"worker", "-name", "w1"}, 2, "-nats URL is required"},
 		{[]string{"worker", "-nats", "nats://x"}, 2, "-name is required"},
-		{[]string{"node", "-cluster", "x"}, 2, "apply only with -nats"},
+		{[]string{"node", "-cluster", "x"}, 2, "-cluster applies only with -nats"},
+		{[]string{"node", "-tlsca", "ca.pem", "-user", "u"}, 2, "-tlsca and -user apply only with -nats"},
+		{[]string{"node", "-nats", ""}, 2, "-nats needs a URL"},
+		{[]string{"node", "-h"}, 2, "exactly as the root program's steal node"},
 		{[]string{"node", "-nats", "nats://x", "-lease", "1ms"}, 2, "-lease must be 1s to 1h0m0s, not 1ms"},
 		// A lease this long overflowed a worker's read interval: a panic.
 		{[]string{"cluster", "up", "-lease", "2562047h"}, 2, "-lease must be 1s to 1h0m0s, not 2562047h"},

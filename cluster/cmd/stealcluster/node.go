@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/worksteal/steal/cluster"
@@ -18,7 +19,7 @@ const nodeUsage = `usage: stealcluster node < messages
 
 Reads one JSON message per line (a value may span lines) and writes one
 reply per line, in the protocol of package node. Without -nats, against a
-cluster simulated in this process, exactly as the root program's stealcluster node.
+cluster simulated in this process, exactly as the root program's steal node.
 
 With -nats, against the workers of a real cluster on NATS (see
 go doc github.com/worksteal/steal/cluster/cmd/stealcluster for what each message
@@ -39,7 +40,7 @@ func runNode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if c.url == "" && fs.NFlag() > 0 {
-		fmt.Fprintln(stderr, "stealcluster node: -creds, -cluster, -replicas and -lease apply only with -nats")
+		fmt.Fprintln(stderr, "stealcluster node:", withoutNATS(fs))
 		return 2
 	}
 	if c.url == "" {
@@ -75,6 +76,27 @@ func runNode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// withoutNATS names the flags given to node without a URL for -nats, all
+// of which configure the connection to one.
+func withoutNATS(fs *flag.FlagSet) string {
+	var given []string
+	nats := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "nats" {
+			nats = true
+		} else {
+			given = append(given, "-"+f.Name)
+		}
+	})
+	switch {
+	case nats:
+		return "-nats needs a URL"
+	case len(given) == 1:
+		return given[0] + " applies only with -nats"
+	}
+	return strings.Join(given[:len(given)-1], ", ") + " and " + given[len(given)-1] + " apply only with -nats"
 }
 
 // baseNode runs the root program's node command.
