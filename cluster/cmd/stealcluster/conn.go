@@ -4,8 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -87,6 +89,26 @@ func checkName(flag, name string) error {
 		return fmt.Errorf("%s must be 1 to 64 of A-Z a-z 0-9 _ -, not %q", flag, name)
 	}
 	return nil
+}
+
+// shown is urls (a NATS server URL, or several separated by commas) as
+// printed: a password in one is masked, as -user's password is never
+// printed, and so is a token (a user with no password).
+func shown(urls string) string {
+	parts := strings.Split(urls, ",")
+	for i, p := range parts {
+		u, err := url.Parse(strings.TrimSpace(p))
+		if err != nil || u.User == nil {
+			continue
+		}
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		} else {
+			u.User = url.User("xxxxx")
+		}
+		parts[i] = u.String()
+	}
+	return strings.Join(parts, ",")
 }
 
 // options are the cluster options the flags select.

@@ -127,3 +127,19 @@ func TestProcsNameInUse(t *testing.T) {
 		t.Fatalf("exit %d, want 1 naming w1 as taken\nstdout:\n%s\nstderr:\n%s", code, out.String(), errs.String())
 	}
 }
+
+// A password in the -nats URL is never printed: the URL is shown with
+// the password masked, as the password of -user is never shown.
+func TestURLPasswordNotPrinted(t *testing.T) {
+	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()), natsserver.UserPassword("u", "s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	url := strings.Replace(srv.URL(), "nats://", "nats://u:s3cret@", 1)
+	code, out, errs := runWith(nil, "cluster", "demo", "-nats", url, "-workers", "1", "-roots", "1", "-depth", "0")
+	masked := strings.Replace(srv.URL(), "nats://", "nats://u:xxxxx@", 1)
+	if code != 0 || strings.Contains(out+errs, "s3cret") || !strings.Contains(out, "join with: stealcluster worker -nats "+masked+" ") {
+		t.Fatalf("exit %d, want 0, the URL shown as %s\nstdout:\n%s\nstderr:\n%s", code, masked, out, errs)
+	}
+}

@@ -57,7 +57,7 @@ func (c *runningCluster) start(ctx context.Context, stdout, stderr io.Writer) er
 			fmt.Fprintln(stdout, "listening on every interface: from other machines, use this machine's address in the URL")
 		}
 	} else {
-		fmt.Fprintf(stdout, "NATS server at %s\n", c.url)
+		fmt.Fprintf(stdout, "NATS server at %s\n", shown(c.url))
 	}
 	nc, err := c.connect("stealcluster cluster client")
 	if err != nil {
@@ -79,7 +79,7 @@ func (c *runningCluster) start(ctx context.Context, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(stdout, "cluster %s: workers %s %s, each running up to %d jobs at once\n",
 		c.f.conn.cluster, strings.Join(c.names, " "), where(c.f.procs), c.f.slots)
-	fmt.Fprintf(stdout, "join with: stealcluster worker -nats %s -name w%d%s%s\n", c.url, len(c.names)+1,
+	fmt.Fprintf(stdout, "join with: stealcluster worker -nats %s -name w%d%s%s\n", shown(c.url), len(c.names)+1,
 		clusterArg(c.f.conn.cluster), c.authArgs())
 	return nil
 }

@@ -64,7 +64,7 @@ func runWorker(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "stealcluster worker: %s: %v\n", *name, err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "worker %s joined cluster %s at %s\n", *name, c.cluster, c.url)
+	fmt.Fprintf(stdout, "worker %s joined cluster %s at %s\n", *name, c.cluster, shown(c.url))
 	select {
 	case <-ctx.Done():
 	case <-w.Done():
