@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -256,14 +257,20 @@ func (c *runningCluster) awaitWorkers(ctx context.Context, limit time.Duration) 
 
 // stop closes the workers, stops the child processes (SIGTERM, then
 // SIGKILL after 10 s), closes the connections and shuts the server down.
+//
+// Workers and children stop together: without a server each close
+// waits for its requests to time out (seconds), and one after the other
+// that made minutes of a few dozen workers.
 func (c *runningCluster) stop() error {
-	var errs []error
-	for _, w := range c.workers {
-		errs = append(errs, w.Close())
+	errs := make([]error, len(c.workers)+len(c.children))
+	var wg sync.WaitGroup
+	for i, w := range c.workers {
+		wg.Go(func() { errs[i] = w.Close() })
 	}
-	for _, ch := range c.children {
-		errs = append(errs, ch.stop(10*time.Second))
+	for i, ch := range c.children {
+		wg.Go(func() { errs[len(c.workers)+i] = ch.stop(10 * time.Second) })
 	}
+	wg.Wait()
 	for _, nc := range c.conns {
 		nc.Close()
 	}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/worksteal/steal/cluster/natsserver"
+)
+
+// With its server gone, each worker's close waits for the server until
+// its request times out. stop closes the workers together: one after
+// the other, -workers 64 stopped for minutes.
+func TestStopWithoutServerIsNotSerial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for requests to time out")
+	}
+	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := clusterFlags{}
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"-nats", srv.URL(), "-workers", "4", "-slots", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.check(fs); err != nil {
+		t.Fatal(err)
+	}
+	c, err := startCluster(context.Background(), &f, io.Discard, io.Discard)
+	if err != nil {
+		srv.Shutdown()
+		t.Fatal(err)
+	}
+	srv.Shutdown()
+	start := time.Now()
+	err = c.stop()
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "not handed over") {
+		t.Errorf("stop without a server: %v, want jobs not handed over", err)
+	}
+	// One close takes about 7.5 s here; four in a row, 30 s.
+	if took > 15*time.Second {
+		t.Errorf("stop took %v for 4 workers: closed one after the other", took.Round(time.Millisecond))
+	}
+}
