@@ -64,7 +64,8 @@ func (f *clusterFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", 4, "workers to start")
 	fs.IntVar(&f.slots, "slots", runtime.GOMAXPROCS(0), "jobs each worker runs at once")
 	fs.BoolVar(&f.procs, "procs", false, "run each worker as a child process (stealcluster worker); they are stopped on exit")
-	fs.StringVar(&f.store, "store", "memory", "where the cluster's buckets keep jobs: memory or file")
+	fs.StringVar(&f.store, "store", "memory", "where the cluster's buckets keep jobs: memory or file,\n"+
+		"if this process creates the cluster: one that exists keeps its own")
 	fs.StringVar(&f.dir, "dir", "", "the embedded server's JetStream directory, kept after exit (default: a temporary one, removed)")
 	fs.StringVar(&f.listen, "listen", "", "the embedded server's host:port, port 0 for a random one (default 127.0.0.1:0);\n"+
 		"0.0.0.0:4222 lets other machines join: refused without -user, client-certificate TLS or -insecure")

@@ -43,7 +43,9 @@ func (c *connFlags) register(fs *flag.FlagSet, urlHelp string) {
 	fs.StringVar(&c.tlsCA, "tlsca", "", "PEM file of the certificate authorities that signed the NATS server's TLS certificate")
 	fs.StringVar(&c.cluster, "cluster", "default", "cluster name: clusters on one NATS system stay apart")
 	fs.IntVar(&c.replicas, "replicas", 1, "replicas of the buckets this process creates (3 on a three-server NATS cluster)")
-	fs.DurationVar(&c.lease, "lease", 3*time.Second, "worker lease (1s to 1h): a worker silent this long is taken for dead")
+	// The lease is the workers bucket's TTL, set by whoever creates it.
+	fs.DurationVar(&c.lease, "lease", 3*time.Second, "worker lease (1s to 1h): a worker silent this long is taken for dead;\n"+
+		"if this process creates the cluster: one that exists keeps its own")
 }
 
 // registerSpawn adds -spawn-records, for the commands that run workers.

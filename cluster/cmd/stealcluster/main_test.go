@@ -72,6 +72,10 @@ func TestUsageAndBadFlags(t *testing.T) {
 		{[]string{"node", "-tlsca", "ca.pem", "-user", "u"}, 2, "-tlsca and -user apply only with -nats"},
 		{[]string{"node", "-nats", ""}, 2, "-nats needs a URL"},
 		{[]string{"node", "-h"}, 2, "exactly as the root program's steal node"},
+		// A cluster's buckets keep the lease and storage they were made
+		// with: worker -lease 30s on a cluster of 3 s leases has 3 s.
+		{[]string{"worker", "-h"}, 2, "if this process creates the cluster: one that exists keeps its own"},
+		{[]string{"cluster", "up", "-h"}, 2, "memory or file,\n    \tif this process creates the cluster: one that exists keeps its own"},
 		{[]string{"node", "-nats", "nats://x", "-lease", "1ms"}, 2, "-lease must be 1s to 1h0m0s, not 1ms"},
 		// A lease this long overflowed a worker's read interval: a panic.
 		{[]string{"cluster", "up", "-lease", "2562047h"}, 2, "-lease must be 1s to 1h0m0s, not 2562047h"},
