@@ -249,6 +249,9 @@ func (c *runningCluster) awaitWorkers(ctx context.Context, limit time.Duration) 
 		}
 		select {
 		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.Canceled) { // SIGINT or SIGTERM, not the limit
+				return fmt.Errorf("interrupted before worker %s joined", missing)
+			}
 			return fmt.Errorf("worker %s did not join within %v", missing, limit)
 		case <-time.After(50 * time.Millisecond):
 		}

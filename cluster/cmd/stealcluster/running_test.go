@@ -48,3 +48,20 @@ func TestStopWithoutServerIsNotSerial(t *testing.T) {
 		t.Errorf("stop took %v for 4 workers: closed one after the other", took.Round(time.Millisecond))
 	}
 }
+
+// Interrupted while it waits for its worker processes, cluster up says
+// so, rather than that a worker "did not join within 20s" 20 ms in.
+func TestAwaitWorkersInterrupted(t *testing.T) {
+	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	c := &runningCluster{client: clientOn(t, srv), names: []string{"w1"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = c.awaitWorkers(ctx, 20*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "interrupted before worker w1 joined") {
+		t.Fatalf("awaitWorkers, interrupted: %v; want interrupted before worker w1 joined", err)
+	}
+}
