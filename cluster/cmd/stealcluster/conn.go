@@ -119,8 +119,9 @@ func (c *connFlags) options() []cluster.Option {
 		cluster.WithSpawnRecords(c.spawnRecords)}
 }
 
-// connect dials url with the credentials, if any, retrying for a while
-// when the server is not up yet.
+// connect dials url with the credentials, if any. It fails at once when
+// no server answers (RetryOnFailedConnect(false)); once connected, it
+// reconnects without limit.
 func (c *connFlags) connect(url, name string) (*nats.Conn, error) {
 	if url == "" {
 		return nil, errors.New("no NATS URL: give -nats")
