@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,6 +138,21 @@ func TestUnusableDir(t *testing.T) {
 	code, _, errs := runWith(nil, "cluster", "up", "-dir", file)
 	if code != 1 || !strings.Contains(errs, "-dir "+file+": ") || time.Since(start) > 5*time.Second {
 		t.Errorf("cluster up -dir <a file>: code %d after %v, stderr %q; want 1 at once, naming -dir",
+			code, time.Since(start).Round(time.Millisecond), errs)
+	}
+}
+
+// A -listen address already taken is named at once, as -dir is.
+func TestListenAddressInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	start := time.Now()
+	code, _, errs := runWith(nil, "cluster", "up", "-listen", l.Addr().String())
+	if code != 1 || !strings.Contains(errs, "-listen "+l.Addr().String()+": ") || time.Since(start) > 5*time.Second {
+		t.Errorf("cluster up -listen <a port in use>: code %d after %v, stderr %q; want 1 at once, naming -listen",
 			code, time.Since(start).Round(time.Millisecond), errs)
 	}
 }

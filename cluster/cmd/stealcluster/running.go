@@ -115,6 +115,9 @@ func clusterArg(name string) string {
 func (c *runningCluster) embed() error {
 	var opts []natsserver.Option
 	if c.f.listen != "" {
+		if err := canListen(c.f.listenHost, c.f.listenPort); err != nil {
+			return fmt.Errorf("-listen %s: %v", c.f.listen, err)
+		}
 		opts = append(opts, natsserver.Listen(c.f.listenHost, c.f.listenPort))
 	}
 	if c.f.dir != "" {
@@ -135,6 +138,18 @@ func (c *runningCluster) embed() error {
 	}
 	c.srv, c.url = srv, srv.URL()
 	return nil
+}
+
+// canListen checks that the server can listen on host and port (-1: a
+// random one) by listening there a moment. Like usableDir, it names the
+// problem (an address in use or not of this machine) where the server,
+// its log off, would only fail to become ready for 10 s.
+func canListen(host string, port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(max(port, 0))))
+	if err != nil {
+		return err
+	}
+	return l.Close()
 }
 
 // usableDir makes dir if need be and checks that files can be made in
