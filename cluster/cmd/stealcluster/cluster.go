@@ -101,6 +101,9 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 		// of -procs would ask TLS of a server that has none (-procs with
 		// -tlscert is refused below).
 		return fmt.Errorf("-tlsca applies with -nats: the embedded server's own certificate is -tlscert")
+	case f.conn.url == "" && (f.conn.tlsCert != "" || f.conn.tlsKey != ""):
+		// The workers in this process connect in-process, without TLS.
+		return fmt.Errorf("-tlsclientcert and -tlsclientkey apply with -nats: the embedded server's own certificate is -tlscert")
 	case f.conn.url != "" && (f.tlsCert != "" || f.tlsKey != "" || f.tlsClientCA != "" || f.insecure):
 		return fmt.Errorf("-tlscert, -tlskey, -tlsclientca and -insecure configure the embedded server; with -nats there is none")
 	case (f.tlsCert == "") != (f.tlsKey == ""):

@@ -19,6 +19,7 @@ type connFlags struct {
 	url, creds, cluster string
 	user, password      string
 	tlsCA               string
+	tlsCert, tlsKey     string // the client certificate this process presents
 	replicas            int
 	lease               time.Duration
 	spawnRecords        bool // workers only: a record per spawned job
@@ -41,6 +42,9 @@ func (c *connFlags) register(fs *flag.FlagSet, urlHelp string) {
 	fs.StringVar(&c.user, "user", "", "NATS user; its password is -password or $"+passwordEnv)
 	fs.StringVar(&c.password, "password", "", "NATS password for -user (default $"+passwordEnv+")")
 	fs.StringVar(&c.tlsCA, "tlsca", "", "PEM file of the certificate authorities that signed the NATS server's TLS certificate")
+	fs.StringVar(&c.tlsCert, "tlsclientcert", "", "the client certificate (PEM) this process presents, for a server that\n"+
+		"requires one (cluster up -tlsclientca)")
+	fs.StringVar(&c.tlsKey, "tlsclientkey", "", "the key of -tlsclientcert (PEM)")
 	fs.StringVar(&c.cluster, "cluster", "default", "cluster name: clusters on one NATS system stay apart")
 	fs.IntVar(&c.replicas, "replicas", 1, "replicas of the buckets this process creates (3 on a three-server NATS cluster)")
 	// The lease is the workers bucket's TTL, set by whoever creates it.
@@ -67,6 +71,9 @@ func (c *connFlags) check() error {
 	}
 	if c.user != "" && c.password == "" {
 		return fmt.Errorf("-user needs a password: -password or $%s", passwordEnv)
+	}
+	if (c.tlsCert == "") != (c.tlsKey == "") {
+		return fmt.Errorf("-tlsclientcert and -tlsclientkey go together")
 	}
 	if err := checkName("-cluster", c.cluster); err != nil {
 		return err
@@ -135,6 +142,9 @@ func (c *connFlags) connect(url, name string) (*nats.Conn, error) {
 	}
 	if c.tlsCA != "" {
 		opts = append(opts, nats.RootCAs(c.tlsCA))
+	}
+	if c.tlsCert != "" {
+		opts = append(opts, nats.ClientCert(c.tlsCert, c.tlsKey))
 	}
 	return nats.Connect(url, opts...)
 }

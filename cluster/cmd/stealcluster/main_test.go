@@ -62,6 +62,8 @@ func TestUsageAndBadFlags(t *testing.T) {
 		// Ignored by the workers in this process; -procs workers tried TLS
 		// on a server without it, and cluster up waited 20 s for them.
 		{[]string{"cluster", "up", "-tlsca", "ca.pem", "-every", "1ms"}, 2, "-tlsca applies with -nats"},
+		{[]string{"cluster", "up", "-tlsclientcert", "c.pem", "-tlsclientkey", "k.pem", "-every", "1ms"}, 2, "-tlsclientcert and -tlsclientkey apply with -nats"},
+		{[]string{"worker", "-nats", "nats://x", "-name", "w1", "-tlsclientcert", "c.pem"}, 2, "-tlsclientcert and -tlsclientkey go together"},
 		{[]string{"cluster", "demo", "-depth", "9", "-fanout", "10"}, 2, "more than 100000 jobs"},
 		// Jobs sleep whole milliseconds: 500µs ran jobs of 0 ms, the
 		// header saying 500µs.

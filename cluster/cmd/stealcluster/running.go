@@ -95,6 +95,9 @@ func (c *runningCluster) authArgs() string {
 	if c.f.tlsCert != "" {
 		s += " -tlsca <CA of " + c.f.tlsCert + ">"
 	}
+	if c.f.tlsClientCA != "" {
+		s += " -tlsclientcert <certificate signed by " + c.f.tlsClientCA + "> -tlsclientkey <its key>"
+	}
 	return s
 }
 
@@ -220,6 +223,9 @@ func (c *runningCluster) spawnChildren(ctx context.Context, stdout, stderr io.Wr
 		}
 		if c.f.conn.tlsCA != "" {
 			args = append(args, "-tlsca", c.f.conn.tlsCA)
+		}
+		if c.f.conn.tlsCert != "" {
+			args = append(args, "-tlsclientcert", c.f.conn.tlsCert, "-tlsclientkey", c.f.conn.tlsKey)
 		}
 		cmd := exec.Command(exe, args...)
 		if c.f.conn.user != "" {
