@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/worksteal/steal"
+	"github.com/worksteal/steal/cluster"
 )
 
 const clusterUsage = `usage: stealcluster cluster up   [flags]   NATS and workers, until SIGINT or SIGTERM
@@ -189,9 +191,33 @@ func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "stopping")
 	}
 	if err := c.stop(); err != nil {
-		fmt.Fprintf(stderr, "stealcluster cluster %s: stopping: %v\n", args[0], err)
-		code = max(code, 1)
+		stopReport(stdout, stderr, args[0], err)
+		return max(code, 1)
 	}
 	fmt.Fprintln(stdout, "cluster stopped")
 	return code
+}
+
+// stopReport prints each error of runningCluster.stop on a line of its
+// own, and a last line that says how many workers did not hand their
+// jobs over: "cluster stopped" alone would read as all well.
+func stopReport(stdout, stderr io.Writer, sub string, err error) {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	kept := 0
+	for _, e := range errs {
+		if errors.Is(e, cluster.ErrNotHandedOver) {
+			kept++
+		}
+		fmt.Fprintf(stderr, "stealcluster cluster %s: stopping: %v\n", sub, e)
+	}
+	if kept == 0 {
+		fmt.Fprintln(stdout, "cluster stopped, with errors")
+		return
+	}
+	fmt.Fprintf(stderr, "stealcluster cluster %s: no server answered: another worker takes the jobs not handed over "+
+		"once their workers' leases expire, if a server that holds them comes back\n", sub)
+	fmt.Fprintf(stdout, "cluster stopped; jobs of %d workers not handed over\n", kept)
 }

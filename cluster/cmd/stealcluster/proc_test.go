@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -29,9 +30,15 @@ type proc struct {
 
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
+	return startErr(t, os.Stderr, args...)
+}
+
+// startErr is start with the process's stderr going to stderr.
+func startErr(t *testing.T, stderr io.Writer, args ...string) *proc {
+	t.Helper()
 	p := &proc{t: t, cmd: exec.Command(os.Args[0], args...), lines: make(chan string, 100), done: make(chan error, 1)}
 	p.cmd.Env = append(os.Environ(), asProgram+"=1")
-	p.cmd.Stderr = os.Stderr
+	p.cmd.Stderr = stderr
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

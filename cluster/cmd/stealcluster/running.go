@@ -289,7 +289,11 @@ func (c *runningCluster) stop() error {
 	errs := make([]error, len(c.workers)+len(c.children))
 	var wg sync.WaitGroup
 	for i, w := range c.workers {
-		wg.Go(func() { errs[i] = w.Close() })
+		wg.Go(func() {
+			if err := w.Close(); err != nil {
+				errs[i] = fmt.Errorf("worker %s: %w", w.Name(), err)
+			}
+		})
 	}
 	for i, ch := range c.children {
 		wg.Go(func() { errs[len(c.workers)+i] = ch.stop(10 * time.Second) })

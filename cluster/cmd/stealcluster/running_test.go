@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,5 +64,39 @@ func TestAwaitWorkersInterrupted(t *testing.T) {
 	err = c.awaitWorkers(ctx, 20*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "interrupted before worker w1 joined") {
 		t.Fatalf("awaitWorkers, interrupted: %v; want interrupted before worker w1 joined", err)
+	}
+}
+
+// cluster up -nats whose server went away before SIGINT: it exits 1,
+// each error on a line of its own naming the program, and its last
+// line does not say it stopped as if all were well.
+func TestClusterUpStopWithoutServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	up := startErr(t, &stderr, "cluster", "up", "-nats", srv.URL(), "-workers", "2", "-slots", "1", "-every", "1h")
+	up.await(`^join with: `, 30*time.Second)
+	srv.Shutdown()
+	up.cmd.Process.Signal(syscall.SIGINT)
+	var out strings.Builder
+	for line := range up.lines {
+		out.WriteString(line + "\n")
+	}
+	if err := <-up.done; err == nil {
+		t.Fatalf("exit 0 with jobs not handed over\nstdout:\n%s\nstderr:\n%s", out.String(), stderr.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		if !strings.HasPrefix(line, "stealcluster cluster up: ") {
+			t.Errorf("stderr line without the program's name: %q", line)
+		}
+	}
+	if !strings.Contains(stderr.String(), "stealcluster cluster up: stopping: worker w1: cluster: could not give up the lease: jobs not handed over") ||
+		!strings.Contains(out.String(), "cluster stopped; jobs of 2 workers not handed over\n") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", out.String(), stderr.String())
 	}
 }
