@@ -40,6 +40,7 @@ const (
 	maxStealJobs  = 256 // most jobs moved by one steal
 	maxTakeover   = 200 // most jobs moved by one takeover batch (2 messages each)
 	minLease      = time.Second
+	maxLease      = time.Hour // past it, a worker's waits (4 leases × ⌈W/8⌉) outgrow time.Duration
 	defaultLease  = 3 * time.Second
 	defaultMaxPay = 256 << 10
 	// defaultLossLimit outlasts a server restart and a replicated
@@ -105,7 +106,7 @@ func WithStorage(s Storage) Option { return func(c *config) { c.storage = s } }
 // (default 1; 3 on a three-server cluster survives the loss of one server).
 func WithReplicas(n int) Option { return func(c *config) { c.replicas = n } }
 
-// WithLease sets the worker lease (default 3 s, at least 1 s) for a workers
+// WithLease sets the worker lease (default 3 s, 1 s to 1 h) for a workers
 // bucket this process creates. A worker that has not renewed its lease for
 // this long is taken for dead: its jobs go to a survivor and its later
 // writes are refused. Workers heartbeat every lease/4. The bucket's setting
@@ -180,8 +181,8 @@ func buildConfig(opts []Option) (config, error) {
 	switch {
 	case !validName(c.cluster):
 		return c, ErrInvalidName
-	case c.lease < minLease:
-		return c, &Error{"invalid_option", "lease shorter than 1s"}
+	case c.lease < minLease || c.lease > maxLease:
+		return c, &Error{"invalid_option", fmt.Sprintf("lease must be 1s to 1h, not %v", c.lease)}
 	case c.slots < 1 || c.slots > steal.MaxWorkers:
 		return c, &Error{"invalid_option", fmt.Sprintf("slots must be 1 to %d (steal.MaxWorkers), not %d", steal.MaxWorkers, c.slots)}
 	case c.replicas < 1 || c.replicas > 5:

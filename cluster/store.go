@@ -79,8 +79,8 @@ func openStore(ctx context.Context, nc *nats.Conn, cfg config) (*store, error) {
 		return nil, err
 	}
 	s.lease = status.TTL()
-	if s.lease < minLease {
-		return nil, &Error{"bad_bucket", "workers bucket has no TTL of at least 1s"}
+	if s.lease < minLease || s.lease > maxLease {
+		return nil, &Error{"bad_bucket", fmt.Sprintf("workers bucket's TTL is %v, not 1s to 1h", s.lease)}
 	}
 	return s, nil
 }

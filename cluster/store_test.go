@@ -1,8 +1,11 @@
 package cluster
 
 import (
+	"strings"
+
 	"context"
 	"errors"
+	"github.com/nats-io/nats.go/jetstream"
 	"testing"
 	"time"
 )
@@ -71,5 +74,36 @@ func TestStoreBatch(t *testing.T) {
 	keys, err := s.keys(ctx, "q.>")
 	if err != nil || len(keys) != 2 {
 		t.Fatalf("live keys %v (%v), want q.b.j2 and q.b.j3", keys, err)
+	}
+}
+
+// TestLeaseBounds: a lease outside 1 s to 1 h is refused, as an option and
+// as the TTL of a workers bucket another program made: a huge one made a
+// worker panic (its waits, 4 leases × ⌈W/8⌉, outgrew time.Duration).
+func TestLeaseBounds(t *testing.T) {
+	e := startServer(t)
+	nc, err := e.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	for _, d := range []time.Duration{time.Second / 2, time.Hour + time.Second, 2562047 * time.Hour} {
+		var ce *Error
+		if _, err := NewWorker(nc, "w1", WithLease(d)); !errors.As(err, &ce) || ce.Code != "invalid_option" {
+			t.Errorf("WithLease(%v): %v, want an invalid_option error", d, err)
+		}
+	}
+	js, _ := jetstream.New(nc)
+	if _, err := js.CreateKeyValue(context.Background(), jetstream.KeyValueConfig{
+		Bucket: "steal_big_workers", TTL: 1000 * time.Hour, LimitMarkerTTL: 1000 * time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWorker(nc, "w1", WithCluster("big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "TTL") {
+		w.Close()
+		t.Fatalf("start on a bucket with a 1000h TTL: %v, want a bad_bucket error", err)
 	}
 }
