@@ -263,7 +263,11 @@ func (m *mix) submitLoop() func() {
 		defer close(done)
 		rng := rand.New(rand.NewPCG(m.seed, 2))
 		for i := 0; i < 2000 && ctx.Err() == nil; i++ {
-			m.submitRoot("m"+strconv.Itoa(i), rng)
+			if id := "m" + strconv.Itoa(i); rng.IntN(3) > 0 {
+				m.submitRoot(id, rng)
+			} else {
+				m.submitBundle([]string{id, id + "b", id + "c"}, rng)
+			}
 			gap := 10 + rng.IntN(60)
 			if rng.IntN(4) == 0 {
 				gap = 200 + rng.IntN(600) // a lull: the cluster may go idle
@@ -301,6 +305,35 @@ func (m *mix) submitRoot(id string, rng *rand.Rand) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	m.fail("submission of %s never answered within 30s", id)
+}
+
+// submitBundle submits the roots ids in one SubmitBundle call, again
+// after an error (the outcome is then unknown, and a bundle's ids are not
+// refused as duplicates: a job stored twice runs twice and is recorded
+// once); they count once a call returned nil.
+func (m *mix) submitBundle(ids []string, rng *rand.Rand) {
+	jobs := make([]BatchJob, len(ids))
+	for i, id := range ids {
+		jobs[i] = BatchJob{ID: id, Type: "tree", Payload: []byte(strconv.Itoa(treeDepth))}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var opts []SubmitOption
+		if names := m.names(); rng.IntN(2) == 0 {
+			opts = append(opts, To(names[rng.IntN(len(names))]))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		err := m.client.SubmitBundle(ctx, jobs, opts...)
+		cancel()
+		if err == nil {
+			m.mu.Lock()
+			m.roots = append(m.roots, ids...)
+			m.mu.Unlock()
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	m.fail("bundle %v never answered within 30s", ids)
 }
 
 // sampleIdle asks Idle every 20 ms until stopped; a true answer must find
