@@ -44,8 +44,8 @@ const bundleIDPrefix = "bundle-"
 // jobs in one record, written under one worker's name, which runs them one
 // after the other and records their completions together. The jobs are
 // cut into as few bundles as hold them, of sizes that differ by one at
-// most, dealt round the live workers (read as Submit reads them) from one
-// picked at random, or all to To's worker; every bundle of a call is
+// most, dealt round the live workers (read as Submit reads them), each
+// call on from where the client's last batch ended, or all to To's worker; every bundle of a call is
 // written in one atomic batch (a chunk of them when they are more than 256
 // or about 600 KiB). A flat job costs about 1.5 server messages from
 // submission to completion this way, against about 6 with SubmitBatch and
