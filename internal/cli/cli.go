@@ -40,9 +40,9 @@ var Program = "steal"
 // cluster and worker, which only say where the full program is.
 func Base() []Command {
 	return []Command{
-		{"demo", "run 1000 tasks spawned on one worker and watch the others steal (steal demo -h)", noStdin(runDemo)},
+		{"demo", "run 1000 tasks spawned on one worker and watch the others steal (" + Program + " demo -h)", noStdin(runDemo)},
 		{"node", "run a cluster node: one JSON message per line on stdin, replies on stdout", runNode},
-		{"sim", "simulate scheduling policies and print a comparison table (steal sim -h)", noStdin(runSim)},
+		{"sim", "simulate scheduling policies and print a comparison table (" + Program + " sim -h)", noStdin(runSim)},
 		{"cluster", "(full program only) run a NATS cluster of workers: cluster up, cluster demo", elsewhere("cluster")},
 		{"worker", "(full program only) join a NATS cluster as a worker process", elsewhere("worker")},
 	}
@@ -105,7 +105,7 @@ func noStdin(f func(args []string, stdout, stderr io.Writer) int) func([]string,
 // program: it names the full program and returns 2.
 func elsewhere(name string) func([]string, io.Reader, io.Writer, io.Writer) int {
 	return func(_ []string, _ io.Reader, _, stderr io.Writer) int {
-		notHere(stderr, "steal "+name)
+		notHere(stderr, Program+" "+name)
 		return 2
 	}
 }

@@ -68,14 +68,14 @@ func (f *demoFlags) register(fs *flag.FlagSet) {
 // schedtrace lines while it runs and a summary after.
 func runDemo(args []string, stdout, stderr io.Writer) int {
 	var f demoFlags
-	fs := flag.NewFlagSet("steal demo", flag.ContinueOnError)
+	fs := flag.NewFlagSet(Program+" demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f.register(fs)
 	if code := parse(fs, args, stderr); code >= 0 {
 		return code
 	}
 	if msg := f.check(); msg != "" {
-		fmt.Fprintln(stderr, "steal demo:", msg)
+		fmt.Fprintln(stderr, Program+" demo:", msg)
 		return 2
 	}
 	// Open the -trace file before running, so that a path that cannot be
@@ -84,7 +84,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	if f.trace != "" {
 		var err error
 		if trace, err = openTrace(f.trace); err != nil {
-			fmt.Fprintln(stderr, "steal demo: -trace:", err)
+			fmt.Fprintln(stderr, Program+" demo: -trace:", err)
 			return 2
 		}
 		defer trace.abandon()
@@ -98,16 +98,16 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		check = schedcheck.Start(context.Background(), schedcheck.WithInterval(demoCheckEvery))
 		defer check.Stop()
 	}
-	fmt.Fprintf(stdout, "steal demo: %d tasks, each summing %d ints, all created on one worker (-spawn %s)\n\n",
+	fmt.Fprintf(stdout, Program+" demo: %d tasks, each summing %d ints, all created on one worker (-spawn %s)\n\n",
 		f.tasks, f.size, f.spawn)
 	one, _, err := demoRun(stdout, f, 1, nil)
 	if err != nil {
-		fmt.Fprintln(stderr, "steal demo:", err)
+		fmt.Fprintln(stderr, Program+" demo:", err)
 		return 1
 	}
 	all, stats, err := demoRun(stdout, f, f.workers, trace)
 	if err != nil {
-		fmt.Fprintln(stderr, "steal demo:", err)
+		fmt.Fprintln(stderr, Program+" demo:", err)
 		return 1
 	}
 	demoSummary(stdout, f, one, all, stats)

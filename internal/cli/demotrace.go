@@ -48,7 +48,7 @@ func writeTrace(out io.Writer, file *traceFile, p *steal.Pool, f demoFlags, work
 	if err := p.WriteTrace(&trace); err != nil {
 		return err
 	}
-	title := fmt.Sprintf("steal demo: %d tasks created on worker 0, %d workers (-spawn %s)", f.tasks, workers, f.spawn)
+	title := fmt.Sprintf(Program+" demo: %d tasks created on worker 0, %d workers (-spawn %s)", f.tasks, workers, f.spawn)
 	data, err := withOtherData(trace.Bytes(), map[string]string{"title": title})
 	if err != nil {
 		return err

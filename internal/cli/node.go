@@ -15,10 +15,10 @@ import (
 // returns 2.
 func runNode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if asksNATS(args) {
-		notHere(stderr, "steal node --nats")
+		notHere(stderr, Program+" node --nats")
 		return 2
 	}
-	fs := flag.NewFlagSet("steal node", flag.ContinueOnError)
+	fs := flag.NewFlagSet(Program+" node", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: steal node < messages\n\nReads one JSON message per line (a value may span lines) and writes one reply per line.")
@@ -27,7 +27,7 @@ func runNode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	if err := node.New().Serve(stdin, stdout, stderr); err != nil {
-		fmt.Fprintln(stderr, "steal node:", err)
+		fmt.Fprintln(stderr, Program+" node:", err)
 		return 1
 	}
 	return 0

@@ -109,7 +109,7 @@ func (f *simFlags) workload() (sim.Workload, []sim.Policy, error) {
 // runSim parses flags, runs every policy on the same workload and prints
 // the comparison.
 func runSim(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("steal sim", flag.ContinueOnError)
+	fs := flag.NewFlagSet(Program+" sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f simFlags
 	f.register(fs)
@@ -117,12 +117,12 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if err := f.applySampleDefaults(fs); err != nil {
-		fmt.Fprintln(stderr, "steal sim:", err)
+		fmt.Fprintln(stderr, Program+" sim:", err)
 		return 2
 	}
 	wl, policies, err := f.workload()
 	if err != nil {
-		fmt.Fprintln(stderr, "steal sim:", err)
+		fmt.Fprintln(stderr, Program+" sim:", err)
 		return 2
 	}
 	if f.samples {
@@ -137,7 +137,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		err = writeTable(stdout, wl, results, elapsed)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "steal sim:", err)
+		fmt.Fprintln(stderr, Program+" sim:", err)
 		return 1
 	}
 	return 0

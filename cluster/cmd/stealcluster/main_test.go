@@ -158,3 +158,16 @@ func TestListenAddressInUse(t *testing.T) {
 			code, time.Since(start).Round(time.Millisecond), errs)
 	}
 }
+
+// TestRootCommandsNameThisProgram: the commands this program shares with
+// the root one (demo, sim) name this program in their messages.
+func TestRootCommandsNameThisProgram(t *testing.T) {
+	defer func(p string) { cli.Program = p }(cli.Program)
+	cli.Program = "stealcluster"
+	for _, cmd := range []string{"sim", "demo"} {
+		code, _, stderr := runWith(strings.NewReader(""), cmd, "-bogus")
+		if code != 2 || !strings.Contains(stderr, "stealcluster "+cmd) || strings.Contains(stderr, "steal "+cmd) {
+			t.Errorf("%s -bogus: exit %d, stderr %q, want 2 and this program's name", cmd, code, stderr)
+		}
+	}
+}
