@@ -84,7 +84,7 @@ func suggest(pass *analysis.Pass, cur inspector.Cursor) (analysis.SuggestedFix, 
 	if body, ok := cur.Parent().Parent().Node().(*ast.BlockStmt); ok {
 		decl, ok := cur.Parent().Parent().Parent().Node().(*ast.FuncDecl)
 		if _, plain := stmt.(*ast.ExprStmt); plain && ok && decl.Body == body &&
-			funcs.IsMainOrInit(pass.Pkg, decl) && countMaxprocs(pass, cur.Parent().Parent()) == 1 {
+			funcs.IsMainOrInit(pass.Pkg, decl) && countMaxprocs(pass) == 1 {
 			return analysis.SuggestedFix{
 				Message:   "Delete the call: the default follows the container's CPU limit",
 				TextEdits: []analysis.TextEdit{fixes.DeleteStmt(pass.Fset, funcs.EnclosingFile(cur), body, stmt)},
@@ -114,19 +114,28 @@ func suggest(pass *analysis.Pass, cur inspector.Cursor) (analysis.SuggestedFix, 
 	}, true
 }
 
-// countMaxprocs counts the runtime.GOMAXPROCS calls under cur that
-// set the value (GOMAXPROCS(0) only reads it).
-func countMaxprocs(pass *analysis.Pass, cur inspector.Cursor) int {
+// countMaxprocs counts the runtime.GOMAXPROCS calls in the package's
+// non-test files that set the value (GOMAXPROCS(0) only reads it). The
+// whole package, not only the function: main runs after every init,
+// and an init after the ones before it, so a NumCPU call there may be
+// undoing a call made elsewhere in the package, which deleting it
+// would leave in force.
+func countMaxprocs(pass *analysis.Pass) int {
 	n := 0
-	for c := range cur.Preorder((*ast.CallExpr)(nil)) {
-		call := c.Node().(*ast.CallExpr)
-		if len(call.Args) != 1 || !funcs.Is(funcs.Callee(pass.TypesInfo, call), "runtime", "GOMAXPROCS") {
+	for _, f := range pass.Files {
+		if funcs.IsTestFile(pass.Fset, f.Pos()) {
 			continue
 		}
-		if v := pass.TypesInfo.Types[call.Args[0]].Value; v != nil && v.String() == "0" {
-			continue
-		}
-		n++
+		ast.Inspect(f, func(node ast.Node) bool {
+			call, ok := node.(*ast.CallExpr)
+			if !ok || len(call.Args) != 1 || !funcs.Is(funcs.Callee(pass.TypesInfo, call), "runtime", "GOMAXPROCS") {
+				return true
+			}
+			if v := pass.TypesInfo.Types[call.Args[0]].Value; v == nil || v.String() != "0" {
+				n++
+			}
+			return true
+		})
 	}
 	return n
 }

@@ -35,8 +35,9 @@
 // # Suggested fix (go 1.25 and later)
 //
 // When the call is a statement of its own in an init function or in
-// main of package main, and the only GOMAXPROCS call there, the fix
-// deletes it. Anywhere else, a statement runtime.GOMAXPROCS(
+// main of package main, and the only call setting GOMAXPROCS in the
+// package's non-test files (main runs after every init, so a call in
+// main may undo one made in an init), the fix deletes it. Anywhere else, a statement runtime.GOMAXPROCS(
 // runtime.NumCPU()), plain or deferred, may be undoing an earlier call,
 // so the fix replaces it with runtime.SetDefaultGOMAXPROCS(), which has
 // that effect without losing the container-aware default. Before go
