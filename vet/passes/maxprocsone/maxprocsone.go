@@ -97,8 +97,9 @@ func restored(pass *analysis.Pass, cur inspector.Cursor) bool {
 				!funcs.Is(funcs.Callee(info, call), "runtime", "GOMAXPROCS") {
 				continue
 			}
-			if v := info.Types[call.Args[0]].Value; v == nil || (v.String() != "0" && v.String() != "1") {
-				return true // sets a value other than 1; 0 only queries
+			// A constant below 1 (0, -1) only queries; 1 sets 1 again.
+			if v := info.Types[call.Args[0]].Value; v == nil || constant.Compare(v, token.GTR, constant.MakeInt64(1)) {
+				return true // sets a value other than 1
 			}
 		}
 		break // the innermost function only

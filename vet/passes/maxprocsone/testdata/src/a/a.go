@@ -45,6 +45,12 @@ func notRestored(other int) int {
 	return kept
 }
 
+// A negative argument only queries, like 0: nothing is restored.
+func queryNegative() {
+	runtime.GOMAXPROCS(1) // want `GOMAXPROCS\(1\) surprise`
+	runtime.GOMAXPROCS(-1)
+}
+
 func setOneTwice() {
 	runtime.GOMAXPROCS(1) // want `GOMAXPROCS\(1\) surprise`
 	runtime.GOMAXPROCS(1) // want `GOMAXPROCS\(1\) surprise`
