@@ -88,6 +88,14 @@ func goroutines(pass *analysis.Pass, insp *inspector.Inspector) (map[types.Objec
 	fns := make(map[types.Object]bool)
 	lits := make(map[*ast.FuncLit]bool)
 	started := func(e ast.Expr) {
+		// go f[T](x) names the generic function through an index
+		// expression.
+		switch ix := ast.Unparen(e).(type) {
+		case *ast.IndexExpr:
+			e = ix.X
+		case *ast.IndexListExpr:
+			e = ix.X
+		}
 		switch e := ast.Unparen(e).(type) {
 		case *ast.FuncLit:
 			lits[e] = true

@@ -48,6 +48,16 @@ func waitGroup(ch chan Request) {
 	wg.Wait()
 }
 
+// A generic function started with explicit type arguments.
+func genericServe[T any](ch chan T) {
+	runtime.LockOSThread() // want `LockOSThread starvation`
+	for v := range ch {
+		_ = v
+	}
+}
+
+func startGeneric(ch chan int) { go genericServe[int](ch) }
+
 type Poller struct{ events chan int }
 
 // Not started in this package, but named like a run loop.
