@@ -52,8 +52,10 @@
 //     golang.org/x/sys/unix or windows, or cgo between the lock and
 //     the loop (it sets up thread state, such as a network namespace
 //     or a priority, that the loop's work needs), or its loop receives
-//     functions to call (for f := range calls { f() }), which is how a
-//     program runs closures on one dedicated thread.
+//     functions to call (for f := range calls { f() }, or a select
+//     whose other cases only end the loop, such as case <-done:
+//     return), which is how a program runs closures on one dedicated
+//     thread.
 //   - Functions that are neither started with go in the package nor
 //     named like a run loop.
 //   - _test.go files, unless -lockthread.tests is set: tests lock threads on purpose to exercise the scheduler.

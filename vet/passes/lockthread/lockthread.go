@@ -193,12 +193,22 @@ func workLoop(info *types.Info, loop ast.Stmt) bool {
 		body = l.Body
 	}
 	waits := false
-	ast.Inspect(body, func(n ast.Node) bool {
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.SelectStmt:
-			waits = true
+			for _, c := range n.Body.List {
+				cc := c.(*ast.CommClause)
+				if caseWaits(info, cc) {
+					waits = true
+				}
+				for _, s := range cc.Body {
+					ast.Inspect(s, visit)
+				}
+			}
+			return false
 		case *ast.UnaryExpr:
 			if n.Op == token.ARROW {
 				if ch, ok := info.TypeOf(n.X).Underlying().(*types.Chan); !ok || !isFunc(ch.Elem()) {
@@ -207,8 +217,44 @@ func workLoop(info *types.Info, loop ast.Stmt) bool {
 			}
 		}
 		return !waits
-	})
+	}
+	ast.Inspect(body, visit)
 	return waits
+}
+
+// caseWaits reports whether a select case waits for work: a send, or a
+// receive of anything but functions to call whose body does not leave
+// the loop. A case that only ends the loop (case <-done: return) is a
+// shutdown signal, so a dispatcher that selects on its calls and a
+// done channel stays a dispatcher.
+func caseWaits(info *types.Info, cc *ast.CommClause) bool {
+	var recv ast.Expr
+	switch comm := cc.Comm.(type) {
+	case nil:
+		return false // default
+	case *ast.SendStmt:
+		return true
+	case *ast.ExprStmt:
+		recv = comm.X
+	case *ast.AssignStmt:
+		recv = comm.Rhs[0]
+	}
+	if n := len(cc.Body); n > 0 {
+		switch last := cc.Body[n-1].(type) {
+		case *ast.ReturnStmt:
+			return false
+		case *ast.BranchStmt:
+			if last.Tok == token.GOTO || last.Tok == token.BREAK && last.Label != nil {
+				return false
+			}
+		}
+	}
+	if u, ok := ast.Unparen(recv).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		if ch, ok := info.TypeOf(u.X).Underlying().(*types.Chan); ok && isFunc(ch.Elem()) {
+			return false
+		}
+	}
+	return true
 }
 
 func isFunc(t types.Type) bool {

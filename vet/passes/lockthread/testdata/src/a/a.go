@@ -125,6 +125,22 @@ func dispatcher(calls chan func()) {
 	}()
 }
 
+// The same dispatcher with a shutdown channel: the select's only other
+// case leaves the loop.
+func dispatcherDone(calls chan func(), done chan struct{}) {
+	go func() {
+		runtime.LockOSThread()
+		for {
+			select {
+			case f := <-calls:
+				f()
+			case <-done:
+				return
+			}
+		}
+	}()
+}
+
 // Neither started with go here nor named like a run loop.
 func helper(ch chan Request) {
 	runtime.LockOSThread()
