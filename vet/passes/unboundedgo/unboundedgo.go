@@ -27,7 +27,8 @@
 // when it is a for loop without a post statement that receives from a
 // channel before the go statement (directly or in a select). Channels
 // of time.Time (tickers, timers, time.After) and receives from a Done()
-// method (cancellation) are not events: they are rate-limited or final.
+// method (cancellation) are not events: they are rate-limited or final,
+// and so is a go statement in a select case that receives from one.
 //
 // The go statement is considered bounded, and is not reported, when
 // the loop (outside function literals) also
@@ -124,6 +125,14 @@ func eventLoop(info *types.Info, cur inspector.Cursor) (ast.Stmt, []*ast.IfStmt)
 			return nil, nil
 		case *ast.IfStmt:
 			guards = append(guards, n)
+		case *ast.CommClause:
+			// In a select case the go statement runs once per firing
+			// of that case: per tick or on cancellation when it
+			// receives from a time or Done channel, whatever the
+			// other cases receive.
+			if recv := commRecv(n.Comm); recv != nil && !isEventChan(info, recv) {
+				return nil, nil
+			}
 		case *ast.RangeStmt:
 			if isEventChan(info, n.X) {
 				return n, guards
@@ -154,6 +163,22 @@ func isEventChan(info *types.Info, x ast.Expr) bool {
 		}
 	}
 	return !bounds.IsDone(x) // cancellation is not an event stream
+}
+
+// commRecv returns the channel a select case's comm receives from, or
+// nil for a send or the default case.
+func commRecv(comm ast.Stmt) ast.Expr {
+	var x ast.Expr
+	switch comm := comm.(type) {
+	case *ast.ExprStmt:
+		x = comm.X
+	case *ast.AssignStmt:
+		x = comm.Rhs[0]
+	}
+	if u, ok := ast.Unparen(x).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		return u.X
+	}
+	return nil
 }
 
 // receivesBefore reports whether the loop receives an event before pos,
