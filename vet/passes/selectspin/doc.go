@@ -46,9 +46,13 @@
 // # Suggested fix
 //
 // Only for the exact shape above: an unconditional for {} whose body is
-// the select alone, with an empty default and at least one other case.
+// the select alone, with an empty default and at least one other case,
+// whose channel and value operands call nothing but a Done method.
 // Removing the default then changes nothing but the waiting: the loop
-// runs the same cases in the same order, parked in between.
+// runs the same cases in the same order, parked in between. (The
+// operands are evaluated on every entry to the select, so without the
+// default a call there, such as case out <- next() or case
+// <-time.After(d), would run less often.)
 //
 // # What is deliberately not reported
 //

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/inspect"
 	"golang.org/x/tools/go/ast/inspector"
 
+	"github.com/worksteal/steal/vet/internal/bounds"
 	"github.com/worksteal/steal/vet/internal/funcs"
 	"github.com/worksteal/steal/vet/internal/loopfx"
 )
@@ -82,7 +83,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if gosched {
 			d.Message = msgGosched
 		}
-		if edit, ok := removeDefault(pass.Fset, loop, selects[0]); ok {
+		if edit, ok := removeDefault(pass.TypesInfo, pass.Fset, loop, selects[0]); ok {
 			d.SuggestedFixes = []analysis.SuggestedFix{{
 				Message:   "Remove the default case so the select blocks",
 				TextEdits: []analysis.TextEdit{edit},
@@ -178,14 +179,15 @@ func spinPath(info *types.Info, loop *ast.ForStmt, selects []*ast.SelectStmt, sk
 
 // removeDefault returns the edit that deletes the default case of s,
 // when that is safe: loop is a bare for {} whose body is s alone, the
-// default is empty, and s has another case to block on.
-func removeDefault(fset *token.FileSet, loop *ast.ForStmt, s *ast.SelectStmt) (analysis.TextEdit, bool) {
+// default is empty, s has another case to block on, and no case's
+// channel or sent value calls anything but a Done method.
+func removeDefault(info *types.Info, fset *token.FileSet, loop *ast.ForStmt, s *ast.SelectStmt) (analysis.TextEdit, bool) {
 	if loop.Init != nil || loop.Cond != nil || loop.Post != nil ||
 		len(loop.Body.List) != 1 || loop.Body.List[0] != s || len(s.Body.List) < 2 {
 		return analysis.TextEdit{}, false
 	}
 	def := defaultClause(s)
-	if len(def.Body) != 0 {
+	if len(def.Body) != 0 || operandsCall(info, s) {
 		return analysis.TextEdit{}, false
 	}
 	// Delete from the default keyword to the next case or the closing
@@ -206,6 +208,44 @@ func removeDefault(fset *token.FileSet, loop *ast.ForStmt, s *ast.SelectStmt) (a
 		}
 	}
 	return analysis.TextEdit{Pos: start, End: end}, true
+}
+
+// operandsCall reports whether the channel or value operands of a case
+// of s call a function other than a Done method (<-ctx.Done()). The
+// operands are evaluated each time the select is entered, so removing
+// the default changes how often such a call runs: case out <- next()
+// would send other values, and case <-time.After(d) would fire where a
+// new timer per spin never did.
+func operandsCall(info *types.Info, s *ast.SelectStmt) bool {
+	var operands []ast.Expr
+	for _, c := range s.Body.List {
+		switch comm := c.(*ast.CommClause).Comm.(type) {
+		case *ast.SendStmt:
+			operands = append(operands, comm.Chan, comm.Value)
+		case *ast.ExprStmt:
+			operands = append(operands, comm.X)
+		case *ast.AssignStmt:
+			operands = append(operands, comm.Rhs...)
+		}
+	}
+	calls := false
+	for _, e := range operands {
+		ast.Inspect(e, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			switch {
+			case calls:
+				return false
+			case !ok:
+				return true
+			case len(call.Args) == 0 && bounds.IsDone(call):
+				return false
+			case funcs.IsCall(info, call):
+				calls = true
+			}
+			return !calls
+		})
+	}
+	return calls
 }
 
 // lineBlank reports whether no clause of s ends in [from, to): the

@@ -176,3 +176,28 @@ func breakLeavesSelect(ch chan int) {
 		}
 	}
 }
+
+// sendNext evaluates next() each time it enters the select, default
+// or not: without the default it would run once per send, and the
+// values sent would change. Reported, but the fix is not offered.
+func sendNext(out chan int, next func() int) {
+	for {
+		select {
+		case out <- next():
+		default: // want `channel-driven spin:`
+		}
+	}
+}
+
+// timeout makes a new timer on each entry, which with the default
+// never fires: removing it would make the case fire. No fix.
+func timeout(ch chan int) {
+	for {
+		select {
+		case <-ch:
+		case <-time.After(time.Second):
+			return
+		default: // want `channel-driven spin:`
+		}
+	}
+}
