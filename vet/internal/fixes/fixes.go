@@ -4,6 +4,8 @@ package fixes
 import (
 	"go/ast"
 	"go/token"
+	"go/types"
+	"strconv"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -40,4 +42,54 @@ func DeleteStmt(fset *token.FileSet, file *ast.File, block *ast.BlockStmt, stmt 
 		return analysis.TextEdit{Pos: stmt.Pos(), End: stmt.End()}
 	}
 	return analysis.TextEdit{Pos: tf.LineStart(first), End: tf.LineStart(last + 1)}
+}
+
+// LeavesDotImportUnused reports whether deleting stmt would leave a dot
+// import of file unused: stmt refers to a member of a dot-imported
+// package, and nothing else in the file does. The drivers remove
+// unused named imports after a fix, but not dot imports, so such a
+// deletion would not compile.
+func LeavesDotImportUnused(info *types.Info, file *ast.File, stmt ast.Stmt) bool {
+	dots := make(map[string]bool)
+	for _, imp := range file.Imports {
+		if imp.Name != nil && imp.Name.Name == "." {
+			if path, err := strconv.Unquote(imp.Path.Value); err == nil {
+				dots[path] = true
+			}
+		}
+	}
+	if len(dots) == 0 {
+		return false
+	}
+	// The selected names of x.f and pkg.F are not dot-import uses.
+	selected := make(map[*ast.Ident]bool)
+	ast.Inspect(file, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			selected[sel.Sel] = true
+		}
+		return true
+	})
+	inside, outside := make(map[string]bool), make(map[string]bool)
+	ast.Inspect(file, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok || selected[id] {
+			return true
+		}
+		obj := info.Uses[id]
+		if obj == nil || obj.Pkg() == nil || !dots[obj.Pkg().Path()] || obj.Parent() != obj.Pkg().Scope() {
+			return true // not a package-level member of a dot import
+		}
+		if stmt.Pos() <= id.Pos() && id.Pos() < stmt.End() {
+			inside[obj.Pkg().Path()] = true
+		} else {
+			outside[obj.Pkg().Path()] = true
+		}
+		return true
+	})
+	for path := range inside {
+		if !outside[path] {
+			return true
+		}
+	}
+	return false
 }

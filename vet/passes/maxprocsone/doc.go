@@ -24,6 +24,9 @@
 // is a statement of its own directly in the body of an init function,
 // or of main in package main, a suggested fix deletes it: there it
 // only configures the program, and deleting it restores the default.
+// (Not when it is the file's only use of import . "runtime": the
+// drivers do not remove an unused dot import, so the result would not
+// compile.)
 // Elsewhere the call may be part of a save/restore pair or its result
 // may be used, so no fix is offered.
 //

@@ -70,6 +70,9 @@ func deletion(pass *analysis.Pass, cur inspector.Cursor) (analysis.TextEdit, boo
 		return analysis.TextEdit{}, false
 	}
 	file := funcs.EnclosingFile(cur)
+	if fixes.LeavesDotImportUnused(pass.TypesInfo, file, stmt) {
+		return analysis.TextEdit{}, false // import . "runtime" would not compile
+	}
 	return fixes.DeleteStmt(pass.Fset, file, body, stmt), true
 }
 

@@ -9,5 +9,5 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), maxprocsone.Analyzer, "a", "prog", "onlycall")
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), maxprocsone.Analyzer, "a", "prog", "onlycall", "dotimport")
 }
