@@ -84,7 +84,9 @@ func suggest(pass *analysis.Pass, cur inspector.Cursor) (analysis.SuggestedFix, 
 	if body, ok := cur.Parent().Parent().Node().(*ast.BlockStmt); ok {
 		decl, ok := cur.Parent().Parent().Parent().Node().(*ast.FuncDecl)
 		if _, plain := stmt.(*ast.ExprStmt); plain && ok && decl.Body == body &&
-			funcs.IsMainOrInit(pass.Pkg, decl) && countMaxprocs(pass) == 1 {
+			funcs.IsMainOrInit(pass.Pkg, decl) && countMaxprocs(pass) == 1 &&
+			// The drivers do not remove an unused import . "runtime".
+			!fixes.LeavesDotImportUnused(pass.TypesInfo, funcs.EnclosingFile(cur), stmt) {
 			return analysis.SuggestedFix{
 				Message:   "Delete the call: the default follows the container's CPU limit",
 				TextEdits: []analysis.TextEdit{fixes.DeleteStmt(pass.Fset, funcs.EnclosingFile(cur), body, stmt)},
