@@ -8,6 +8,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/ast/inspector"
@@ -236,7 +237,8 @@ func Budgeted(info *types.Info, loop ast.Node, cur inspector.Cursor) bool {
 // a receive on a Done channel bounds nothing. Function literals, and what
 // g itself runs, are not looked into.
 func Scan(info *types.Info, scope *ast.BlockStmt, g *ast.GoStmt, eventLoop bool) (found bool, events, tokens int) {
-	ast.Inspect(scope, func(n ast.Node) bool {
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
 		if found {
 			return false
 		}
@@ -246,6 +248,21 @@ func Scan(info *types.Info, scope *ast.BlockStmt, g *ast.GoStmt, eventLoop bool)
 		case *ast.GoStmt:
 			if n == g {
 				return false // what the goroutine does is not a bound on starting it
+			}
+		case *ast.CommClause:
+			// A send in a select with a default never waits: it bounds
+			// what its own case starts (a try-acquire), nothing else.
+			if send, ok := n.Comm.(*ast.SendStmt); ok && hasDefault(scope, n) {
+				if n.Pos() <= g.Pos() && g.End() <= n.End() {
+					found = true
+					return false
+				}
+				ast.Inspect(send.Chan, visit)
+				ast.Inspect(send.Value, visit)
+				for _, s := range n.Body {
+					ast.Inspect(s, visit)
+				}
+				return false
 			}
 		case *ast.SendStmt:
 			found = true
@@ -276,6 +293,29 @@ func Scan(info *types.Info, scope *ast.BlockStmt, g *ast.GoStmt, eventLoop bool)
 			}
 		}
 		return !found
-	})
+	}
+	ast.Inspect(scope, visit)
 	return found, events, tokens
+}
+
+// hasDefault reports whether the select in scope that holds the case cc
+// has a default case.
+func hasDefault(scope ast.Node, cc *ast.CommClause) bool {
+	found := false
+	ast.Inspect(scope, func(n ast.Node) bool {
+		s, ok := n.(*ast.SelectStmt)
+		if !ok || found {
+			return !found
+		}
+		if slices.Contains(s.Body.List, ast.Stmt(cc)) {
+			for _, c := range s.Body.List {
+				if c.(*ast.CommClause).Comm == nil {
+					found = true
+				}
+			}
+			return false
+		}
+		return true
+	})
+	return found
 }

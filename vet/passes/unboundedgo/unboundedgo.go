@@ -34,7 +34,9 @@
 // the loop (outside function literals) also
 //
 //   - sends on a channel: a semaphore acquire (sem <- struct{}{}), or a
-//     hand-off that blocks when the consumer is slow;
+//     hand-off that blocks when the consumer is slow (a send in a select
+//     with a default never blocks, and bounds only a go statement in its
+//     own case, a try-acquire);
 //   - receives after the go statement (waiting for the goroutine), or
 //     receives a token with a plain <-ch statement on top of its event
 //     receive;

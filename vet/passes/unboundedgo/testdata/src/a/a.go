@@ -271,6 +271,18 @@ func tryAcquire(events chan Event, sem chan struct{}) {
 	}
 }
 
+// notify tries to send a notice before each start: a send in a select
+// with a default never waits, so it bounds only what its case runs.
+func notify(events chan Event, notices chan int) {
+	for ev := range events {
+		select {
+		case notices <- 1:
+		default:
+		}
+		go process(ev) // want `go statement per received event`
+	}
+}
+
 // budget starts workers against a budget it checks in the loop, as
 // prometheus.Registry.Gather does.
 func budget(events chan Event, collectors []func()) {
