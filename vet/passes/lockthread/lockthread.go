@@ -199,14 +199,23 @@ func workLoop(info *types.Info, loop ast.Stmt) bool {
 		case *ast.FuncLit:
 			return false
 		case *ast.SelectStmt:
+			// Any select is a wait, unless it is a dispatcher's: it
+			// receives functions to call, and its other cases only end
+			// the loop.
+			calls, work := false, false
 			for _, c := range n.Body.List {
 				cc := c.(*ast.CommClause)
-				if caseWaits(info, cc) {
-					waits = true
+				if receivesFunc(info, cc) {
+					calls = true
+				} else if caseWaits(cc) {
+					work = true
 				}
 				for _, s := range cc.Body {
 					ast.Inspect(s, visit)
 				}
+			}
+			if work || !calls {
+				waits = true
 			}
 			return false
 		case *ast.UnaryExpr:
@@ -222,22 +231,29 @@ func workLoop(info *types.Info, loop ast.Stmt) bool {
 	return waits
 }
 
-// caseWaits reports whether a select case waits for work: a send, or a
-// receive of anything but functions to call whose body does not leave
-// the loop. A case that only ends the loop (case <-done: return) is a
-// shutdown signal, so a dispatcher that selects on its calls and a
-// done channel stays a dispatcher.
-func caseWaits(info *types.Info, cc *ast.CommClause) bool {
+// receivesFunc reports whether a select case receives a function.
+func receivesFunc(info *types.Info, cc *ast.CommClause) bool {
 	var recv ast.Expr
 	switch comm := cc.Comm.(type) {
-	case nil:
-		return false // default
-	case *ast.SendStmt:
-		return true
 	case *ast.ExprStmt:
 		recv = comm.X
 	case *ast.AssignStmt:
 		recv = comm.Rhs[0]
+	}
+	if u, ok := ast.Unparen(recv).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		ch, ok := info.TypeOf(u.X).Underlying().(*types.Chan)
+		return ok && isFunc(ch.Elem())
+	}
+	return false
+}
+
+// caseWaits reports whether a select case, other than one receiving
+// functions, waits for work: it sends or receives, and its body does
+// not end the loop. A case that only ends it (case <-done: return) is a
+// shutdown signal.
+func caseWaits(cc *ast.CommClause) bool {
+	if cc.Comm == nil {
+		return false // default
 	}
 	if n := len(cc.Body); n > 0 {
 		switch last := cc.Body[n-1].(type) {
@@ -247,11 +263,6 @@ func caseWaits(info *types.Info, cc *ast.CommClause) bool {
 			if last.Tok == token.GOTO || last.Tok == token.BREAK && last.Label != nil {
 				return false
 			}
-		}
-	}
-	if u, ok := ast.Unparen(recv).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
-		if ch, ok := info.TypeOf(u.X).Underlying().(*types.Chan); ok && isFunc(ch.Elem()) {
-			return false
 		}
 	}
 	return true
