@@ -15,11 +15,15 @@ import (
 // Start opens (or creates) the cluster's buckets, takes the worker's lease,
 // subscribes to its subjects and starts running jobs: the records already
 // under its name (from an earlier life) first. It returns ErrNameInUse
-// when a live worker holds the name, ErrStarted on a second call, and
-// leaves nothing running on error.
+// when a live worker holds the name, ErrStarted on a second call, ErrClosed
+// once Close was called, and leaves nothing running on error.
 func (w *Worker) Start(ctx context.Context) error {
 	w.mu.Lock()
-	if w.started {
+	switch {
+	case w.closed:
+		w.mu.Unlock()
+		return ErrClosed
+	case w.started:
 		w.mu.Unlock()
 		return ErrStarted
 	}
@@ -36,18 +40,37 @@ func (w *Worker) Start(ctx context.Context) error {
 	w.ctx, w.stop = context.WithCancel(context.Background())
 	w.jobCtx, w.jobStop = context.WithCancel(context.Background())
 	if err := w.subscribe(); err != nil {
-		w.unsubscribe()
-		w.stop()
-		w.jobStop()
-		w.deregister()
+		w.undoStart()
 		return err
 	}
+	loops := []func(){w.heartbeatLoop, w.hintLoop, w.membersLoop, w.ownLoop, w.scanLoop, w.loanLoop, w.dispatch}
+	w.mu.Lock()
+	if w.closed {
+		// Close came while Start ran: it found nothing to stop, so the
+		// lease and subscriptions taken since are undone here.
+		w.mu.Unlock()
+		w.undoStart()
+		return ErrClosed
+	}
+	// The pool and the loops' count are in place before Close can see
+	// serving, so that it never waits on a pool or loops that are not.
+	w.serving = true
 	w.pool = steal.New(steal.WithWorkers(w.cfg.slots))
-	for _, loop := range []func(){w.heartbeatLoop, w.hintLoop, w.membersLoop, w.ownLoop, w.scanLoop, w.loanLoop, w.dispatch} {
-		w.wg.Add(1)
+	w.wg.Add(len(loops))
+	w.mu.Unlock()
+	for _, loop := range loops {
 		go func() { defer w.wg.Done(); loop() }()
 	}
 	return nil
+}
+
+// undoStart gives up what a Start that fails after registering took: its
+// subscriptions, contexts and lease.
+func (w *Worker) undoStart() {
+	w.unsubscribe()
+	w.stop()
+	w.jobStop()
+	w.deregister()
 }
 
 // register takes the lease with a create: it fails while another live
@@ -163,11 +186,23 @@ func (w *Worker) unsubscribe() {
 // the pool's error (panics not recovered as job failures: none are
 // expected), joined with ErrNotHandedOver when no server answered the
 // lease's release; it is idempotent. Any goroutine may call it, also
-// after the worker stopped serving on its own (Err).
+// after the worker stopped serving on its own (Err). Before Start, after
+// a Start that failed, or during one, Close only marks the worker closed
+// (Start then returns ErrClosed) and returns nil.
 func (w *Worker) Close() error {
 	w.mu.Lock()
-	if !w.started || w.closed {
+	if w.closed {
 		w.mu.Unlock()
+		return nil
+	}
+	if !w.serving {
+		// Never started, or its Start failed or is still running: no
+		// lease, loop or pool of its own to stop (a Start in progress
+		// sees closed and undoes itself). Done is closed all the same,
+		// for whoever waits on it.
+		w.closed, w.closing = true, true
+		w.mu.Unlock()
+		w.doneOnce.Do(func() { close(w.done) })
 		return nil
 	}
 	w.closed, w.closing = true, true

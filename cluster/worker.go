@@ -266,6 +266,7 @@ type Worker struct {
 	inc        uint64               // lease revision at registration: the incarnation
 	hbRev      uint64               // lease revision of the last heartbeat
 	started    bool
+	serving    bool          // Start succeeded: Close has a lease, loops and a pool to stop
 	closing    bool          // no new job: Close began, or the worker stopped serving
 	closed     bool          // Close was called
 	proc       string        // tells this Worker value's registrations from another process's
