@@ -193,6 +193,13 @@ func buildConfig(opts []Option) (config, error) {
 		return c, &Error{"invalid_option", "request timeout must be positive"}
 	case c.lossLimit < 2*time.Second:
 		return c, &Error{"invalid_option", "server loss limit shorter than 2s"}
+	case c.steal < StealHalf || c.steal > StealOff:
+		// Unchecked, an unknown mode stole as StealHalf and a
+		// StealMode(-1) meant as "off" stole all the same.
+		return c, &Error{"invalid_option", fmt.Sprintf("steal mode must be StealHalf, StealOne or StealOff, not %d", c.steal)}
+	case c.storage != MemoryStorage && c.storage != FileStorage:
+		// Unchecked, an unknown storage made memory buckets.
+		return c, &Error{"invalid_option", fmt.Sprintf("storage must be MemoryStorage or FileStorage, not %d", c.storage)}
 	}
 	return c, nil
 }
