@@ -68,6 +68,10 @@ func (j *Job) Local() *steal.Worker { return j.local }
 // ends or for at most 30 s; after that Spawn returns an error wrapping
 // ErrUnavailable, and the child may or may not be queued (a re-run of the
 // parent spawns it at most once).
+//
+// A Job is its handler's while the handler runs: once this job and the
+// jobs spawned under it have finished, Spawn on a Job kept past that
+// queues nothing and returns ErrFenced, whatever the mode.
 func (j *Job) Spawn(ctx context.Context, typ string, payload []byte) (string, error) {
 	id := j.ID + "-" + strconv.Itoa(j.spawned)
 	j.spawned++

@@ -106,6 +106,14 @@ func (w *Worker) spawnMem(parent *entry, c *memChild) error {
 	*e = entry{id: c.rec.ID, rec: &c.rec, job: &c.job, mem: true, up: parent, open: 1}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if parent.open == 0 {
+		// A *Job kept past its handler's return, whose run and subtree
+		// have finished: its completion (or its loan's return) is
+		// written or being written, and a child queued now would finish
+		// it a second time and run outside the tree that completion
+		// stood for. Refused as Spawn with records refuses it.
+		return ErrFenced
+	}
 	parent.open++
 	w.enterLocked()
 	w.dq.PushFront(e)
