@@ -184,7 +184,8 @@ func (o *outcome) result() *Result {
 }
 
 // WaitIdle blocks until the cluster is idle (see Idle), checking every
-// 50 ms, or until ctx ends.
+// 50 ms, or until ctx ends, or the connection is closed (then it returns
+// nats.ErrConnectionClosed, as Wait does).
 func (c *Client) WaitIdle(ctx context.Context) error {
 	for {
 		idle, err := c.Idle(ctx)
@@ -193,6 +194,11 @@ func (c *Client) WaitIdle(ctx context.Context) error {
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if c.nc.IsClosed() {
+			// The one error no later check gets past: checking on
+			// would spin until ctx ends, for good with no deadline.
+			return nats.ErrConnectionClosed
 		}
 		_ = err // transient: a slow worker, a reconnect; check again
 		t := time.NewTimer(50 * time.Millisecond)

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -76,4 +77,23 @@ func TestIdleCheck(t *testing.T) {
 	idle("epoch moved between the waves", false)
 	setState(func() beat { return beat{Name: "f1", Inc: 1, Epoch: 7, Busy: true} })
 	idle("busy worker", false)
+}
+
+// TestWaitIdleClosedConn: WaitIdle on a client whose connection was
+// closed returns nats.ErrConnectionClosed, as Wait does, instead of
+// checking again every 50 ms until its context ends (for good, with no
+// deadline).
+func TestWaitIdleClosedConn(t *testing.T) {
+	h := newHarness(t)
+	nc := h.conn()
+	c, err := NewClient(context.Background(), nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.WaitIdle(ctx); !errors.Is(err, nats.ErrConnectionClosed) {
+		t.Fatalf("WaitIdle on a closed connection = %v, want nats.ErrConnectionClosed", err)
+	}
 }
