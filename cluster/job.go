@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/worksteal/steal"
 )
@@ -30,7 +31,10 @@ type Job struct {
 
 	w       *Worker
 	e       *entry // the job as the worker holds it: its record's revision fences spawns
-	spawned int
+	// spawned counts Spawn's ids: atomic, as fork-join code spawns from
+	// several goroutines, and two calls that read one count would get
+	// one id, the second child then taken for the first and dropped.
+	spawned atomic.Int64
 	local   *steal.Worker
 }
 
@@ -69,12 +73,16 @@ func (j *Job) Local() *steal.Worker { return j.local }
 // ErrUnavailable, and the child may or may not be queued (a re-run of the
 // parent spawns it at most once).
 //
+// Spawn may be called from several goroutines at once; each call gets an
+// id of its own, but n then follows the order the calls happen to take,
+// so a re-run may give an id to another child: use SpawnID with ids of
+// your own where the children differ.
+//
 // A Job is its handler's while the handler runs: once this job and the
 // jobs spawned under it have finished, Spawn on a Job kept past that
 // queues nothing and returns ErrFenced, whatever the mode.
 func (j *Job) Spawn(ctx context.Context, typ string, payload []byte) (string, error) {
-	id := j.ID + "-" + strconv.Itoa(j.spawned)
-	j.spawned++
+	id := j.ID + "-" + strconv.FormatInt(j.spawned.Add(1)-1, 10)
 	return id, j.SpawnID(ctx, id, typ, payload)
 }
 

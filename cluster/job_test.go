@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 )
@@ -47,5 +48,48 @@ func TestSpawnAfterReturn(t *testing.T) {
 				t.Errorf("the late child ran %d times", n)
 			}
 		})
+	}
+}
+
+// TestConcurrentSpawn: a handler that spawns from several goroutines
+// (fork-join code) gets one id per call and every child runs; the race
+// detector checks the count of ids.
+func TestConcurrentSpawn(t *testing.T) {
+	h := newHarness(t)
+	const n = 8
+	ids := make(chan string, n)
+	h.worker("a", func(w *Worker) {
+		w.Handle("root", func(ctx context.Context, j *Job) ([]byte, error) {
+			var wg sync.WaitGroup
+			for range n {
+				wg.Go(func() {
+					id, err := j.Spawn(ctx, "kid", nil)
+					if err != nil {
+						t.Error(err)
+					}
+					ids <- id
+				})
+			}
+			wg.Wait()
+			return nil, nil
+		})
+		w.Handle("kid", h.sleeper(0))
+	})
+	h.ready("a")
+	if err := h.client.Submit(context.Background(), "r", "root", nil); err != nil {
+		t.Fatal(err)
+	}
+	h.wait("r")
+	seen := map[string]bool{}
+	for range n {
+		id := <-ids
+		if seen[id] {
+			t.Errorf("two Spawns got id %s", id)
+		}
+		seen[id] = true
+		h.wait(id)
+		if runs := h.runCount(id); runs != 1 {
+			t.Errorf("%s ran %d times", id, runs)
+		}
 	}
 }
