@@ -328,7 +328,7 @@ func (w *Worker) onSubmitBatch(m *nats.Msg) {
 			continue
 		}
 		seen[r.ID] = struct{}{}
-		r.Attempt, r.Hops = 0, 0
+		r.fresh()
 		todo, at = append(todo, r), append(at, i)
 	}
 	if len(todo) > 0 {

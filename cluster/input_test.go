@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // TestBadInput: a panicking handler, an unknown type, a failing handler, an
@@ -181,5 +183,43 @@ func TestSpawnStaysLocal(t *testing.T) {
 	}
 	if d := h.count("d.>"); d != 3*31 {
 		t.Fatalf("%d completions, want %d", d, 3*31)
+	}
+}
+
+// TestSubmitSubjectFresh: a record submitted on the submit subjects (by a
+// program without a Go client) that carries a victim, steals or
+// takeovers runs as a fresh submission: Job.StolenFrom is empty and
+// Job.Attempt 0, as documented for a submitted job.
+func TestSubmitSubjectFresh(t *testing.T) {
+	h := newHarness(t)
+	type seen struct {
+		from    string
+		attempt int
+	}
+	got := make(chan seen, 2)
+	h.worker("a", func(w *Worker) {
+		w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
+			got <- seen{j.StolenFrom, j.Attempt}
+			return nil, nil
+		})
+	})
+	h.ready("a")
+	single := []byte(`{"id":"s","type":"job","from":"ghost","attempt":3,"hops":2}`)
+	batch := nats.NewMsg(h.client.cfg.subject("w.a.submit"))
+	batch.Header.Set(batchHeader, "1")
+	batch.Data = []byte(`{"jobs":[{"id":"b","type":"job","from":"ghost","attempt":3,"hops":2}]}`)
+	if _, err := h.client.nc.Request(h.client.cfg.subject("submit"), single, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.client.nc.RequestMsg(batch, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"s", "b"} {
+		if r := h.wait(id); r.Attempt != 0 || r.Hops != 0 {
+			t.Errorf("%s: recorded attempt %d, hops %d; want 0", id, r.Attempt, r.Hops)
+		}
+		if s := <-got; s.from != "" || s.attempt != 0 {
+			t.Errorf("handler saw StolenFrom %q, Attempt %d; want \"\", 0", s.from, s.attempt)
+		}
 	}
 }

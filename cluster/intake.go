@@ -46,7 +46,7 @@ func (w *Worker) onSubmit(m *nats.Msg) {
 		refuse(m, err.(*Error))
 		return
 	}
-	r.Attempt, r.Hops = 0, 0
+	r.fresh()
 	w.mu.Lock()
 	_, dup := w.known[r.ID]
 	if w.closing || dup {

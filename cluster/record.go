@@ -109,6 +109,11 @@ func (r *record) check(maxPayload int) error {
 	return nil
 }
 
+// fresh clears what a submission received as JSON must not carry: the
+// takeovers, steals and victim that only a worker's own moves write, so
+// that Job.Attempt and Job.StolenFrom of a submitted job read 0 and "".
+func (r *record) fresh() { r.Attempt, r.Hops, r.From = 0, 0, "" }
+
 func decodeRecord(id string, data []byte) (*record, error) {
 	var r record
 	if err := json.Unmarshal(data, &r); err != nil {
