@@ -26,6 +26,10 @@ type beat struct {
 	Completed int64 `json:"completed,omitempty"`
 	Stolen    int64 `json:"stolen,omitempty"`
 	Given     int64 `json:"given,omitempty"`
+
+	// hinted: in a worker's view, a name known from a hint alone, not
+	// from the workers bucket (see members.setHint).
+	hinted bool
 }
 
 func (w *Worker) stateLocked() beat {
@@ -342,14 +346,20 @@ func (m *members) remove(name string) {
 func (m *members) size() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.m)
+	n := 0
+	for _, b := range m.m {
+		if !b.hinted {
+			n++
+		}
+	}
+	return n
 }
 
 func (m *members) has(name string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	_, ok := m.m[name]
-	return ok
+	b, ok := m.m[name]
+	return ok && !b.hinted
 }
 
 // replace sets the view to n.
@@ -378,19 +388,25 @@ func (m *members) rank(me string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	below := 0
-	for n := range m.m {
-		if n < me {
+	for n, b := range m.m {
+		if n < me && !b.hinted {
 			below++
 		}
 	}
 	return below
 }
 
-// setHint records name's queue as its hint told it.
+// setHint records name's queue as its hint told it. A name the view does
+// not hold from the workers bucket enters it marked hinted: a thief may
+// pick it, but it counts as no member (lowest, rank, has, size). A hint
+// proves no lease: one from a name that holds none (a late hint of a
+// worker that left, or one sent by hand) would otherwise stop every
+// orphan scan (a name sorting first) or hide a dead worker's records
+// from them, for as long as a monitor's watch runs.
 func (m *members) setHint(name string, q int) {
 	m.mu.Lock()
-	b := m.m[name]
-	b.Name, b.Queue = name, q
+	b, ok := m.m[name]
+	b.Name, b.Queue, b.hinted = name, q, !ok || b.hinted
 	m.putLocked(b)
 	m.mu.Unlock()
 }
@@ -399,8 +415,8 @@ func (m *members) setHint(name string, q int) {
 func (m *members) lowest(me string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for n := range m.m {
-		if n < me {
+	for n, b := range m.m {
+		if n < me && !b.hinted {
 			return false
 		}
 	}

@@ -45,3 +45,37 @@ func TestTakeoverKeepsHeldRecord(t *testing.T) {
 		t.Errorf("stats %+v, want one completion, none refused, nothing moved in", s)
 	}
 }
+
+// TestHintDoesNotMakeMember: a hint names a worker, it does not make one.
+// A hint from a name that holds no lease (here published by hand: a
+// forged or late hint) must not enter the view that decides which worker
+// sorts first and whose records are orphans, else one hint from "0"
+// stopped every orphan scan, and one from a dead worker's name hid its
+// records, for as long as a monitor's watch lasts: the dead worker's jobs
+// never ran.
+func TestHintDoesNotMakeMember(t *testing.T) {
+	for _, name := range []string{"0", "dead"} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, WithLease(time.Second))
+			h.worker("a", func(w *Worker) { w.Handle("job", h.sleeper(0)) })
+			h.ready("a")
+			time.Sleep(500 * time.Millisecond) // "a" watches the workers bucket by now
+			b, _ := json.Marshal(hint{Name: name, Queue: 0})
+			nc := h.conn()
+			if err := nc.Publish(h.client.cfg.subject("hint"), b); err != nil {
+				t.Fatal(err)
+			}
+			nc.Flush()
+			h.ready("a") // the hint, sent before, was taken in
+			// A record under the name of a worker that holds no lease:
+			// a dead worker's job, for the orphan scan to take over.
+			data, _ := json.Marshal(record{ID: "orphan", Type: "job"})
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if _, err := h.client.st.put(ctx, qKey("dead", "orphan"), data, "orphan", dKey("orphan"), 0); err != nil {
+				t.Fatal(err)
+			}
+			h.wait("orphan") // the scan runs every 4 leases
+		})
+	}
+}
