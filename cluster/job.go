@@ -73,6 +73,12 @@ func (j *Job) Local() *steal.Worker { return j.local }
 // ErrUnavailable, and the child may or may not be queued (a re-run of the
 // parent spawns it at most once).
 //
+// A child's id is its parent's and two characters or more: a chain of
+// spawns about (MaxIDLen - len(root id))/2 deep reaches MaxIDLen, and
+// Spawn then returns ErrInvalidID and queues nothing (in memory, the
+// root's completion is still recorded: a spawned job's failure is not).
+// A deeper tree names its jobs with SpawnID.
+//
 // Spawn may be called from several goroutines at once; each call gets an
 // id of its own, but n then follows the order the calls happen to take,
 // so a re-run may give an id to another child: use SpawnID with ids of
