@@ -29,8 +29,8 @@ type Job struct {
 	// submitted or spawned here, or taken over from a dead worker.
 	StolenFrom string
 
-	w       *Worker
-	e       *entry // the job as the worker holds it: its record's revision fences spawns
+	w *Worker
+	e *entry // the job as the worker holds it: its record's revision fences spawns
 	// spawned counts Spawn's ids: atomic, as fork-join code spawns from
 	// several goroutines, and two calls that read one count would get
 	// one id, the second child then taken for the first and dropped.
