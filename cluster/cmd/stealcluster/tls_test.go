@@ -68,7 +68,12 @@ func TestClientCertificate(t *testing.T) {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 	code, _, errs = runWith(nil, "cluster", "demo", "-nats", url, "-tlsca", cert, "-workers", "1", "-roots", "1", "-depth", "0")
-	if code != 1 || !strings.Contains(errs, "certificate required") {
-		t.Fatalf("without a client certificate: exit %d, stderr %q; want 1, certificate required", code, errs)
+	// With TLS 1.3 the server checks the client's certificate after the
+	// handshake: the client reads its alert ("certificate required") or,
+	// when it writes first, finds the connection closed (seen in a CI
+	// run). Either way it is refused.
+	refused := strings.Contains(errs, "certificate required") || strings.Contains(errs, "closed by remote")
+	if code != 1 || !refused {
+		t.Fatalf("without a client certificate: exit %d, stderr %q; want 1, refused by the server", code, errs)
 	}
 }
