@@ -20,6 +20,8 @@ var (
 	ErrInvalidID = &Error{"invalid_id", "invalid job id"}
 	// ErrInvalidType: a job type must be 1 to 128 printable non-space ASCII characters.
 	ErrInvalidType = &Error{"invalid_type", "invalid job type"}
+	// ErrNilHandler is returned by Worker.Handle for a nil handler.
+	ErrNilHandler = &Error{"nil_handler", "nil handler"}
 	// ErrInvalidName: a worker or cluster name must be 1 to 64 characters
 	// from A-Z a-z 0-9 _ -.
 	ErrInvalidName = &Error{"invalid_name", "invalid worker or cluster name"}

@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -88,5 +90,40 @@ func TestStartAfterClose(t *testing.T) {
 	}
 	if ws, err := h.client.Workers(ctx); err != nil || len(ws) != 0 {
 		t.Fatalf("Workers = %v, %v; want none", ws, err)
+	}
+}
+
+// TestHandleRefusals: Handle names what is wrong with what it is given and
+// changes nothing: an invalid type, a nil handler.
+func TestHandleRefusals(t *testing.T) {
+	h := newHarness(t)
+	w := h.worker("w1", func(w *Worker) {})
+	if err := w.Handle("", h.sleeper(0)); !errors.Is(err, ErrInvalidType) {
+		t.Errorf("empty type: %v, want ErrInvalidType", err)
+	}
+	if err := w.Handle("job", nil); !errors.Is(err, ErrNilHandler) {
+		t.Errorf("nil handler: %v, want ErrNilHandler", err)
+	}
+	if err := h.client.Submit(context.Background(), "j", "job", nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.wait("j"); !errors.Is(r.Err, ErrUnknownType) {
+		t.Errorf("job of a type whose Handle was refused: %+v, want ErrUnknownType", r)
+	}
+}
+
+// TestMalformedLoanAudit: a loan audit that does not decode is answered
+// with a code that names the problem, not left to time out.
+func TestMalformedLoanAudit(t *testing.T) {
+	h := newHarness(t)
+	h.worker("w1", func(w *Worker) {})
+	h.ready("w1")
+	m, err := h.conn().Request(h.client.cfg.subject("w.w1.loans"), []byte("not json"), 5*time.Second)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	var rep submitReply
+	if err := json.Unmarshal(m.Data, &rep); err != nil || rep.Code != ErrMalformedJob.Code || !strings.Contains(rep.Text, "loan audit") {
+		t.Errorf("answer %s (%v), want code %s naming the loan audit", m.Data, err, ErrMalformedJob.Code)
 	}
 }

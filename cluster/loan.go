@@ -503,7 +503,8 @@ func (w *Worker) requeueLentLocked(e *entry) {
 // returned lately.
 func (w *Worker) onLoans(m *nats.Msg) {
 	var a loanAudit
-	if json.Unmarshal(m.Data, &a) != nil {
+	if err := json.Unmarshal(m.Data, &a); err != nil {
+		refuse(m, &Error{ErrMalformedJob.Code, "malformed loan audit: " + err.Error()})
 		return
 	}
 	held := []string{}

@@ -423,10 +423,14 @@ func (w *Worker) Name() string { return w.name }
 // Handle registers h for jobs of type typ, replacing any earlier handler.
 // It may be called before or after Start; a job whose type has no handler
 // when it runs is recorded as failed with ErrUnknownType. It returns
-// ErrInvalidType for an invalid type.
+// ErrInvalidType for an invalid type and ErrNilHandler for a nil h, and
+// changes nothing then.
 func (w *Worker) Handle(typ string, h Handler) error {
-	if !validType(typ) || h == nil {
+	switch {
+	case !validType(typ):
 		return ErrInvalidType
+	case h == nil:
+		return ErrNilHandler
 	}
 	w.hmu.Lock()
 	w.handlers[typ] = h
