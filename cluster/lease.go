@@ -403,12 +403,32 @@ func (m *members) rank(me string) int {
 // worker that left, or one sent by hand) would otherwise stop every
 // orphan scan (a name sorting first) or hide a dead worker's records
 // from them, for as long as a monitor's watch runs.
+//
+// At most maxHinted names enter so: hints of names that hold no lease
+// (sent by hand, say) must not grow the view without bound; a hint of a
+// worker past that limit is lost until its lease is read.
 func (m *members) setHint(name string, q int) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	b, ok := m.m[name]
+	if !ok && m.hintedLocked() >= maxHinted {
+		return
+	}
 	b.Name, b.Queue, b.hinted = name, q, !ok || b.hinted
 	m.putLocked(b)
-	m.mu.Unlock()
+}
+
+// maxHinted bounds the names a view holds from hints alone.
+const maxHinted = 1024
+
+func (m *members) hintedLocked() int {
+	n := 0
+	for _, b := range m.m {
+		if b.hinted {
+			n++
+		}
+	}
+	return n
 }
 
 // lowest reports whether me sorts first among the live members.

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -77,5 +78,26 @@ func TestHintDoesNotMakeMember(t *testing.T) {
 			}
 			h.wait("orphan") // the scan runs every 4 leases
 		})
+	}
+}
+
+// TestHintFloodBounded: hints from many names that hold no lease (sent by
+// hand) do not grow a worker's view without bound.
+func TestHintFloodBounded(t *testing.T) {
+	h := newHarness(t)
+	w := h.worker("a", func(w *Worker) { w.Handle("job", h.sleeper(0)) })
+	h.ready("a")
+	nc := h.conn()
+	for i := range 3 * maxHinted {
+		b, _ := json.Marshal(hint{Name: "ghost" + strconv.Itoa(i), Queue: 1})
+		nc.Publish(h.client.cfg.subject("hint"), b)
+	}
+	nc.Flush()
+	h.ready("a") // the hints, sent before, were taken in
+	w.members.mu.Lock()
+	n := len(w.members.m)
+	w.members.mu.Unlock()
+	if n > maxHinted+1 {
+		t.Errorf("the view holds %d names after %d hints, want at most %d", n, 3*maxHinted, maxHinted+1)
 	}
 }
