@@ -22,7 +22,8 @@ type connFlags struct {
 	tlsCert, tlsKey     string // the client certificate this process presents
 	replicas            int
 	lease               time.Duration
-	spawnRecords        bool // workers only: a record per spawned job
+	spawnRecords        bool   // workers only: a record per spawned job
+	prog                string // the command, as its messages start ("stealcluster worker")
 }
 
 // passwordEnv carries the password when -password is not given, so that
@@ -37,6 +38,7 @@ const maxLease = time.Hour
 
 func (c *connFlags) register(fs *flag.FlagSet, urlHelp string) {
 	c.spawnRecords = true // the library's default, for commands without the flag
+	c.prog = fs.Name()
 	fs.StringVar(&c.url, "nats", "", urlHelp)
 	fs.StringVar(&c.creds, "creds", "", "NATS credentials file (user JWT and NKey seed)")
 	fs.StringVar(&c.user, "user", "", "NATS user; its password is -password or $"+passwordEnv)
@@ -126,6 +128,24 @@ func (c *connFlags) options() []cluster.Option {
 		cluster.WithSpawnRecords(c.spawnRecords)}
 }
 
+// asyncError reports an error nats.go met on connection name (a write
+// to a server that went away, a slow consumer) on stderr, starting with
+// the command, as the command's own lines do; nats.go's default handler
+// printed it bare.
+func (c *connFlags) asyncError(name string) nats.ErrHandler {
+	prog := c.prog
+	if prog == "" {
+		prog = "stealcluster"
+	}
+	return func(_ *nats.Conn, sub *nats.Subscription, err error) {
+		if sub != nil {
+			fmt.Fprintf(os.Stderr, "%s: nats: %v (%s, subscription on %s)\n", prog, err, name, sub.Subject)
+			return
+		}
+		fmt.Fprintf(os.Stderr, "%s: nats: %v (%s)\n", prog, err, name)
+	}
+}
+
 // connect dials url with the credentials, if any. It fails at once when
 // no server answers (RetryOnFailedConnect(false)); once connected, it
 // reconnects without limit.
@@ -133,7 +153,8 @@ func (c *connFlags) connect(url, name string) (*nats.Conn, error) {
 	if url == "" {
 		return nil, errors.New("no NATS URL: give -nats")
 	}
-	opts := []nats.Option{nats.Name(name), nats.RetryOnFailedConnect(false), nats.MaxReconnects(-1)}
+	opts := []nats.Option{nats.Name(name), nats.RetryOnFailedConnect(false), nats.MaxReconnects(-1),
+		nats.ErrorHandler(c.asyncError(name))}
 	if c.creds != "" {
 		opts = append(opts, nats.UserCredentials(c.creds))
 	}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"io"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -98,5 +100,26 @@ func TestClusterUpStopWithoutServer(t *testing.T) {
 	if !strings.Contains(stderr.String(), "stealcluster cluster up: stopping: worker w1: cluster: could not give up the lease: jobs not handed over") ||
 		!strings.Contains(out.String(), "cluster stopped; jobs of 2 workers not handed over\n") {
 		t.Fatalf("stdout:\n%s\nstderr:\n%s", out.String(), stderr.String())
+	}
+}
+
+// TestAsyncErrorNamesProgram: an error nats.go meets on a connection (a
+// write to a server that went away) is printed starting with the command,
+// as its other lines are; nats.go's default handler printed it bare, which
+// TestClusterUpStopWithoutServer caught in one run.
+func TestAsyncErrorNamesProgram(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	c := connFlags{prog: "stealcluster cluster up"}
+	c.asyncError("stealcluster worker w1")(nil, nil, errors.New("write: broken pipe"))
+	os.Stderr = stderr
+	w.Close()
+	b, _ := io.ReadAll(r)
+	if want := "stealcluster cluster up: nats: write: broken pipe (stealcluster worker w1)\n"; string(b) != want {
+		t.Errorf("printed %q, want %q", b, want)
 	}
 }
