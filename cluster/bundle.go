@@ -54,7 +54,9 @@ const bundleIDPrefix = "bundle-"
 //
 // What a bundle gives up is SubmitBatch's check of each id against the
 // ledger and the duplicate window when it is written: a job whose id is
-// completed already, or queued in another record, is queued anyway. Its
+// completed already, or queued in another record, is queued anyway; and
+// the window knows the bundle's id, not its jobs', so a Submit or
+// SubmitBatch of an id queued in a bundle is not refused either. Its
 // completion is still recorded exactly once: the worker that runs it
 // finds the ledger holding one, leaves it out of the bundle's batch, and
 // counts it in WorkerStats.Duplicates; Wait returns the first completion.

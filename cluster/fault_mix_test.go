@@ -251,5 +251,5 @@ func (m *mix) check() {
 		t.Fatalf("seed %d: %d completions for %d ids, live records %v (%v)", m.seed, len(got), len(want), keys, err)
 	}
 	t.Logf("%d roots, %d jobs completed once each; Idle true %d times during the run; faults %v; "+
-		"resubmissions accepted after a restart %d", len(m.roots), len(got), m.idleTrue, m.faults, m.accepted)
+		"resubmissions accepted (after a restart, or of a job queued in a bundle) %d", len(m.roots), len(got), m.idleTrue, m.faults, m.accepted)
 }

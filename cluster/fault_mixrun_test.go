@@ -39,7 +39,8 @@ type mix struct {
 	mu         sync.Mutex // guards what follows: read by the workload goroutines
 	e          *natsserver.Server
 	kids       []*mixKid
-	roots      []string // submissions confirmed stored
+	roots      []string        // submissions confirmed stored
+	bundled    map[string]bool // roots submitted in a bundle
 	violations []string
 	idleTrue   int
 	faults     map[string]int
@@ -237,12 +238,18 @@ func (m *mix) resubmit(n int) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		err := m.client.Submit(ctx, id, "tree", []byte(strconv.Itoa(depth)))
 		cancel()
+		m.mu.Lock()
+		_, completed := done[id]
+		inBundle := m.bundled[id] && !completed
+		m.mu.Unlock()
 		switch {
-		case err == nil && m.restarts == 0:
+		case err == nil && m.restarts == 0 && !inBundle:
 			m.fail("a second submission of %s was accepted", id)
 		case err == nil:
 			// Documented: a restart forgets the duplicate window of
-			// records that moved; one of the two completions is refused.
+			// records that moved, and the window never knew the ids of a
+			// bundle's jobs (only the bundle's); one of the two
+			// completions is refused.
 			m.mu.Lock()
 			m.accepted++
 			m.mu.Unlock()
@@ -328,6 +335,12 @@ func (m *mix) submitBundle(ids []string, rng *rand.Rand) {
 		if err == nil {
 			m.mu.Lock()
 			m.roots = append(m.roots, ids...)
+			if m.bundled == nil {
+				m.bundled = map[string]bool{}
+			}
+			for _, id := range ids {
+				m.bundled[id] = true
+			}
 			m.mu.Unlock()
 			return
 		}
