@@ -120,12 +120,38 @@ type batchRequest struct {
 // successive Submits to that worker would, unless their chunk held a
 // duplicate.
 func (c *Client) SubmitBatch(ctx context.Context, jobs []BatchJob, opts ...SubmitOption) error {
+	so, recs, err := c.batchInput("SubmitBatch", jobs, opts)
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(jobs))
+	send, failed := firstOfEach(recs, errs) // repeated ids: the first is submitted
+	for _, ch := range chunkRecords(recs, send) {
+		if err := ctx.Err(); err != nil {
+			fill(errs, ch.idx, err)
+			failed = true
+			continue
+		}
+		out := c.submitChunk(ctx, so.to, recs, ch)
+		for k, i := range ch.idx {
+			if out[k] != nil {
+				errs[i], failed = out[k], true
+			}
+		}
+	}
+	return batchResult(errs, failed)
+}
+
+// batchInput checks a batch call's options and jobs, as SubmitBatch and
+// SubmitBundle (call) do, and returns the options and the jobs' records;
+// the Cost option applies to the jobs whose Cost is 0.
+func (c *Client) batchInput(call string, jobs []BatchJob, opts []SubmitOption) (submitOpts, []record, error) {
 	var so submitOpts
 	for _, o := range opts {
 		o(&so)
 	}
 	if so.to != "" && !validName(so.to) {
-		return fmt.Errorf("SubmitBatch: To(%q): %w", so.to, ErrInvalidName)
+		return so, nil, fmt.Errorf("%s: To(%q): %w", call, so.to, ErrInvalidName)
 	}
 	recs := make([]record, len(jobs))
 	for i, j := range jobs {
@@ -134,14 +160,16 @@ func (c *Client) SubmitBatch(ctx context.Context, jobs []BatchJob, opts ...Submi
 			recs[i].Cost = so.cost
 		}
 		if err := recs[i].check(c.cfg.maxPayload); err != nil {
-			return fmt.Errorf("SubmitBatch: job %d (id %q): %w", i, truncID(j.ID), err)
+			return so, nil, fmt.Errorf("%s: job %d (id %q): %w", call, i, truncID(j.ID), err)
 		}
 	}
-	errs := make([]error, len(jobs))
-	failed := false
-	// Repeated ids: the first is submitted, the others refused here.
-	var send []int // indexes of jobs to send
-	seen := make(map[string]struct{}, len(jobs))
+	return so, recs, nil
+}
+
+// firstOfEach returns the indexes of recs to send: the first job of each
+// id. The others get ErrDuplicateJob in errs; failed says whether any did.
+func firstOfEach(recs []record, errs []error) (send []int, failed bool) {
+	seen := make(map[string]struct{}, len(recs))
 	for i := range recs {
 		if _, dup := seen[recs[i].ID]; dup {
 			errs[i], failed = ErrDuplicateJob, true
@@ -150,22 +178,18 @@ func (c *Client) SubmitBatch(ctx context.Context, jobs []BatchJob, opts ...Submi
 		seen[recs[i].ID] = struct{}{}
 		send = append(send, i)
 	}
-	for _, ch := range chunkRecords(recs, send) {
-		var out []error
-		if err := ctx.Err(); err != nil {
-			out = make([]error, len(ch.idx))
-			for k := range out {
-				out[k] = err
-			}
-		} else {
-			out = c.submitChunk(ctx, so.to, recs, ch)
-		}
-		for k, i := range ch.idx {
-			if out[k] != nil {
-				errs[i], failed = out[k], true
-			}
-		}
+	return send, failed
+}
+
+// fill sets errs[i] to err for each i of idx.
+func fill(errs []error, idx []int, err error) {
+	for _, i := range idx {
+		errs[i] = err
 	}
+}
+
+// batchResult is what SubmitBatch and SubmitBundle return for errs.
+func batchResult(errs []error, failed bool) error {
 	if !failed {
 		return nil
 	}

@@ -83,22 +83,12 @@ const bundleIDPrefix = "bundle-"
 // a client calls SubmitBundle: an earlier worker takes a bundle for a job
 // of an unknown type and records it as failed, and runs none of its jobs.
 func (c *Client) SubmitBundle(ctx context.Context, jobs []BatchJob, opts ...SubmitOption) error {
-	var so submitOpts
-	for _, o := range opts {
-		o(&so)
-	}
-	if so.to != "" && !validName(so.to) {
-		return fmt.Errorf("SubmitBundle: To(%q): %w", so.to, ErrInvalidName)
-	}
-	recs, err := batchRecords("SubmitBundle", jobs, so.cost, c.cfg.maxPayload)
+	so, recs, err := c.batchInput("SubmitBundle", jobs, opts)
 	if err != nil {
 		return err
 	}
 	errs := make([]error, len(jobs))
 	send, failed := firstOfEach(recs, errs)
-	if len(send) == 0 {
-		return batchResult(errs, failed)
-	}
 	for _, ch := range chunkBundles(cutBundles(recs, send)) {
 		err := ctx.Err()
 		if err == nil {
@@ -112,53 +102,6 @@ func (c *Client) SubmitBundle(ctx context.Context, jobs []BatchJob, opts ...Subm
 		}
 	}
 	return batchResult(errs, failed)
-}
-
-// batchRecords checks jobs as SubmitBatch and SubmitBundle do, and returns
-// their records; cost applies to the jobs whose Cost is 0.
-func batchRecords(call string, jobs []BatchJob, cost int64, maxPayload int) ([]record, error) {
-	recs := make([]record, len(jobs))
-	for i, j := range jobs {
-		recs[i] = record{ID: j.ID, Type: j.Type, Payload: j.Payload, Cost: j.Cost}
-		if recs[i].Cost == 0 {
-			recs[i].Cost = cost
-		}
-		if err := recs[i].check(maxPayload); err != nil {
-			return nil, fmt.Errorf("%s: job %d (id %q): %w", call, i, truncID(j.ID), err)
-		}
-	}
-	return recs, nil
-}
-
-// firstOfEach returns the indexes of recs to send: the first job of each
-// id. The others get ErrDuplicateJob in errs; failed says whether any did.
-func firstOfEach(recs []record, errs []error) (send []int, failed bool) {
-	seen := make(map[string]struct{}, len(recs))
-	for i := range recs {
-		if _, dup := seen[recs[i].ID]; dup {
-			errs[i], failed = ErrDuplicateJob, true
-			continue
-		}
-		seen[recs[i].ID] = struct{}{}
-		send = append(send, i)
-	}
-	return send, failed
-}
-
-// fill sets errs[i] to err for each i of idx, and returns errs.
-func fill(errs []error, idx []int, err error) []error {
-	for _, i := range idx {
-		errs[i] = err
-	}
-	return errs
-}
-
-// batchResult is what SubmitBatch and SubmitBundle return for errs.
-func batchResult(errs []error, failed bool) error {
-	if !failed {
-		return nil
-	}
-	return &BatchError{Errs: errs}
 }
 
 // bundleCut is one bundle of a SubmitBundle call.
