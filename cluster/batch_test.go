@@ -268,14 +268,7 @@ func TestSubmitBatchKillWorker(t *testing.T) {
 			t.Fatalf("%s: recorded by %s, err %v", j.ID, r.Worker, r.Err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := h.client.WaitIdle(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if d, q := h.count("d.>"), h.count("q.>"); d != len(jobs) || q != 0 {
-		t.Fatalf("%d completions (want %d), %d live records (want 0)", d, len(jobs), q)
-	}
+	checkQuiet(t, h, len(jobs))
 }
 
 // TestSubmitBatchMessages: a flat job submitted in a batch of 100 costs

@@ -264,14 +264,7 @@ func TestKillWorkerBundles(t *testing.T) {
 	if r := h.wait("mid"); r.Attempt < 1 {
 		t.Fatalf("mid recorded at attempt %d, want a run after the takeover", r.Attempt)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := h.client.WaitIdle(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if d, q := h.count("d.>"), h.count("q.>"); d != len(jobs) || q != 0 {
-		t.Fatalf("%d completions (want %d), %d live records (want 0)", d, len(jobs), q)
-	}
+	checkQuiet(t, h, len(jobs))
 }
 
 // TestPausedWorkerFencedBundle: a worker stopped (SIGSTOP) past its lease

@@ -72,14 +72,7 @@ func TestKillWorker(t *testing.T) {
 	if runs := st.of("mid"); len(runs) < 2 || runs[0] != "w1" || r.Worker == "w1" || r.Attempt < 1 {
 		t.Fatalf("job killed mid-run: started on %v, recorded by %s at attempt %d", runs, r.Worker, r.Attempt)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := h.client.WaitIdle(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if d, q := h.count("d.>"), h.count("q.>"); d != n+1 || q != 0 {
-		t.Fatalf("%d completions (want %d), %d live records (want 0)", d, n+1, q)
-	}
+	checkQuiet(t, h, n+1)
 }
 
 // TestPausedWorkerFenced: a worker stopped (SIGSTOP) past its lease is
