@@ -297,16 +297,7 @@ func TestPausedWorkerFencedBundle(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	var ws WorkerStats
-	for ; time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		h.client.nc.Publish("test.release.long", nil) // w1's run of long ends now, too late
-		if s, err := childStats(h.client.nc, "w1"); err == nil {
-			if ws = s; ws.Refused >= 1 && ws.Fenced >= 1 {
-				break
-			}
-		}
-	}
+	ws := releaseLate(h, "w1", "long")
 	if ws.Refused < 1 || ws.Fenced < 1 || ws.Completed != 0 {
 		t.Fatalf("resumed w1: %+v, want the bundle's completion refused, a fence, and no recorded completion", ws)
 	}

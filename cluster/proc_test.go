@@ -75,6 +75,23 @@ func TestKillWorker(t *testing.T) {
 	checkQuiet(t, h, n+1)
 }
 
+// releaseLate ends the held run of id on the resumed worker name, too
+// late (see holdRun), and returns that worker's counters once it counts
+// a refused completion and a fence, or as they are after 10 s.
+func releaseLate(h *harness, name, id string) WorkerStats {
+	deadline := time.Now().Add(10 * time.Second)
+	var ws WorkerStats
+	for ; time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		h.client.nc.Publish("test.release."+id, nil)
+		if s, err := childStats(h.client.nc, name); err == nil {
+			if ws = s; ws.Refused >= 1 && ws.Fenced >= 1 {
+				break
+			}
+		}
+	}
+	return ws
+}
+
 // TestPausedWorkerFenced: a worker stopped (SIGSTOP) past its lease is
 // taken for dead; its job runs again on a survivor, whose completion is
 // the one recorded. Resumed (SIGCONT), the old worker's completion of that
@@ -103,16 +120,7 @@ func TestPausedWorkerFenced(t *testing.T) {
 	if r.Err != nil || r.Worker == "w1" || r.Attempt < 1 {
 		t.Fatalf("long: recorded by %s at attempt %d, err %v", r.Worker, r.Attempt, r.Err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	var ws WorkerStats
-	for ; time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		h.client.nc.Publish("test.release.long", nil) // w1's run of long ends now, too late
-		if s, err := childStats(h.client.nc, "w1"); err == nil {
-			if ws = s; ws.Refused >= 1 && ws.Fenced >= 1 {
-				break
-			}
-		}
-	}
+	ws := releaseLate(h, "w1", "long")
 	t.Logf("resumed w1 settled after %v: %+v", time.Since(t0), ws)
 	if ws.Refused < 1 || ws.Fenced < 1 || ws.Completed != 0 {
 		t.Fatalf("resumed w1: %+v, want a refused completion, a fence, and no recorded completion", ws)
