@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -41,10 +42,22 @@ func (h *harness) waitAll(jobs []BatchJob) {
 // any worker and to a named one, runs each job once, with its cost and
 // payload, and completes each once.
 func TestSubmitBatch(t *testing.T) {
+	checkBatchCall(t, (*Client).SubmitBatch, "w1", "w2")
+}
+
+// batchCall is SubmitBatch or SubmitBundle.
+type batchCall func(*Client, context.Context, []BatchJob, ...SubmitOption) error
+
+// checkBatchCall submits 600 jobs with submit to any of the workers
+// named, 10 more to the second, and an empty call; it checks that each
+// job ran once with its payload and cost (the job's, else the Cost
+// option's) and was completed once, and returns the harness and workers.
+func checkBatchCall(t *testing.T, submit batchCall, names ...string) (*harness, []*Worker) {
 	h := newHarness(t)
-	var costs [600]int64
-	for _, n := range []string{"w1", "w2"} {
-		h.worker(n, func(w *Worker) {
+	var costs [600]atomic.Int64
+	var workers []*Worker
+	for _, n := range names {
+		workers = append(workers, h.worker(n, func(w *Worker) {
 			w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
 				h.ran(j.ID)
 				if j.ID[0] == 'a' {
@@ -52,32 +65,34 @@ func TestSubmitBatch(t *testing.T) {
 					if string(j.Payload) != j.ID[1:] {
 						t.Errorf("%s: payload %q", j.ID, j.Payload)
 					}
-					costs[i] = j.Cost
+					costs[i].Store(j.Cost)
 				}
 				return []byte("done:" + j.ID), nil
 			})
-		})
+		}))
 	}
+	h.ready(names...)
 	ctx := context.Background()
 	jobs := batchOf("a", 600, "job")
 	jobs[7].Cost = 3
-	if err := h.client.SubmitBatch(ctx, jobs, Cost(9)); err != nil {
+	if err := submit(h.client, ctx, jobs, Cost(9)); err != nil {
 		t.Fatal(err)
 	}
 	on := batchOf("b", 10, "job")
-	if err := h.client.SubmitBatch(ctx, on, To("w2")); err != nil {
+	if err := submit(h.client, ctx, on, To(names[1])); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.client.SubmitBatch(ctx, nil); err != nil {
-		t.Fatalf("empty batch: %v", err)
+	if err := submit(h.client, ctx, nil); err != nil {
+		t.Fatalf("empty call: %v", err)
 	}
 	h.waitAll(append(jobs, on...))
-	if costs[7] != 3 || costs[8] != 9 {
-		t.Errorf("costs %d and %d, want 3 (the job's) and 9 (the option's)", costs[7], costs[8])
+	if costs[7].Load() != 3 || costs[8].Load() != 9 {
+		t.Errorf("costs %d and %d, want 3 (the job's) and 9 (the option's)", costs[7].Load(), costs[8].Load())
 	}
 	if n := h.count("d.>"); n != 610 {
 		t.Errorf("%d completions, want 610", n)
 	}
+	return h, workers
 }
 
 // TestSubmitBatchChunksBySize: jobs whose records together pass a

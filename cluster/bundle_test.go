@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -24,47 +23,10 @@ func (h *harness) doneHandler() Handler {
 
 // TestSubmitBundle: 600 jobs in bundles, dealt round three workers, and 10
 // more to a named one, each run once with its payload and cost, each
-// completed once, and no record left.
+// completed once, and no record left (checkBatchCall); the workers count
+// each job's completion, and a bundle records none of its own.
 func TestSubmitBundle(t *testing.T) {
-	h := newHarness(t)
-	var costs [600]atomic.Int64
-	workers := []*Worker{}
-	for _, n := range []string{"w1", "w2", "w3"} {
-		workers = append(workers, h.worker(n, func(w *Worker) {
-			w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
-				h.ran(j.ID)
-				if j.ID[0] == 'a' {
-					i, _ := strconv.Atoi(j.ID[1:])
-					if string(j.Payload) != j.ID[1:] {
-						t.Errorf("%s: payload %q", j.ID, j.Payload)
-					}
-					costs[i].Store(j.Cost)
-				}
-				return []byte("done:" + j.ID), nil
-			})
-		}))
-	}
-	h.ready("w1", "w2", "w3")
-	ctx := context.Background()
-	jobs := batchOf("a", 600, "job")
-	jobs[7].Cost = 3
-	if err := h.client.SubmitBundle(ctx, jobs, Cost(9)); err != nil {
-		t.Fatal(err)
-	}
-	on := batchOf("b", 10, "job")
-	if err := h.client.SubmitBundle(ctx, on, To("w2")); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.client.SubmitBundle(ctx, nil); err != nil {
-		t.Fatalf("empty: %v", err)
-	}
-	h.waitAll(append(jobs, on...))
-	if costs[7].Load() != 3 || costs[8].Load() != 9 {
-		t.Errorf("costs %d and %d, want 3 (the job's) and 9 (the option's)", costs[7].Load(), costs[8].Load())
-	}
-	if n := h.count("d.>"); n != 610 {
-		t.Errorf("%d completions, want 610 (a bundle records none of its own)", n)
-	}
+	_, workers := checkBatchCall(t, (*Client).SubmitBundle, "w1", "w2", "w3")
 	var completed int64
 	for _, w := range workers {
 		completed += w.Stats().Completed
