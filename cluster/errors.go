@@ -11,6 +11,14 @@ type Error struct {
 
 func (e *Error) Error() string { return "cluster: " + e.Text }
 
+// Is reports whether target is an *Error of the same code, so that an error
+// whose text names the details (which option, which bucket setting) matches
+// its sentinel: errors.Is(err, ErrInvalidOption).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
 // Errors returned by Submit, Wait, NewWorker and Start, and the codes a job's
 // failure is recorded under. A *JobError unwraps to the sentinel of its code,
 // so errors.Is(err, ErrUnknownType) works on what Wait returns.
@@ -57,6 +65,17 @@ var (
 	// without a deadline, within 5 s). The error returned wraps this one
 	// and says which.
 	ErrNotConnected = &Error{"not_connected", "not connected to a NATS server"}
+	// ErrInvalidOption: an option's value is out of its documented
+	// bounds (NewWorker, NewClient). The error returned has the same code
+	// and names the option and its bounds; errors.Is matches it.
+	ErrInvalidOption = &Error{"invalid_option", "invalid option"}
+	// ErrBadBucket: Start found a bucket of the cluster made with settings
+	// this version cannot work with (another program's bucket of the same
+	// name, for instance). The error returned says which setting.
+	ErrBadBucket = &Error{"bad_bucket", "bucket made with unusable settings"}
+	// ErrServer: the servers refused a write or answered in a way this
+	// package cannot read; the error returned says what they said.
+	ErrServer = &Error{"server", "unexpected answer from the servers"}
 	// ErrServerTooOld: durable mode needs nats-server 2.12 or newer
 	// (atomic batch publish, per-message TTL).
 	ErrServerTooOld = &Error{"server_too_old", "nats-server 2.12 or newer is required"}

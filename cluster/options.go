@@ -182,24 +182,24 @@ func buildConfig(opts []Option) (config, error) {
 	case !validName(c.cluster):
 		return c, ErrInvalidName
 	case c.lease < minLease || c.lease > maxLease:
-		return c, &Error{"invalid_option", fmt.Sprintf("lease must be 1s to 1h, not %v", c.lease)}
+		return c, &Error{ErrInvalidOption.Code, fmt.Sprintf("lease must be 1s to 1h, not %v", c.lease)}
 	case c.slots < 1 || c.slots > steal.MaxWorkers:
-		return c, &Error{"invalid_option", fmt.Sprintf("slots must be 1 to %d (steal.MaxWorkers), not %d", steal.MaxWorkers, c.slots)}
+		return c, &Error{ErrInvalidOption.Code, fmt.Sprintf("slots must be 1 to %d (steal.MaxWorkers), not %d", steal.MaxWorkers, c.slots)}
 	case c.replicas < 1 || c.replicas > 5:
-		return c, &Error{"invalid_option", "replicas must be 1 to 5"}
+		return c, &Error{ErrInvalidOption.Code, "replicas must be 1 to 5"}
 	case c.maxPayload < 1 || c.maxPayload > maxPayloadLimit:
-		return c, &Error{"invalid_option", "max payload must be 1 byte to 512 KiB"}
+		return c, &Error{ErrInvalidOption.Code, "max payload must be 1 byte to 512 KiB"}
 	case c.timeout <= 0:
-		return c, &Error{"invalid_option", "request timeout must be positive"}
+		return c, &Error{ErrInvalidOption.Code, "request timeout must be positive"}
 	case c.lossLimit < 2*time.Second:
-		return c, &Error{"invalid_option", "server loss limit shorter than 2s"}
+		return c, &Error{ErrInvalidOption.Code, "server loss limit shorter than 2s"}
 	case c.steal < StealHalf || c.steal > StealOff:
 		// Unchecked, an unknown mode stole as StealHalf and a
 		// StealMode(-1) meant as "off" stole all the same.
-		return c, &Error{"invalid_option", fmt.Sprintf("steal mode must be StealHalf, StealOne or StealOff, not %d", c.steal)}
+		return c, &Error{ErrInvalidOption.Code, fmt.Sprintf("steal mode must be StealHalf, StealOne or StealOff, not %d", c.steal)}
 	case c.storage != MemoryStorage && c.storage != FileStorage:
 		// Unchecked, an unknown storage made memory buckets.
-		return c, &Error{"invalid_option", fmt.Sprintf("storage must be MemoryStorage or FileStorage, not %d", c.storage)}
+		return c, &Error{ErrInvalidOption.Code, fmt.Sprintf("storage must be MemoryStorage or FileStorage, not %d", c.storage)}
 	}
 	return c, nil
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,8 @@ import (
 // TestOptionBounds: every option is accepted at its documented bounds and
 // refused just past them, by NewWorker and NewClient alike, with an error
 // that names the option; a steal mode or storage that is none of the
-// constants is refused rather than taken for the default.
+// constants is refused rather than taken for the default. Each refusal
+// matches ErrInvalidOption (ErrInvalidName for a name).
 func TestOptionBounds(t *testing.T) {
 	nc, err := startServer(t).Connect()
 	if err != nil {
@@ -48,6 +50,8 @@ func TestOptionBounds(t *testing.T) {
 				t.Errorf("%s refused an option at its bound: %v", what, err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("%s = %v, want an error about %s", what, err, tc.want)
+			case tc.want != "" && tc.want != "name" && !errors.Is(err, ErrInvalidOption):
+				t.Errorf("%s = %v, want it to match ErrInvalidOption", what, err)
 			}
 		}
 	}

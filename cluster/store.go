@@ -80,7 +80,7 @@ func openStore(ctx context.Context, nc *nats.Conn, cfg config) (*store, error) {
 	}
 	s.lease = status.TTL()
 	if s.lease < minLease || s.lease > maxLease {
-		return nil, &Error{"bad_bucket", fmt.Sprintf("workers bucket's TTL is %v, not 1s to 1h", s.lease)}
+		return nil, &Error{ErrBadBucket.Code, fmt.Sprintf("workers bucket's TTL is %v, not 1s to 1h", s.lease)}
 	}
 	return s, nil
 }
@@ -194,7 +194,7 @@ func classify(e *apiError) error {
 	case 10201:
 		return errDupMsg
 	}
-	return &Error{"server", "batch refused: " + e.Description + " (" + strconv.Itoa(e.ErrCode) + ")"}
+	return &Error{ErrServer.Code, "batch refused: " + e.Description + " (" + strconv.Itoa(e.ErrCode) + ")"}
 }
 
 // commit writes ops as one atomic batch: all of them or none. It returns the
@@ -282,13 +282,13 @@ func (s *store) finish(ctx context.Context, m *nats.Msg, n int) ([]uint64, error
 	}
 	var ack batchAck
 	if err := json.Unmarshal(reply.Data, &ack); err != nil {
-		return nil, &Error{"server", "unreadable batch ack: " + err.Error()}
+		return nil, &Error{ErrServer.Code, "unreadable batch ack: " + err.Error()}
 	}
 	if ack.Err != nil {
 		return nil, classify(ack.Err)
 	}
 	if ack.Count != n || ack.Seq < uint64(n) {
-		return nil, &Error{"server", "batch ack counts " + strconv.Itoa(ack.Count) + " of " + strconv.Itoa(n)}
+		return nil, &Error{ErrServer.Code, "batch ack counts " + strconv.Itoa(ack.Count) + " of " + strconv.Itoa(n)}
 	}
 	// A batch is stored as consecutive sequences, the commit last.
 	revs := make([]uint64, n)

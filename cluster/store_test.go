@@ -89,7 +89,8 @@ func TestLeaseBounds(t *testing.T) {
 	t.Cleanup(nc.Close)
 	for _, d := range []time.Duration{time.Second / 2, time.Hour + time.Second, 2562047 * time.Hour} {
 		var ce *Error
-		if _, err := NewWorker(nc, "w1", WithLease(d)); !errors.As(err, &ce) || ce.Code != "invalid_option" {
+		_, err := NewWorker(nc, "w1", WithLease(d))
+		if !errors.As(err, &ce) || ce.Code != "invalid_option" || !errors.Is(err, ErrInvalidOption) {
 			t.Errorf("WithLease(%v): %v, want an invalid_option error", d, err)
 		}
 	}
@@ -102,7 +103,7 @@ func TestLeaseBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "TTL") {
+	if err := w.Start(context.Background()); !errors.Is(err, ErrBadBucket) || !strings.Contains(err.Error(), "TTL") {
 		w.Close()
 		t.Fatalf("start on a bucket with a 1000h TTL: %v, want a bad_bucket error", err)
 	}

@@ -96,7 +96,7 @@ func (c *Client) Steal(ctx context.Context, thief, victim string, n int) (StealR
 	}
 	var rep stealReply
 	if err := json.Unmarshal(m.Data, &rep); err != nil {
-		return StealResult{}, &Error{"server", "unreadable steal reply"}
+		return StealResult{}, &Error{ErrServer.Code, "unreadable steal reply"}
 	}
 	res := StealResult{Jobs: []string{}, VictimQueue: rep.Queue}
 	for _, j := range rep.Jobs {
