@@ -30,6 +30,15 @@ type panicSink struct {
 	// futures holds the panics of futures nobody has waited for yet, in
 	// the order they happened, for Close (addFuture).
 	futures []futurePanic
+	// Failures of futures past the limit, which futures has no room for:
+	// only counted, until a waiter claims one or Close takes them. Each
+	// such future's latch carries the round they were counted in
+	// (outsideWait.over), so that a claim can tell one of them from a
+	// future claimed before, or taken by an earlier Close.
+	round       uint64 // bumped by take
+	overPanics  int
+	overSkipped int
+	overCause   error // why the first of overSkipped was skipped
 }
 
 // futurePanic is how a future's task failed (a *PanicError) or why it did
@@ -99,14 +108,19 @@ func (s *panicSink) holdFuture(l *latch, e error) {
 	defer s.mu.Unlock()
 	if len(s.futures) >= s.limit {
 		// Memory held for failures stays bounded: past the limit a
-		// future's panic is only counted as dropped, and its skip in the
-		// *SkippedError of Close, though a waiter, if any, still gets it.
+		// future's failure is only counted, for Close to report as a
+		// dropped panic or in its *SkippedError. A waiter still gets it,
+		// and its claim takes it out of the count: counted at once, a
+		// panic every waiter had seen was reported again by Close.
+		l.waiter().over = s.round + 1
 		if se, ok := e.(*SkippedError); ok {
-			s.skipSpawnedLocked(se.Cause)
+			if s.overSkipped == 0 {
+				s.overCause = se.Cause
+			}
+			s.overSkipped++
 			return
 		}
-		s.dropped++
-		s.droppedTotal++
+		s.overPanics++
 		return
 	}
 	s.futures = append(s.futures, futurePanic{l, e})
@@ -122,6 +136,14 @@ func (s *panicSink) claimFuture(l *latch) {
 		if f.l == l {
 			s.futures = append(s.futures[:i], s.futures[i+1:]...)
 			return
+		}
+	}
+	if o := l.outside.Load(); o != nil && o.over == s.round+1 {
+		o.over = 0 // claimed once: a second Wait changes nothing
+		if _, ok := l.err.(*SkippedError); ok {
+			s.overSkipped--
+		} else {
+			s.overPanics--
 		}
 	}
 }
@@ -140,6 +162,16 @@ func (s *panicSink) take() error {
 		s.keep(f.e)
 	}
 	s.futures = nil
+	s.dropped += uint64(s.overPanics)
+	s.droppedTotal += uint64(s.overPanics)
+	if s.overSkipped > 0 {
+		if s.skipped == 0 {
+			s.skipCause = s.overCause
+		}
+		s.skipped += s.overSkipped
+	}
+	s.overPanics, s.overSkipped, s.overCause = 0, 0, nil
+	s.round++ // the futures counted so far are reported: claims no longer count
 	if s.dropped > 0 {
 		s.errs = append(s.errs, &DroppedPanicsError{Count: s.dropped, Limit: s.limit})
 	}

@@ -84,6 +84,11 @@ func (l *latch) countDown() {
 type outsideWait struct {
 	mu sync.Mutex
 	ch chan struct{}
+	// over is, for a future that failed past the panic limit, the round
+	// of the pool's panicSink its failure was counted in, plus one; 0
+	// otherwise. Guarded by the panicSink's mu (panicSink.holdFuture).
+	// It lives here, made on demand, since no record has room for it.
+	over uint64
 }
 
 // waiter returns l's outsideWait, making it on first use. Storing it is

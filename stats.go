@@ -101,7 +101,8 @@ type Stats struct {
 	// PanicsDropped those only counted because as many as WithPanicLimit
 	// allows were already kept. The rest of Total.Panics went to a panic
 	// handler or to their waiters. A future's panic that nobody has
-	// waited for is counted kept only once Close takes it. Unlike Total,
+	// waited for is counted kept, or dropped, only once Close takes it,
+	// since a waiter may still come for it. Unlike Total,
 	// both are exact at once.
 	PanicsKept, PanicsDropped uint64
 }
