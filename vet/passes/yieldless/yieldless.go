@@ -38,7 +38,33 @@
 //   - its body calls at least one function (it polls for work; a loop
 //     without calls is a different problem);
 //   - its control-flow graph has a path from the loop head back to the
-//     loop head on which nothing may block or yield.
+//     loop head on which nothing may block or yield, and which an idle
+//     iteration, one that finds no work, may take.
+//
+// The analyzer reports loops that spin while idle, not loops that run
+// work without yielding (preemption deals with long work). An iteration
+// that takes the side of a poll test on which the poll found something
+// (x, ok := f() and ok; x != nil or err == nil for a result of a call
+// in the loop; also negated, or in && and ||) is not idle. For other
+// branches (q.Empty(), q.Len() > 0) the analyzer cannot tell which side
+// means idle: when one side waits or yields on every path back to the
+// loop head, it is taken for the idle side. So the recommended shape,
+//
+//	for {
+//		if t, ok := q.TryPop(); ok {
+//			run(t)
+//			continue
+//		}
+//		runtime.Gosched() // or park
+//	}
+//
+// is not reported whatever run does, while a loop that yields or blocks
+// only after finding work (to hand a result over, say) still spins when
+// idle and is reported. A call through a func value or an interface,
+// or a release (Mutex.Unlock, Cond.Signal, WaitGroup.Done), ends a
+// spinning path like any call that may block, but is not taken for the
+// place where the loop waits: that is how a loop runs the task it found
+// or lets go of a lock.
 //
 // An operation may block or yield if it is a channel send or receive
 // (outside a select with a default case), a select without a default
@@ -83,7 +109,7 @@ const OptIn = false
 // Analyzer reports polling loops that never block or yield.
 var Analyzer = &analysis.Analyzer{
 	Name:      "yieldless",
-	Doc:       "report polling loops with an iteration that neither blocks nor yields\n\nA scheduler loop that pops or steals work and, finding none, goes round again without parking keeps its P spinning: runnable goroutines wait, idle Ps are not woken to steal them, and only preemption (none under LockOSThread) lets them run. Block on a channel or a condition when no work is found, or call runtime.Gosched. Loops with an exit (retry loops, shutdown checks) and loops whose calls go through interfaces or func values are not reported.",
+	Doc:       "report polling loops with an iteration that neither blocks nor yields\n\nA scheduler loop that pops or steals work and, finding none, goes round again without parking keeps its P spinning: runnable goroutines wait, idle Ps are not woken to steal them, and only preemption (none under LockOSThread) lets them run. Block on a channel or a condition when no work is found, or call runtime.Gosched; iterations that found work need not yield. Loops with an exit (retry loops, shutdown checks) and loops whose calls go through interfaces or func values are not reported.",
 	URL:       "https://pkg.go.dev/github.com/worksteal/steal/vet/passes/yieldless",
 	Requires:  []*analysis.Analyzer{inspect.Analyzer, ctrlflow.Analyzer},
 	FactTypes: []analysis.Fact{new(mayBlock)},
@@ -699,7 +725,8 @@ func inIteration(n ast.Node, loop *ast.ForStmt) bool {
 }
 
 // spinningPath reports whether the control-flow graph has a cycle
-// through the head of loop on which no block may block or yield.
+// through the head of loop on which no block may block or yield and
+// which is an idle iteration (see idleEdges).
 // Blocks after the loop are never entered: hasExit has ruled out edges
 // leaving the loop other than the false branch of its condition.
 func (c *checker) spinningPath(loop *ast.ForStmt, g *cfg.CFG, nonBlocking map[ast.Stmt]bool) bool {
@@ -722,6 +749,16 @@ func (c *checker) spinningPath(loop *ast.ForStmt, g *cfg.CFG, nonBlocking map[as
 	if head == nil || !head.Live {
 		return false
 	}
+	kinds := make(map[*cfg.Block]blockKind)
+	kind := func(b *cfg.Block) blockKind {
+		k, ok := kinds[b]
+		if !ok {
+			k = c.blockKind(b, nonBlocking)
+			kinds[b] = k
+		}
+		return k
+	}
+	skip := c.idleEdges(loop, head, done, kind)
 	seen := make(map[*cfg.Block]bool)
 	var dfs func(b *cfg.Block) bool
 	dfs = func(b *cfg.Block) bool {
@@ -729,10 +766,13 @@ func (c *checker) spinningPath(loop *ast.ForStmt, g *cfg.CFG, nonBlocking map[as
 			return false
 		}
 		seen[b] = true
-		if c.blockMayBlock(b, nonBlocking) {
+		if kind(b) != blockRuns {
 			return false
 		}
-		for _, s := range b.Succs {
+		for i, s := range b.Succs {
+			if skip[edge{b, i}] {
+				continue
+			}
 			if s == head {
 				return true
 			}
@@ -745,19 +785,305 @@ func (c *checker) spinningPath(loop *ast.ForStmt, g *cfg.CFG, nonBlocking map[as
 	return dfs(head)
 }
 
-// blockMayBlock reports whether executing a basic block may block or
-// yield. Function literals in it are values, not calls; a call of one
-// is a call of a func value and counts as blocking.
-func (c *checker) blockMayBlock(b *cfg.Block, nonBlocking map[ast.Stmt]bool) bool {
-	if b.Kind == cfg.KindRangeLoop {
-		if r, ok := b.Stmt.(*ast.RangeStmt); ok && rangeBlocks(c.pass.TypesInfo, r) {
-			return true
+// An edge is the i'th successor edge of a block.
+type edge struct {
+	from *cfg.Block
+	i    int
+}
+
+// idleEdges returns the edges of the loop that an idle iteration, one
+// that finds no work, does not take, so that spinningPath does not
+// follow them. The loop is to be reported when it spins while idle; an
+// iteration that runs what it found is not idle, and a loop that yields
+// only when it finds nothing is the recommended shape. Two kinds of
+// branch are recognized:
+//
+//   - a poll test, whose condition tests a call's result made in the
+//     loop the usual way (x, ok := f(); ok; x := f(); x != nil;
+//     err == nil, possibly negated or in && and ||): the side on which
+//     the poll succeeded is not idle;
+//   - any other two-way branch, whose sense is unknown (q.Empty(),
+//     q.Len() > 0): when one side yields on every path back to the loop
+//     head, that side is taken for the idle one and the other side is
+//     not idle. This is generous, like the rest of the analyzer.
+//
+// Calls through func values or interfaces, and releases (see notWait),
+// do not count as yields for the second kind: such a call may block, so
+// it ends a spinning path, but it is how a loop runs the task it found
+// or lets go of a lock, not how it waits for work.
+func (c *checker) idleEdges(loop *ast.ForStmt, head, done *cfg.Block, kind func(*cfg.Block) blockKind) map[edge]bool {
+	polls := c.pollResults(loop)
+	skip := make(map[edge]bool)
+	var unknown []*cfg.Block
+	values := caseValues(loop)
+	for _, b := range c.loopBlocks(head, done) {
+		cond := branchCond(b, loop)
+		if cond == nil {
+			continue
+		}
+		if values[cond] {
+			unknown = append(unknown, b)
+			continue
+		}
+		onTrue, onFalse := c.pollSucceeds(cond, true, polls), c.pollSucceeds(cond, false, polls)
+		switch {
+		case onTrue || onFalse:
+			skip[edge{b, 0}] = onTrue
+			skip[edge{b, 1}] = onFalse
+		default:
+			unknown = append(unknown, b)
 		}
 	}
-	blocks := false
+	// Decide the unknown branches on the graph without the work edges of
+	// poll tests, so that a side that yields unless it found work counts
+	// as yielding.
+	yields := make(map[edge]bool)
+	for _, b := range unknown {
+		for i, s := range b.Succs {
+			yields[edge{b, i}] = alwaysYields(s, head, done, skip, kind)
+		}
+	}
+	for _, b := range unknown {
+		skip[edge{b, 0}] = yields[edge{b, 1}] && !yields[edge{b, 0}]
+		skip[edge{b, 1}] = yields[edge{b, 0}] && !yields[edge{b, 1}]
+	}
+	return skip
+}
+
+// loopBlocks returns the blocks reachable from the loop head without
+// leaving the loop.
+func (c *checker) loopBlocks(head, done *cfg.Block) []*cfg.Block {
+	seen := map[*cfg.Block]bool{head: true}
+	out := []*cfg.Block{head}
+	for i := 0; i < len(out); i++ {
+		for _, s := range out[i].Succs {
+			if s != done && !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// branchCond returns the expression that a two-way block ends with: the
+// condition of an if, of a for inside the loop or of a case of a switch
+// without a tag, or a case value of a switch with a tag; else nil. The
+// condition of loop itself is left out: its false side leaves the loop.
+func branchCond(b *cfg.Block, loop *ast.ForStmt) ast.Expr {
+	if len(b.Succs) != 2 || len(b.Nodes) == 0 || b.Kind == cfg.KindRangeLoop {
+		return nil
+	}
+	if b.Kind == cfg.KindForLoop && b.Stmt == loop {
+		return nil
+	}
+	e, ok := b.Nodes[len(b.Nodes)-1].(ast.Expr)
+	if !ok {
+		return nil
+	}
+	return e
+}
+
+// caseValues returns the case expressions of the switches with a tag in
+// the loop: values compared with the tag, not conditions.
+func caseValues(loop *ast.ForStmt) map[ast.Expr]bool {
+	out := make(map[ast.Expr]bool)
+	ast.Inspect(loop.Body, func(n ast.Node) bool {
+		if s, ok := n.(*ast.SwitchStmt); ok && s.Tag != nil {
+			for _, cc := range s.Body.List {
+				for _, e := range cc.(*ast.CaseClause).List {
+					out[e] = true
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// notWait reports whether a function that may block according to the
+// facts only releases or signals: it does not wait for anything, so it
+// is not taken for the place where a loop waits for work.
+func notWait(fn *types.Func) bool {
+	if fn.Pkg() == nil || fn.Pkg().Path() != "sync" {
+		return false
+	}
+	switch recvName(fn) {
+	case "Mutex", "RWMutex":
+		return fn.Name() == "Unlock" || fn.Name() == "RUnlock"
+	case "Cond":
+		return fn.Name() == "Signal" || fn.Name() == "Broadcast"
+	case "WaitGroup":
+		return fn.Name() == "Done" || fn.Name() == "Add"
+	}
+	return false
+}
+
+// alwaysYields reports whether every path from s back to the loop head
+// passes a block that yields (blockYields), following no edge in skip. A path that leaves the
+// loop does not yield.
+func alwaysYields(s, head, done *cfg.Block, skip map[edge]bool, kind func(*cfg.Block) blockKind) bool {
+	seen := make(map[*cfg.Block]bool)
+	var reach func(b *cfg.Block) bool // reaches head or done without a yield
+	reach = func(b *cfg.Block) bool {
+		if b == head || b == done {
+			return true
+		}
+		if seen[b] {
+			return false
+		}
+		seen[b] = true
+		if kind(b) == blockYields {
+			return false
+		}
+		for i, t := range b.Succs {
+			if !skip[edge{b, i}] && reach(t) {
+				return true
+			}
+		}
+		return false
+	}
+	return !reach(s)
+}
+
+// pollResults returns the variables that the loop assigns from a call:
+// for each, whether it is the bool that ends the results (x, ok := f()).
+func (c *checker) pollResults(loop *ast.ForStmt) map[*types.Var]bool {
+	info := c.pass.TypesInfo
+	out := make(map[*types.Var]bool)
+	record := func(lhs []ast.Expr, rhs []ast.Expr) {
+		if len(rhs) != 1 {
+			return
+		}
+		call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)
+		if !ok {
+			return
+		}
+		if k, _ := classifyCall(info, call); k == callNone {
+			return
+		}
+		for i, l := range lhs {
+			id, ok := ast.Unparen(l).(*ast.Ident)
+			if !ok {
+				continue
+			}
+			v := asVar(info.Defs[id])
+			if v == nil {
+				v = asVar(info.Uses[id])
+			}
+			if v == nil {
+				continue
+			}
+			isOK := len(lhs) >= 2 && i == len(lhs)-1 && types.Identical(v.Type().Underlying(), types.Typ[types.Bool])
+			out[v] = out[v] || isOK
+		}
+	}
+	ast.Inspect(loop.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			record(n.Lhs, n.Rhs)
+		case *ast.ValueSpec:
+			lhs := make([]ast.Expr, len(n.Names))
+			for i, id := range n.Names {
+				lhs[i] = id
+			}
+			record(lhs, n.Values)
+		}
+		return true
+	})
+	return out
+}
+
+// pollSucceeds reports whether cond evaluating to want implies that a
+// poll of the loop found something: ok is true, a result is not nil, an
+// error result is nil.
+func (c *checker) pollSucceeds(cond ast.Expr, want bool, polls map[*types.Var]bool) bool {
+	info := c.pass.TypesInfo
+	switch e := ast.Unparen(cond).(type) {
+	case *ast.UnaryExpr:
+		if e.Op == token.NOT {
+			return c.pollSucceeds(e.X, !want, polls)
+		}
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.LAND:
+			return want && (c.pollSucceeds(e.X, true, polls) || c.pollSucceeds(e.Y, true, polls))
+		case token.LOR:
+			return !want && (c.pollSucceeds(e.X, false, polls) || c.pollSucceeds(e.Y, false, polls))
+		case token.EQL, token.NEQ:
+			x := e.X
+			if isNil(info, x) {
+				x = e.Y
+			} else if !isNil(info, e.Y) {
+				return false
+			}
+			if !c.polled(x, polls) {
+				return false
+			}
+			nonNil := (e.Op == token.NEQ) == want
+			if isError(info.TypeOf(x)) {
+				return !nonNil
+			}
+			return nonNil
+		}
+	case *ast.Ident:
+		if isOK, found := polls[asVar(info.Uses[e])]; found && isOK {
+			return want
+		}
+	}
+	return false
+}
+
+// polled reports whether x is a call or a variable the loop assigns from one.
+func (c *checker) polled(x ast.Expr, polls map[*types.Var]bool) bool {
+	switch x := ast.Unparen(x).(type) {
+	case *ast.CallExpr:
+		k, _ := classifyCall(c.pass.TypesInfo, x)
+		return k != callNone
+	case *ast.Ident:
+		_, found := polls[asVar(c.pass.TypesInfo.Uses[x])]
+		return found
+	}
+	return false
+}
+
+func isNil(info *types.Info, e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	_, isNil := info.Uses[id].(*types.Nil)
+	return isNil
+}
+
+func isError(t types.Type) bool {
+	return t != nil && types.Identical(t, types.Universe.Lookup("error").Type())
+}
+
+// blockKind says what executing a basic block may do.
+type blockKind int
+
+const (
+	blockRuns   blockKind = iota // neither blocks nor yields
+	blockMay                     // may block, but only through calls that are not waits (see notWait)
+	blockYields                  // may block or yield otherwise
+)
+
+// blockKind reports whether executing a basic block may block or
+// yield. Function literals in it are values, not calls; a call of one
+// is a call of a func value and counts as blocking.
+func (c *checker) blockKind(b *cfg.Block, nonBlocking map[ast.Stmt]bool) blockKind {
+	if b.Kind == cfg.KindRangeLoop {
+		if r, ok := b.Stmt.(*ast.RangeStmt); ok && rangeBlocks(c.pass.TypesInfo, r) {
+			return blockYields
+		}
+	}
+	kind := blockRuns
 	var visit func(n ast.Node) bool
 	visit = func(n ast.Node) bool {
-		if blocks {
+		if kind == blockYields {
 			return false
 		}
 		switch n := n.(type) {
@@ -776,7 +1102,7 @@ func (c *checker) blockMayBlock(b *cfg.Block, nonBlocking map[ast.Stmt]bool) boo
 				visitCommOperands(n, visit)
 				return false
 			}
-			blocks = true
+			kind = blockYields
 		case *ast.ExprStmt, *ast.AssignStmt:
 			if nonBlocking[n.(ast.Stmt)] {
 				visitCommOperands(n.(ast.Stmt), visit)
@@ -784,23 +1110,28 @@ func (c *checker) blockMayBlock(b *cfg.Block, nonBlocking map[ast.Stmt]bool) boo
 			}
 		case *ast.UnaryExpr:
 			if n.Op == token.ARROW {
-				blocks = true
+				kind = blockYields
 			}
 		case *ast.CallExpr:
 			switch k, fn := classifyCall(c.pass.TypesInfo, n); k {
 			case callDynamic:
-				blocks = true
+				kind = blockMay
 			case callStatic:
-				blocks = c.calleeBlocks(fn)
+				if c.calleeBlocks(fn) {
+					kind = blockYields
+					if notWait(fn) {
+						kind = blockMay
+					}
+				}
 			}
 		}
-		return !blocks
+		return kind != blockYields
 	}
 	for _, n := range b.Nodes {
 		ast.Inspect(n, visit)
-		if blocks {
-			return true
+		if kind == blockYields {
+			break
 		}
 	}
-	return false
+	return kind
 }
