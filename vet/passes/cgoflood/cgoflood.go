@@ -51,14 +51,19 @@
 //
 // Not reported: counting loops (for i := 0; i < n; i++, for range n,
 // or a loop without a post statement whose body counts a variable of
-// its condition), which start a fixed pool; goroutines started through func values or
-// interface methods, whose target is unknown.
+// its condition), which start a fixed pool; a range over a slice, array,
+// map or string that starts a worker per element, a function literal or
+// function of the package that takes its work from a channel in a loop
+// (for _, w := range workers { go w.loop() }), which is a fixed pool
+// too; goroutines started through func values or interface methods,
+// whose target is unknown.
 //
 // The analyzer suggests no fix: the right bound is a design decision.
 package cgoflood
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strings"
 
@@ -131,6 +136,14 @@ func run(pass *analysis.Pass) (any, error) {
 	c := &checker{pass: pass, local: make(map[*types.Func]*funcInfo)}
 	c.computeFacts(inspect)
 
+	decls := make(map[*types.Func]*ast.FuncDecl)
+	for cur := range inspect.Root().Preorder((*ast.FuncDecl)(nil)) {
+		decl := cur.Node().(*ast.FuncDecl)
+		if fn, ok := pass.TypesInfo.Defs[decl.Name].(*types.Func); ok && decl.Body != nil {
+			decls[fn] = decl
+		}
+	}
+
 	for cur := range inspect.Root().Preorder((*ast.GoStmt)(nil)) {
 		g := cur.Node().(*ast.GoStmt)
 		if !c.goCallsCgo(g) {
@@ -146,6 +159,9 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 		if bounded(pass.TypesInfo, scope, loop, g, guards) || bounds.Budgeted(pass.TypesInfo, budgetScope, cur) {
 			continue
+		}
+		if overCollection(pass.TypesInfo, loop) && c.startsWorker(g, decls) {
+			continue // one worker per element of a fixed collection: a pool
 		}
 		where := "per request"
 		if loop != nil {
@@ -293,6 +309,78 @@ func unboundedContext(info *types.Info, cur inspector.Cursor) (scope *ast.BlockS
 		}
 	}
 	return nil, nil, nil
+}
+
+// overCollection reports whether loop ranges over a slice, an array, a
+// map or a string, whose length is fixed when the loop starts.
+func overCollection(info *types.Info, loop ast.Stmt) bool {
+	r, ok := loop.(*ast.RangeStmt)
+	if !ok || r.X == nil {
+		return false
+	}
+	t := info.TypeOf(r.X)
+	if t == nil {
+		return false
+	}
+	t = t.Underlying()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem().Underlying()
+	}
+	switch t := t.(type) {
+	case *types.Slice, *types.Array, *types.Map:
+		return true
+	case *types.Basic:
+		return t.Info()&types.IsString != 0
+	}
+	return false
+}
+
+// startsWorker reports whether the function started by g, a function
+// literal or a function of this package, is a worker: it takes its work
+// from a channel in a loop (a range over a channel, or a for loop that
+// receives or selects). The C calls in flight are then bounded by the
+// number of workers.
+func (c *checker) startsWorker(g *ast.GoStmt, decls map[*types.Func]*ast.FuncDecl) bool {
+	var body *ast.BlockStmt
+	if lit, ok := ast.Unparen(g.Call.Fun).(*ast.FuncLit); ok {
+		body = lit.Body
+	} else if fn := typeutil.StaticCallee(c.pass.TypesInfo, g.Call); fn != nil {
+		if decl := decls[fn.Origin()]; decl != nil {
+			body = decl.Body
+		}
+	}
+	if body == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			if t := c.pass.TypesInfo.TypeOf(n.X); t != nil {
+				if _, ok := t.Underlying().(*types.Chan); ok {
+					found = true
+				}
+			}
+		case *ast.ForStmt:
+			ast.Inspect(n.Body, func(m ast.Node) bool {
+				switch m := m.(type) {
+				case *ast.FuncLit:
+					return false
+				case *ast.SelectStmt:
+					found = true
+				case *ast.UnaryExpr:
+					if m.Op == token.ARROW {
+						found = true
+					}
+				}
+				return !found
+			})
+		}
+		return !found
+	})
+	return found
 }
 
 // isHandler reports whether a function has the parameters of an

@@ -133,3 +133,35 @@ func budget(events chan []byte) { // want budget:"callsCgo"
 		running++
 	}
 }
+
+// Worker takes its events from a channel and calls C for each.
+type Worker struct{ in chan []byte }
+
+func (w *Worker) loop() { // want loop:"callsCgo"
+	for ev := range w.in {
+		process(ev)
+	}
+}
+
+// slicePool starts one worker per element of a fixed slice: the fixed
+// pool of workers that the analyzer recommends.
+func slicePool(workers []*Worker) { // want slicePool:"callsCgo"
+	for _, w := range workers {
+		go w.loop()
+	}
+	for _, w := range workers {
+		go func() {
+			for {
+				process(<-w.in)
+			}
+		}()
+	}
+}
+
+// sliceFlood starts one C call per element of a slice: as many at once
+// as the slice is long.
+func sliceFlood(data [][]byte) { // want sliceFlood:"callsCgo"
+	for _, d := range data {
+		go process(d) // want `goroutine that calls C started in a loop`
+	}
+}
