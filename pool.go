@@ -277,7 +277,11 @@ func (p *Pool) Go(fn func()) error {
 }
 
 // Close stops intake, runs every task already queued and everything those
-// tasks spawn, and returns once all worker goroutines have exited. It
+// tasks spawn, and returns once all worker goroutines have exited. What a
+// task starts through its *Worker (Spawn, NewGroup, Fork2, Join2)
+// runs; what it starts through the Pool (Submit, Go, PoolSpawn, the Go of
+// a Pool.Group) is intake, refused with ErrClosed once Close has begun (a
+// Pool.Group's Wait returns it). It
 // returns the panics kept from tasks (the first 64, see WithPanicLimit)
 // joined with errors.Join, plus a *DroppedPanicsError if more panicked, or
 // nil if a panic handler took them, and a *SkippedError counting the tasks
