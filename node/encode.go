@@ -11,7 +11,7 @@ import (
 // separators of the work-stealing cluster exercise's samples, `{"k": v, "k2": v2}`, which
 // encoding/json's Marshal (no spaces, map keys sorted) cannot produce.
 //
-// Usage: obj opens an object (after key for a nested one), each value
+// Usage: top opens the reply's object, obj one as a key's value, each value
 // method writes `"key": value`, end closes. The caller keeps the nesting
 // balanced; the tests check the output parses.
 type encoder struct {
@@ -22,7 +22,7 @@ type encoder struct {
 // open starts a reply: `{"src": src, "dest": dest, "body": {`, the
 // envelope in the order every reply has it.
 func (e *encoder) open(src, dest string) {
-	e.obj("")
+	e.top()
 	e.str("src", src)
 	e.str("dest", dest)
 	e.obj("body")
@@ -45,11 +45,17 @@ func (e *encoder) key(k string) {
 	e.comma = true
 }
 
-// obj opens an object, as a value of key k or, with k == "", at top level.
+// top opens an object that is no key's value: the reply itself.
+func (e *encoder) top() {
+	e.buf = append(e.buf, '{')
+	e.comma = false
+}
+
+// obj opens an object as the value of key k. An empty k is a key too
+// (AppendReply writes the keys it is given), which is why the top level
+// has a method of its own.
 func (e *encoder) obj(k string) {
-	if k != "" {
-		e.key(k)
-	}
+	e.key(k)
 	e.buf = append(e.buf, '{')
 	e.comma = false
 }

@@ -7,7 +7,7 @@ import (
 
 func TestEncoderWritesTheExerciseSeparatorsInOrder(t *testing.T) {
 	var e encoder
-	e.obj("")
+	e.top()
 	e.str("type", "cluster_state_ok")
 	e.int("in_reply_to", 2)
 	e.obj("workers")
@@ -72,7 +72,7 @@ func TestAppendStringEscapes(t *testing.T) {
 
 func TestEncoderListsOfObjects(t *testing.T) {
 	var e encoder
-	e.obj("")
+	e.top()
 	e.arr("results")
 	for i := range 2 {
 		e.elem()

@@ -44,6 +44,18 @@ func TestAppendReplyValues(t *testing.T) {
 	}
 }
 
+// The empty string is a key like any other: a nested object under it
+// lost its key and the comma before it, which made the reply invalid JSON
+// (`{"type": "x"{"a": 1}}`); AppendReply writes what it is given, so a
+// handler's map of names to objects can hold "".
+func TestAppendReplyEmptyKeyOfNestedObject(t *testing.T) {
+	got, err := AppendReply(nil, "n", "c", Field{"type", "x"}, Field{"", []Field{{"a", 1}}}, Field{"", "s"})
+	want := `{"src": "n", "dest": "c", "body": {"type": "x", "": {"a": 1}, "": "s"}}` + "\n"
+	if err != nil || string(got) != want {
+		t.Fatalf("got  %s (%v)\nwant %s", got, err, want)
+	}
+}
+
 // Bad values are refused with an error naming the field, and the buffer
 // is returned as it was.
 func TestAppendReplyRefusesBadValues(t *testing.T) {
