@@ -30,6 +30,7 @@ type Cluster struct {
 	workers []worker
 	index   map[string]int      // worker name -> position in workers
 	live    map[string]struct{} // ids of all queued and in-flight jobs
+	payload int                 // bytes of the live jobs' payloads
 	opts    Options
 	rng     *rand.Rand
 }
@@ -56,14 +57,15 @@ func (w *worker) take(j Job) {
 	w.inFlight = append(w.inFlight, j)
 }
 
-// retire takes the job id out of flight at w, reporting whether it was
-// in flight there.
-func (w *worker) retire(id string) bool {
+// retire takes the job id out of flight at w and returns it, reporting
+// whether it was in flight there.
+func (w *worker) retire(id string) (Job, bool) {
 	k, ok := w.at[id]
 	if !ok {
-		return false
+		return Job{}, false
 	}
 	delete(w.at, id)
+	j := w.inFlight[k]
 	w.inFlight[k] = Job{}
 	if holes := len(w.inFlight) - len(w.at); 2*holes >= len(w.inFlight) {
 		kept := w.inFlight[:0]
@@ -76,7 +78,7 @@ func (w *worker) retire(id string) bool {
 		clear(w.inFlight[len(kept):])
 		w.inFlight = kept
 	}
-	return true
+	return j, true
 }
 
 // flying returns the number of jobs in flight at w.

@@ -11,6 +11,7 @@ func (c *Cluster) Push(worker string, job Job) error {
 		return err
 	}
 	c.live[job.ID] = struct{}{}
+	c.payload += len(job.Payload)
 	c.workers[i].deque.PushFront(job)
 	return nil
 }
@@ -27,6 +28,7 @@ func (c *Cluster) Inject(worker string, jobs ...Job) error {
 		return err
 	}
 	for _, j := range jobs {
+		c.payload += len(j.Payload)
 		c.workers[i].deque.PushBack(j)
 	}
 	return nil
@@ -44,6 +46,7 @@ func (c *Cluster) Distribute(jobs []Job, d Distribution) error {
 		c.workers[w].deque.Grow(n)
 	}
 	d.Place(len(jobs), len(c.workers), func(k, w int) {
+		c.payload += len(jobs[k].Payload)
 		c.workers[w].deque.PushBack(jobs[k])
 	})
 	return nil
@@ -56,10 +59,12 @@ func (c *Cluster) Complete(worker, jobID string) error {
 	if err != nil {
 		return err
 	}
-	if !c.workers[i].retire(jobID) {
+	j, ok := c.workers[i].retire(jobID)
+	if !ok {
 		return fail(UnknownJob, jobID+" is not in flight at "+worker)
 	}
 	delete(c.live, jobID)
+	c.payload -= len(j.Payload)
 	return nil
 }
 

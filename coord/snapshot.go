@@ -48,11 +48,16 @@ func (c *Cluster) ReplaceQueues(queues [][]Job) error {
 			}
 		}
 	}
+	c.payload = 0 // counted again: payloads may change, retired jobs leave
 	for i, q := range queues {
 		c.workers[i].deque = Deque[Job]{}
 		c.workers[i].deque.Grow(len(q))
 		for _, j := range q {
+			c.payload += len(j.Payload)
 			c.workers[i].deque.PushBack(j)
+		}
+		for _, j := range c.workers[i].inFlight {
+			c.payload += len(j.Payload) // holes have none
 		}
 	}
 	return nil

@@ -40,3 +40,7 @@ func (c *Cluster) Worker(name string) (WorkerState, error) {
 	w := &c.workers[i]
 	return WorkerState{Name: w.name, QueueSize: w.deque.Len(), InFlight: w.flying()}, nil
 }
+
+// PayloadBytes is the total length of the payloads of the live jobs,
+// queued and in flight.
+func (c *Cluster) PayloadBytes() int { return c.payload }

@@ -204,13 +204,16 @@
 // # Limits
 //
 // So that no message can make the node take much more than a second of CPU
-// or a hundred MB of memory, requests are checked against these limits
+// or a few hundred MB of memory (a million jobs and a simulation of them
+// peak at about 360 MB), requests are checked against these limits
 // before they change anything; one over a limit gets error 12 with a text
 // naming the limit and the value asked for:
 //
 //	MaxWorkers          10,000     workers in init
 //	MaxJobs          1,000,000     live jobs: init's jobs_to_distribute, and
 //	                               push_job once the cluster holds this many
+//	MaxPayloadBytes    256 MiB     payloads of the live jobs, stored compact:
+//	                               push_job once its payload would pass it
 //	MaxDuration            1 year  every _ms field: duration_ms, cost_ms, ...
 //	MaxPolicies             16     policies in one run_simulation
 //	MaxSimulatedJobs 1,000,000     queued jobs × policies in one run_simulation

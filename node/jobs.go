@@ -32,6 +32,10 @@ func (n *Node) pushJob(req *request) error {
 	if live := n.cluster.Live(); live >= MaxJobs {
 		return malformed("the cluster holds %d live jobs, the limit (MaxJobs); complete some first", live)
 	}
+	if held := n.cluster.PayloadBytes(); len(job.Payload) > n.maxPayload-held {
+		return malformed("payloads of %d bytes in live jobs, %d more would pass the limit of %d (MaxPayloadBytes); complete some first",
+			held, len(job.Payload), n.maxPayload)
+	}
 	if err := n.cluster.Push(worker, job); err != nil {
 		return err
 	}

@@ -8,7 +8,8 @@ import (
 
 // Limits on what one request may ask of the node, so that no message of
 // at most MaxMessageBytes can make it take much more than a second of CPU
-// or a hundred MB of memory. A request over a limit gets error 12 whose
+// or a few hundred MB of memory (a million jobs and their simulation take
+// about 360 MB at their peak). A request over a limit gets error 12 whose
 // text names the limit and the value asked for, and changes nothing.
 const (
 	// MaxWorkers caps init's workers.
@@ -16,6 +17,11 @@ const (
 	// MaxJobs caps the live jobs, queued and in flight: init's
 	// jobs_to_distribute, and push_job once the cluster holds this many.
 	MaxJobs = 1_000_000
+	// MaxPayloadBytes caps the bytes of the payloads of the live jobs,
+	// stored compact: push_job's payload once they would pass it. Each
+	// payload is at most a message's size, but a million of them would
+	// not fit in memory.
+	MaxPayloadBytes = 256 << 20
 	// MaxInitJobs is MaxJobs, under its earlier name.
 	//
 	// Deprecated: use MaxJobs.

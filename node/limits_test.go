@@ -166,3 +166,25 @@ func TestReplyBoundHolds(t *testing.T) {
 		t.Fatal("workerBytes no longer matches MaxJobs and MaxDuration")
 	}
 }
+
+// The payloads of live jobs are bounded in bytes as the jobs are in number:
+// a push_job whose payload would take them past the limit is refused and
+// changes nothing; once a job completes, its payload's bytes are free again.
+func TestLimitOnPayloadBytes(t *testing.T) {
+	n := New()
+	n.maxPayload = 20 // MaxPayloadBytes is 256 MiB: too much for a test
+	ask(t, n, `{"type": "init", "msg_id": 1, "workers": ["w1", "w2"]}`)
+	if got := ask(t, n, `{"type": "push_job", "msg_id": 3, "worker": "w1", "job_id": "a", "payload": "0123456789abcdef"}`); !strings.Contains(got, "push_job_ok") {
+		t.Fatalf("push within the limit refused: %s", got)
+	}
+	refused(t, n, `{"type": "push_job", "msg_id": 2, "worker": "w2", "job_id": "b", "payload": [1, 2, 3]}`,
+		"payloads of 18 bytes in live jobs, 7 more would pass the limit of 20 (MaxPayloadBytes)")
+	if got := ask(t, n, `{"type": "push_job", "msg_id": 4, "worker": "w2", "job_id": "b", "payload": 1}`); !strings.Contains(got, "push_job_ok") {
+		t.Fatalf("push up to the limit refused: %s", got)
+	}
+	ask(t, n, `{"type": "pop_job", "msg_id": 5, "worker": "w1"}`)
+	ask(t, n, `{"type": "complete_job", "msg_id": 6, "worker": "w1", "job_id": "a"}`)
+	if got := ask(t, n, `{"type": "push_job", "msg_id": 7, "worker": "w2", "job_id": "c", "payload": [1, 2, 3]}`); !strings.Contains(got, "push_job_ok") {
+		t.Fatalf("push after a completion freed the bytes refused: %s", got)
+	}
+}

@@ -24,12 +24,14 @@ type Node struct {
 	latency time.Duration // steal latency for run_simulation
 	seed    uint64
 	enc     encoder // reused for every reply
+	// maxPayload is MaxPayloadBytes; tests lower it.
+	maxPayload int
 }
 
 // New returns a node holding the example cluster of the work-stealing cluster exercise (coord.NewExample)
 // with DefaultCost, as before any init.
 func New() *Node {
-	return &Node{cluster: coord.NewExample(), cost: DefaultCost}
+	return &Node{cluster: coord.NewExample(), cost: DefaultCost, maxPayload: MaxPayloadBytes}
 }
 
 // Cluster returns the node's current cluster, for inspection; init
