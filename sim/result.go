@@ -92,10 +92,16 @@ func (r Result) exactWork() work {
 
 // Ratio is Makespan / LowerBound: 1 is a perfect schedule. It compares
 // schedules only when Finished; for a run that stopped early it is the
-// time run over the bound.
+// time run over the bound. A run with no work to do (bound and makespan
+// 0) is perfect: 1; one whose bound is 0 but took time (jobs of no cost
+// behind steal latencies) has no finite ratio: 0.
 func (r Result) Ratio() float64 {
-	if lb := r.LowerBoundNanos(); lb > 0 {
+	lb := r.LowerBoundNanos()
+	switch {
+	case lb > 0:
 		return float64(r.Makespan) / lb
+	case r.Makespan <= 0:
+		return 1
 	}
 	return 0
 }
