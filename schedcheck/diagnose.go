@@ -30,10 +30,10 @@ func (f Finding) String() string {
 // are none. It reads only the last snapshots of the window (WithWindow);
 // with fewer than that it checks the configuration (GOMAXPROCS against
 // the CPUs and the quota) and, given two or more, the latency tail
-// between the first and last, but no trend. Snapshots out of order, or
-// with counts of -1, make the rules that need them stay quiet rather than
-// guess. Diagnose keeps no state: the same snapshots give the same
-// findings.
+// between the first and last, but no trend. Snapshots out of order (a
+// Time before the one before it), or with counts of -1, make the rules
+// that need them stay quiet rather than guess. Diagnose keeps no state:
+// the same snapshots give the same findings.
 func Diagnose(history []Snapshot, opts ...Option) []Finding {
 	return diagnose(history, newConfig(opts))
 }
@@ -53,6 +53,21 @@ func diagnose(history []Snapshot, c config) []Finding {
 		}
 	}
 	return out
+}
+
+// inOrder reports whether the snapshots' times never go backwards. The
+// rules that read a change between snapshots (cgo calls made, goroutines
+// grown, latencies recorded) need it: snapshots out of order, or a wall
+// clock set back between snapshots recorded elsewhere, would make them
+// report a trend over a negative time. Equal times pass, so snapshots
+// built by hand without times still work.
+func inOrder(w []Snapshot) bool {
+	for i := 1; i < len(w); i++ {
+		if w[i].Time.Before(w[i-1].Time) {
+			return false
+		}
+	}
+	return true
 }
 
 func cpuWord(n float64) string {
@@ -184,7 +199,7 @@ func minExcess(w []Snapshot) int64 {
 // sample, cgo calls being made, and threads to match. Each call in flight
 // holds an OS thread; the runtime makes more as needed.
 func cgoThreads(w []Snapshot, full bool, c config) (Finding, bool) {
-	if !full {
+	if !full || !inOrder(w) {
 		return Finding{}, false
 	}
 	first, s := w[0], w[len(w)-1]
@@ -219,7 +234,7 @@ func cgoThreads(w []Snapshot, full bool, c config) (Finding, bool) {
 // be asked to double over a window late in the growth. Without the
 // runnable count (before Go 1.26) the tail must double instead.
 func unboundedGoroutines(w []Snapshot, full bool, c config) (Finding, bool) {
-	if !full || len(w) < 3 {
+	if !full || len(w) < 3 || !inOrder(w) {
 		return Finding{}, false
 	}
 	for i := 1; i < len(w); i++ {
@@ -261,7 +276,7 @@ func unboundedGoroutines(w []Snapshot, full bool, c config) (Finding, bool) {
 // latencyTail: the window's p99 or p999 scheduling latency at or over its
 // threshold, with enough wake-ups for the quantile to mean something.
 func latencyTail(w []Snapshot, _ bool, c config) (Finding, bool) {
-	if len(w) < 2 {
+	if len(w) < 2 || !inOrder(w) {
 		return Finding{}, false
 	}
 	first, s := w[0], w[len(w)-1]

@@ -201,6 +201,13 @@ func TestDiagnose(t *testing.T) {
 			return calm
 		})},
 		{name: "snapshots in the wrong order", hist: reversed(series(5, healthy, growing, backlog))},
+		// Counts in order but times running backwards (a wall clock set
+		// back between snapshots recorded elsewhere): a trend over a
+		// negative time is no trend, and its text would say "over -4s".
+		{name: "times running backwards", hist: backwards(series(5, healthy, func(i int, s *Snapshot) {
+			growing(i, s)
+			s.NotInGo, s.Threads, s.CgoCalls = 200, 210, 1000*int64(i)
+		}, backlog))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Diagnose(tc.hist, tc.opts...)
@@ -226,5 +233,15 @@ func TestDiagnose(t *testing.T) {
 func reversed(s []Snapshot) []Snapshot {
 	s = slices.Clone(s)
 	slices.Reverse(s)
+	return s
+}
+
+// backwards gives the snapshots times a second apart that run backwards,
+// leaving everything else in order.
+func backwards(s []Snapshot) []Snapshot {
+	s = slices.Clone(s)
+	for i := range s {
+		s[i].Time = s[0].Time.Add(-time.Duration(i) * time.Second)
+	}
 	return s
 }
