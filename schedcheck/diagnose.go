@@ -148,11 +148,17 @@ func threadsUnexplained(w []Snapshot, c config) bool {
 	return true
 }
 
+// minLocked is how many locked goroutines make pinned-threads: half of
+// GOMAXPROCS, and at least 3, so that a thread or two (a GUI's main thread
+// locked in init, a C library's thread) is not reported. With 2 Ps, the
+// two locked threads and the runtime's own (sysmon's, a spare) already
+// make 4 more than GOMAXPROCS: the thread count does not keep such a
+// program quiet, so the floor must.
 func minLocked(s Snapshot, c config) int {
 	if c.minLocked > 0 {
 		return c.minLocked
 	}
-	return max(2, s.GOMAXPROCS/2)
+	return max(3, s.GOMAXPROCS/2)
 }
 
 // pinnedThreads: threads beyond what the Ps and system calls need, over

@@ -109,6 +109,14 @@ func TestDiagnose(t *testing.T) {
 			hist: series(5, healthy, func(i int, s *Snapshot) { pinned(i, s); s.Locked = -1 }, nil)},
 		{name: "threads left idle by old system calls",
 			hist: series(5, healthy, func(i int, s *Snapshot) { pinned(i, s); s.Locked = 0 }, nil)},
+		// The main thread locked in init for a GUI, and a library's
+		// thread: a thread or two, which the default does not report.
+		// With 2 Ps, the locked threads and the runtime's own already make
+		// 4 more than GOMAXPROCS (7 threads, measured on Go 1.26).
+		{name: "a GUI thread and a library thread on 2 Ps",
+			hist: series(5, healthy, func(i int, s *Snapshot) { s.GOMAXPROCS, s.Threads, s.NotInGo, s.Locked = 2, 7, 0, 2 }, nil)},
+		{name: "a GUI thread and a library thread on 4 Ps",
+			hist: series(5, healthy, func(i int, s *Snapshot) { s.Threads, s.NotInGo, s.Locked = 9, 0, 2 }, nil)},
 		{name: "one locked goroutine", hist: series(5, healthy, func(i int, s *Snapshot) { pinned(i, s); s.Locked = 1 }, nil)},
 		{name: "locked, but threads fell back in one sample",
 			hist: series(5, healthy, func(i int, s *Snapshot) {

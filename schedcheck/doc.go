@@ -40,7 +40,7 @@
 //     process holds at least 4 threads (WithThreadSlack) more than
 //     GOMAXPROCS plus the goroutines in system calls and cgo calls
 //     (/sched/threads/total:threads, /sched/goroutines/not-in-go:goroutines),
-//     and at least half of GOMAXPROCS goroutines, 2 at least
+//     and at least half of GOMAXPROCS goroutines, 3 at least
 //     (WithLockedGoroutines), are locked to threads (runtime.LockOSThread).
 //     Threads alone prove nothing: the runtime keeps every thread it ever
 //     made, so a burst of blocking system calls leaves idle threads for

@@ -19,7 +19,7 @@ type config struct {
 	p99, p999   time.Duration
 	growth      int64
 	slack       int64
-	minLocked   int // 0: max(2, GOMAXPROCS/2)
+	minLocked   int // 0: max(3, GOMAXPROCS/2)
 	cgoInFlight int64
 	onFinding   func(Finding)
 	fsys        fs.FS
@@ -119,7 +119,7 @@ func WithThreadSlack(n int) Option {
 }
 
 // WithLockedGoroutines sets how many goroutines locked to threads make
-// pinned-threads; the default is half of GOMAXPROCS, at least 2, so that a
+// pinned-threads; the default is half of GOMAXPROCS, at least 3, so that a
 // program with a GUI or cgo thread or two is not reported. It panics if
 // n < 1.
 func WithLockedGoroutines(n int) Option {
