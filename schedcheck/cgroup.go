@@ -198,6 +198,13 @@ func ratio(quota, period string) (float64, bool) {
 // default for a quota of cpus: the quota rounded up, and at least 2
 // (runtime/cgroup_linux.go, adjustCgroupGOMAXPROCS). The runtime then
 // lowers it further to the CPU count, which this check does not need.
+// A quota of MaxInt32 CPUs or more is one no GOMAXPROCS (an int32 in the
+// runtime) can exceed; converting it to int is not defined in Go and gave
+// math.MinInt64 on amd64, hence 2, for a cpu.max of
+// "9223372036854775807 1" or a hand-made +Inf.
 func quotaProcs(cpus float64) int {
+	if cpus >= math.MaxInt32 {
+		return math.MaxInt32
+	}
 	return max(int(math.Ceil(cpus)), 2)
 }

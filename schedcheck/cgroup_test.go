@@ -1,6 +1,7 @@
 package schedcheck
 
 import (
+	"math"
 	"testing"
 	"testing/fstest"
 )
@@ -118,7 +119,8 @@ func TestCPUQuota(t *testing.T) {
 // TestQuotaProcs pins the runtime's rule for its default GOMAXPROCS under
 // a quota (runtime/cgroup_linux.go): rounded up, at least 2.
 func TestQuotaProcs(t *testing.T) {
-	for cpus, want := range map[float64]int{0.1: 2, 1: 2, 1.01: 2, 2: 2, 2.5: 3, 3: 3, 15.2: 16} {
+	for cpus, want := range map[float64]int{0.1: 2, 1: 2, 1.01: 2, 2: 2, 2.5: 3, 3: 3, 15.2: 16,
+		1e10: math.MaxInt32, 9223372036854775807: math.MaxInt32, math.Inf(1): math.MaxInt32} {
 		if got := quotaProcs(cpus); got != want {
 			t.Errorf("quotaProcs(%v) = %d, want %d", cpus, got, want)
 		}

@@ -113,7 +113,9 @@ func gomaxprocsOne(w []Snapshot, _ bool, _ config) (Finding, bool) {
 // own default for the quota (rounded up, at least 2) is not reported.
 func containerQuota(w []Snapshot, _ bool, _ config) (Finding, bool) {
 	s := w[len(w)-1]
-	if s.CPUQuota <= 0 || s.GOMAXPROCS <= quotaProcs(s.CPUQuota) {
+	// !(> 0) rather than <= 0: a hand-made NaN is no quota, as usable
+	// and cpus take it.
+	if !(s.CPUQuota > 0) || s.GOMAXPROCS <= quotaProcs(s.CPUQuota) {
 		return Finding{}, false
 	}
 	from := ""

@@ -98,6 +98,11 @@ func TestDiagnose(t *testing.T) {
 			want: []string{"container-quota"}, seen: []string{"GOMAXPROCS is 4", "allows 1 CPU (NumCPU 4)", "(here 2)"}},
 		{name: "GOMAXPROCS 3 under a 2.5-CPU quota (the runtime's default)", hist: one(func(s *Snapshot) { s.GOMAXPROCS, s.CPUQuota = 3, 2.5 })},
 		{name: "GOMAXPROCS 2 under a 0.5-CPU quota (the runtime's floor)", hist: one(func(s *Snapshot) { s.GOMAXPROCS, s.CPUQuota = 2, 0.5 })},
+		// A cpu.max of "9223372036854775807 1" (no kernel writes it, but
+		// a file can say it), or a hand-made quota of +Inf or NaN.
+		{name: "GOMAXPROCS 4 under a quota of 9.2e18 CPUs", hist: one(func(s *Snapshot) { s.CPUQuota = 9223372036854775807 })},
+		{name: "GOMAXPROCS 4 under a quota of +Inf", hist: one(func(s *Snapshot) { s.CPUQuota = math.Inf(1) })},
+		{name: "GOMAXPROCS 4 under a quota of NaN", hist: one(func(s *Snapshot) { s.CPUQuota = math.NaN() })},
 		{name: "GOMAXPROCS 64 with no quota", hist: one(func(s *Snapshot) { s.GOMAXPROCS, s.NumCPU = 64, 64 })},
 
 		{name: "locked workers holding threads", hist: series(5, healthy, pinned, nil),
