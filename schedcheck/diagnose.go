@@ -70,6 +70,16 @@ func inOrder(w []Snapshot) bool {
 	return true
 }
 
+// cpuNum formats a number of CPUs to about 3 figures, as %.3g does, but
+// whole from 100 up: %.3g writes a machine's 1024 CPUs as 1.02e+03 (and
+// 999.5 as 1e+03), where the same figures are wanted whole.
+func cpuNum(n float64) string {
+	if n >= 100 {
+		return fmt.Sprintf("%.0f", n)
+	}
+	return fmt.Sprintf("%.3g", n)
+}
+
 func cpuWord(n float64) string {
 	if n == 1 {
 		return "CPU"
@@ -87,7 +97,7 @@ func usable(s Snapshot) float64 {
 
 func cpus(s Snapshot) string {
 	if s.CPUQuota > 0 {
-		return fmt.Sprintf("NumCPU %d, CPU quota %.3g", s.NumCPU, s.CPUQuota)
+		return fmt.Sprintf("NumCPU %d, CPU quota %s", s.NumCPU, cpuNum(s.CPUQuota))
 	}
 	return fmt.Sprintf("NumCPU %d, no CPU quota", s.NumCPU)
 }
@@ -101,8 +111,8 @@ func gomaxprocsOne(w []Snapshot, _ bool, _ config) (Finding, bool) {
 	}
 	return Finding{
 		Name: "gomaxprocs-one",
-		Seen: fmt.Sprintf("GOMAXPROCS is 1 on a process that may use %.3g CPUs (%s): one P runs every goroutine, there is no other P to steal from, and the other CPUs stay idle.",
-			usable(s), cpus(s)),
+		Seen: fmt.Sprintf("GOMAXPROCS is 1 on a process that may use %s CPUs (%s): one P runs every goroutine, there is no other P to steal from, and the other CPUs stay idle.",
+			cpuNum(usable(s)), cpus(s)),
 		Fix: "remove the runtime.GOMAXPROCS(1) call or the GOMAXPROCS=1 setting; the default (the CPU count, lowered to the cgroup's quota since Go 1.25) suits almost every program. " +
 			"If the 1 was there to order events, order them with channels or locks.",
 		Metrics: []string{mGOMAXPROCS, "runtime.NumCPU", "cgroup cpu.max"},
@@ -124,9 +134,9 @@ func containerQuota(w []Snapshot, _ bool, _ config) (Finding, bool) {
 	}
 	return Finding{
 		Name: "container-quota",
-		Seen: fmt.Sprintf("GOMAXPROCS is %d but the cgroup allows %.3g %s (%sNumCPU %d): %d Ps share the time of %.3g %s, "+
+		Seen: fmt.Sprintf("GOMAXPROCS is %d but the cgroup allows %s %s (%sNumCPU %d): %d Ps share the time of %s %s, "+
 			"so once the quota is spent the kernel stops every thread until the next period, which shows as scheduling latency.",
-			s.GOMAXPROCS, s.CPUQuota, cpuWord(s.CPUQuota), from, s.NumCPU, s.GOMAXPROCS, s.CPUQuota, cpuWord(s.CPUQuota)),
+			s.GOMAXPROCS, cpuNum(s.CPUQuota), cpuWord(s.CPUQuota), from, s.NumCPU, s.GOMAXPROCS, cpuNum(s.CPUQuota), cpuWord(s.CPUQuota)),
 		Fix: fmt.Sprintf("let the runtime choose: since Go 1.25 the default GOMAXPROCS follows the quota (here %d), so remove the runtime.GOMAXPROCS(n) call or the GOMAXPROCS environment setting; "+
 			"before Go 1.25, use go.uber.org/automaxprocs or set GOMAXPROCS to the quota rounded up.", min(quotaProcs(s.CPUQuota), max(s.NumCPU, 1))),
 		Metrics: []string{mGOMAXPROCS, "cgroup cpu.max / cpu.cfs_quota_us"},
@@ -323,7 +333,7 @@ func cpuUse(w []Snapshot) string {
 	}
 	used := (s.CPUTime - first.CPUTime).Seconds() / wall
 	could := min(float64(s.GOMAXPROCS), usable(s))
-	ran := fmt.Sprintf("the process ran on %.2f CPUs on average, of the %.3g its Ps could use", used, could)
+	ran := fmt.Sprintf("the process ran on %.2f CPUs on average, of the %s its Ps could use", used, cpuNum(could))
 	if used >= starvedShare*could {
 		return " Meanwhile " + ran + "."
 	}

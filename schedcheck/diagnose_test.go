@@ -83,6 +83,12 @@ func TestDiagnose(t *testing.T) {
 
 		{name: "GOMAXPROCS 1 on 4 CPUs", hist: one(func(s *Snapshot) { s.GOMAXPROCS = 1 }),
 			want: []string{"gomaxprocs-one"}, seen: []string{"GOMAXPROCS is 1", "may use 4 CPUs", "NumCPU 4, no CPU quota"}},
+		{name: "GOMAXPROCS 1 on 1024 CPUs", hist: one(func(s *Snapshot) { s.GOMAXPROCS, s.NumCPU = 1, 1024 }),
+			want: []string{"gomaxprocs-one"}, seen: []string{"may use 1024 CPUs"}},
+		{name: "GOMAXPROCS 2048 under a 1500.5-CPU quota", hist: one(func(s *Snapshot) { s.GOMAXPROCS, s.NumCPU, s.CPUQuota = 2048, 2048, 1500.5 }),
+			want: []string{"container-quota"}, seen: []string{"allows 1500 CPUs", "the time of 1500 CPUs", "(here 1501)"}},
+		{name: "GOMAXPROCS 1024 under a 999.5-CPU quota", hist: one(func(s *Snapshot) { s.GOMAXPROCS, s.NumCPU, s.CPUQuota = 1024, 1024, 999.5 }),
+			want: []string{"container-quota"}, seen: []string{"allows 1000 CPUs"}},
 		{name: "GOMAXPROCS 1 on 1 CPU", hist: one(func(s *Snapshot) { s.GOMAXPROCS, s.NumCPU = 1, 1 })},
 		{name: "GOMAXPROCS 1 under a 1-CPU quota", hist: one(func(s *Snapshot) { s.GOMAXPROCS, s.NumCPU, s.CPUQuota = 1, 16, 1 })},
 		{name: "GOMAXPROCS 1 under a 1.5-CPU quota", hist: one(func(s *Snapshot) { s.GOMAXPROCS, s.NumCPU, s.CPUQuota = 1, 16, 1.5 }),
