@@ -74,7 +74,9 @@ func WithInterval(d time.Duration) Option {
 // (pinned-threads, cgo-threads, unbounded-goroutines) must hold over, and
 // over how many samples sched-latency-tail measures; the default is 5.
 // Diagnose looks at the last n snapshots it is given; a Monitor keeps that
-// many. It panics if n < 2.
+// many. It panics if n < 2. unbounded-goroutines compares the window's
+// earlier and later halves and needs n >= 3: with n = 2 it is never
+// reported.
 func WithWindow(n int) Option {
 	if n < 2 {
 		panic(fmt.Sprintf("schedcheck: WithWindow(%d): a window needs at least 2 samples", n))
