@@ -306,14 +306,25 @@ func (d *Deque[T]) reserve(n uint32) (uint32, *buffer[T]) {
 func (d *Deque[T]) Bottom() uint32 { return d.bottom.Load() }
 
 // Len returns the number of items. Any goroutine. From any goroutine but the
-// owner it is a snapshot that may be stale by the time it is used.
+// owner it is a snapshot, the count at some instant during the call, that
+// may be stale by the time it is used.
 func (d *Deque[T]) Len() int {
-	t, _ := unpack(d.top.Load())
-	b := d.bottom.Load()
-	if n := int32(b - t); n > 0 {
-		return int(n)
+	for {
+		t, _ := unpack(d.top.Load())
+		b := d.bottom.Load()
+		// Re-read top, as Ring.Len does its head: between the two loads
+		// thieves may move top past t while the owner pushes, and b - t
+		// would then count items that were never in the deque together.
+		// An unchanged index means top was still t when b was read, so
+		// b - t is the count at that instant.
+		if t2, _ := unpack(d.top.Load()); t2 != t {
+			continue
+		}
+		if n := int32(b - t); n > 0 {
+			return int(n)
+		}
+		return 0
 	}
-	return 0
 }
 
 // resize copies items [t, b) into a new buffer of the given capacity and

@@ -191,7 +191,7 @@ func (q *dequeLin) push(v int) linOut     { q.d.Push(q.item.p(v)); return linOut
 func (q *dequeLin) pop() linOut           { return linOut{v: val(q.d.Pop())} }
 func (q *dequeLin) ownerLen() int         { return q.d.Len() }
 func (q *dequeLin) steal(int) linOut      { return linOut{v: val(q.d.Steal())} }
-func (q *dequeLin) thiefLen() (int, bool) { return 0, false } // a snapshot of two words, see Deque.Len
+func (q *dequeLin) thiefLen() (int, bool) { return q.d.Len(), true }
 func (q *dequeLin) stealHalf(th int) linOut {
 	first := q.d.StealHalf(q.dst[th])
 	if first == nil {
