@@ -163,7 +163,8 @@ func (d *Deque[T]) Push(x *T) {
 //
 // Cost: a few nanoseconds with no read-modify-write atomics while MaxBatch or
 // more items remain, or while no thief has ever used StealHalf on d; one CAS
-// on top otherwise.
+// on top otherwise. Taking the last item always costs that CAS: a thief's
+// Steal can reach it whatever the deque's history.
 func (d *Deque[T]) Pop() *T {
 	b := d.bottom.Load() - 1
 	d.bottom.Store(b)
