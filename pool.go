@@ -123,6 +123,16 @@ func New(opts ...Option) *Pool {
 			w.watch.on = true
 		}
 	}
+	// Every worker starts parked: no task exists before New returns, so
+	// the wakeup protocol's invariant holds with all of them on the idle
+	// list and none spinning, and the first producer wakes one. Worker 0
+	// is pushed last, to be woken first.
+	p.idleMu.Lock()
+	for i := len(p.workers) - 1; i >= 0; i-- {
+		p.workers[i].startParked = true
+		p.pushIdle(p.workers[i])
+	}
+	p.idleMu.Unlock()
 	p.workersDone.Add(len(p.workers))
 	for _, w := range p.workers {
 		go w.loop()

@@ -310,6 +310,9 @@ type core struct {
 	wake chan struct{}
 	// joinWake receives a token when a latch this worker sleeps on opens.
 	joinWake chan struct{}
+	// startParked is set by New, which puts the worker on the idle list
+	// before its goroutine starts; loop then sleeps before it looks for work.
+	startParked bool
 	// quit is closed when a spare (see Block) may retire; nil for the
 	// pool's own workers.
 	quit chan struct{}
@@ -374,6 +377,17 @@ func (c *core) loop() {
 			c.pool.workersDone.Done()
 		}
 	}()
+	if c.startParked {
+		// New put this worker on the idle list: a pool starts with no
+		// work, so it sleeps until a producer wakes it. Looking for work
+		// first made each of W workers pass over W queues before parking,
+		// O(W²) at every start: seconds of CPU at 4096 workers.
+		c.startParked = false
+		if !c.sleep() {
+			exited = true
+			return
+		}
+	}
 	for {
 		t := c.findWork()
 		if t == nil {

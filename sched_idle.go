@@ -59,6 +59,15 @@ func (c *core) park() bool {
 		p.nspinning.Add(1)
 		return true
 	}
+	return c.sleep()
+}
+
+// sleep blocks a worker on the idle list until a waker takes it off (it
+// then spins), the pool ends, or a spare may retire. It reports whether
+// the worker goes on looking for work. A pool's workers start here: New
+// puts them all on the idle list (see loop).
+func (c *core) sleep() bool {
+	p := c.pool
 	c.stats.parks.inc()
 	c.stats.flush()
 	c.traceMark(evPark)

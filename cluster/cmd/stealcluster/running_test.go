@@ -6,11 +6,13 @@ import (
 	"flag"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/worksteal/steal"
 	"github.com/worksteal/steal/cluster/natsserver"
 )
 
@@ -121,5 +123,47 @@ func TestAsyncErrorNamesProgram(t *testing.T) {
 	b, _ := io.ReadAll(r)
 	if want := "stealcluster cluster up: nats: write: broken pipe (stealcluster worker w1)\n"; string(b) != want {
 		t.Errorf("printed %q, want %q", b, want)
+	}
+}
+
+// Workers of the most slots start at once and stay live. Each pool
+// worker used to look for work over all the others before it first
+// parked, O(slots²) per worker: 64 workers of 4096 slots spent minutes
+// of CPU on it, their lease renewals starved, and cluster up failed
+// with "context deadline exceeded".
+func TestClusterUpMaxSlots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	f := clusterFlags{}
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"-nats", srv.URL(), "-workers", "8", "-slots", strconv.Itoa(steal.MaxWorkers)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.check(fs); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	c, err := startCluster(ctx, &f, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatalf("8 workers of %d slots: %v after %v", steal.MaxWorkers, err, time.Since(start).Round(time.Millisecond))
+	}
+	defer c.stop()
+	took := time.Since(start)
+	time.Sleep(f.conn.lease) // a starved worker's lease expires meanwhile
+	states, err := c.client.Workers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(states) != 8 {
+		t.Fatalf("%d workers live %v after a start of %v, want 8", len(states), f.conn.lease, took.Round(time.Millisecond))
 	}
 }
