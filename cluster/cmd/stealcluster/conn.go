@@ -30,6 +30,10 @@ type connFlags struct {
 // it stays out of process listings.
 const passwordEnv = "STEAL_NATS_PASSWORD"
 
+// tokenEnv carries a token for the NATS server, out of command lines:
+// cluster up -procs passes a token of its -nats URL to its workers in it.
+const tokenEnv = "STEAL_NATS_TOKEN"
+
 // maxLease bounds -lease: a worker waits multiples of its lease (up to
 // 4 leases times ⌈W/8⌉ between reads of the workers bucket), and a lease
 // of some thousands of hours overflows those waits, a panic in the
@@ -41,7 +45,7 @@ func (c *connFlags) register(fs *flag.FlagSet, urlHelp string) {
 	c.prog = fs.Name()
 	fs.StringVar(&c.url, "nats", "", urlHelp)
 	fs.StringVar(&c.creds, "creds", "", "NATS credentials file (user JWT and NKey seed)")
-	fs.StringVar(&c.user, "user", "", "NATS user; its password is -password or $"+passwordEnv)
+	fs.StringVar(&c.user, "user", "", "NATS user; its password is -password or $"+passwordEnv+" (a token without -user: $"+tokenEnv+")")
 	fs.StringVar(&c.password, "password", "", "NATS password for -user (default $"+passwordEnv+")")
 	fs.StringVar(&c.tlsCA, "tlsca", "", "PEM file of the certificate authorities that signed the NATS server's TLS certificate")
 	fs.StringVar(&c.tlsCert, "tlsclientcert", "", "the client certificate (PEM) this process presents, for a server that\n"+
@@ -160,6 +164,8 @@ func (c *connFlags) connect(url, name string) (*nats.Conn, error) {
 	}
 	if c.user != "" {
 		opts = append(opts, nats.UserInfo(c.user, c.password))
+	} else if tok := os.Getenv(tokenEnv); tok != "" && c.creds == "" {
+		opts = append(opts, nats.Token(tok))
 	}
 	if c.tlsCA != "" {
 		opts = append(opts, nats.RootCAs(c.tlsCA))

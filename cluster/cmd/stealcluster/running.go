@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"slices"
@@ -211,15 +212,19 @@ func (c *runningCluster) spawnChildren(ctx context.Context, stdout, stderr io.Wr
 	if err := c.namesFree(ctx); err != nil {
 		return err
 	}
+	urls, auth, err := childAuth(c.url, &c.f.conn)
+	if err != nil {
+		return err
+	}
 	for _, name := range c.names {
-		args := []string{"worker", "-nats", c.url, "-name", name, "-slots", strconv.Itoa(c.f.slots),
+		args := []string{"worker", "-nats", urls, "-name", name, "-slots", strconv.Itoa(c.f.slots),
 			"-cluster", c.f.conn.cluster, "-replicas", strconv.Itoa(c.f.conn.replicas), "-lease", c.f.conn.lease.String(),
 			"-spawn-records=" + strconv.FormatBool(c.f.conn.spawnRecords)}
 		if c.f.conn.creds != "" {
 			args = append(args, "-creds", c.f.conn.creds)
 		}
-		if c.f.conn.user != "" {
-			args = append(args, "-user", c.f.conn.user)
+		if auth.user != "" {
+			args = append(args, "-user", auth.user)
 		}
 		if c.f.conn.tlsCA != "" {
 			args = append(args, "-tlsca", c.f.conn.tlsCA)
@@ -228,8 +233,8 @@ func (c *runningCluster) spawnChildren(ctx context.Context, stdout, stderr io.Wr
 			args = append(args, "-tlsclientcert", c.f.conn.tlsCert, "-tlsclientkey", c.f.conn.tlsKey)
 		}
 		cmd := exec.Command(exe, args...)
-		if c.f.conn.user != "" {
-			cmd.Env = append(os.Environ(), passwordEnv+"="+c.f.conn.password)
+		if len(auth.env) > 0 {
+			cmd.Env = append(os.Environ(), auth.env...)
 		}
 		cmd.Stdout, cmd.Stderr = stdout, stderr
 		cmd.SysProcAttr = childAttr()
@@ -368,4 +373,54 @@ func (ch *child) stop(limit time.Duration) error {
 		return fmt.Errorf("worker process %d: %v", ch.cmd.Process.Pid, ch.err)
 	}
 	return nil
+}
+
+// childCreds are the credentials of the worker processes: -user on
+// their command lines, the password or token in their environment.
+type childCreds struct {
+	user string
+	env  []string // NAME=value
+}
+
+// childAuth takes the credentials out of urls (-nats: one URL or
+// several, comma-separated) for the worker processes: a password or
+// token on a command line shows in ps to every user of the machine.
+// It returns the URLs without them and the credentials to pass instead:
+// those of the URLs, else -user's. It fails when the URLs carry
+// different credentials, or other ones than -user: one -user and one
+// password would not log in to every server the way this process does.
+func childAuth(urls string, c *connFlags) (string, childCreds, error) {
+	var found *url.Userinfo
+	parts := strings.Split(urls, ",")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if !strings.Contains(p, "://") {
+			p = "nats://" + p // as nats.go reads it
+		}
+		u, err := url.Parse(p)
+		if err != nil || u.User == nil {
+			continue
+		}
+		if found != nil && found.String() != u.User.String() {
+			return "", childCreds{}, errors.New("-procs: the URLs of -nats carry different credentials: " +
+				"the worker processes get one user; give it with -user (password in $" + passwordEnv + ")")
+		}
+		found = u.User
+		u.User = nil
+		parts[i] = u.String()
+	}
+	switch {
+	case found == nil && c.user == "":
+		return urls, childCreds{}, nil
+	case found == nil:
+		return urls, childCreds{user: c.user, env: []string{passwordEnv + "=" + c.password}}, nil
+	}
+	pass, hasPass := found.Password()
+	if c.user != "" && (!hasPass || c.user != found.Username() || c.password != pass) {
+		return "", childCreds{}, errors.New("-procs: -nats carries credentials other than -user's: give them one way")
+	}
+	if !hasPass { // a token
+		return strings.Join(parts, ","), childCreds{env: []string{tokenEnv + "=" + found.Username()}}, nil
+	}
+	return strings.Join(parts, ","), childCreds{user: found.Username(), env: []string{passwordEnv + "=" + pass}}, nil
 }
