@@ -11,6 +11,11 @@ import (
 	"github.com/worksteal/steal/cluster"
 )
 
+// answerWait is the least time report waits for the cluster's answer.
+// A healthy cluster of a few dozen workers answers in milliseconds, not
+// always within 10 ms.
+const answerWait = time.Second
+
 // report prints what the cluster is doing every interval until ctx ends:
 // the live workers, those that joined or left since the last line, the
 // jobs they completed and stole since they started, and their queues.
@@ -26,7 +31,9 @@ func report(ctx context.Context, cl *cluster.Client, every time.Duration, out io
 			return
 		case <-t.C:
 		}
-		actx, cancel := context.WithTimeout(ctx, every)
+		// The answer may take longer than a short -every: a line that
+		// comes late is better than one that says the cluster is gone.
+		actx, cancel := context.WithTimeout(ctx, max(every, answerWait))
 		states, err := cl.Workers(actx)
 		cancel()
 		if ctx.Err() != nil {

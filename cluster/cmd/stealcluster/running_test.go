@@ -167,3 +167,47 @@ func TestClusterUpMaxSlots(t *testing.T) {
 		t.Fatalf("%d workers live %v after a start of %v, want 8", len(states), f.conn.lease, took.Round(time.Millisecond))
 	}
 }
+
+// startFlags starts cluster up's cluster with args on an embedded server
+// of the test's.
+func startFlags(t *testing.T, args ...string) *runningCluster {
+	t.Helper()
+	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	f := clusterFlags{}
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse(append([]string{"-nats", srv.URL()}, args...)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.check(fs); err != nil {
+		t.Fatal(err)
+	}
+	c, err := startCluster(context.Background(), &f, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.stop() })
+	return c
+}
+
+// cluster up -every 10ms (the least allowed) on a healthy cluster: every
+// line is a status line. The answer's time limit was -every itself, and
+// one line in ten or more said "no answer from the cluster".
+func TestReportShortEvery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	c := startFlags(t, "-workers", "16", "-slots", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var out strings.Builder
+	report(ctx, c.client, 10*time.Millisecond, &out)
+	lines := strings.Count(out.String(), "\n")
+	if bad := strings.Count(out.String(), "no answer"); bad > 0 || lines == 0 {
+		t.Fatalf("%d of %d lines say no answer from a healthy cluster:\n%s", bad, lines, out.String())
+	}
+}
