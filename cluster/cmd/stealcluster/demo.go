@@ -106,18 +106,27 @@ func submitRoots(ctx context.Context, cl *cluster.Client, f *demoFlags) ([]strin
 	return ids, nil
 }
 
-// watch prints a progress line every interval until the cluster is idle.
+// idlePoll bounds how often watch asks whether the cluster is idle: a
+// long -every spaces the progress lines, not the check for the end.
+const idlePoll = 100 * time.Millisecond
+
+// watch prints a progress line every interval until the cluster is idle,
+// which it checks every idlePoll at least.
 func watch(ctx context.Context, cl *cluster.Client, every time.Duration, start time.Time, total int, base []cluster.WorkerState, out io.Writer) error {
-	t := time.NewTicker(every)
+	t := time.NewTicker(min(every, idlePoll))
 	defer t.Stop()
+	printed := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("stopped before the work was done: %v", ctx.Err())
 		case <-t.C:
 		}
-		if states, err := cl.Workers(ctx); err == nil {
-			fmt.Fprintln(out, progress(time.Since(start), total, states, base))
+		if time.Since(printed) >= every {
+			printed = time.Now()
+			if states, err := cl.Workers(ctx); err == nil {
+				fmt.Fprintln(out, progress(time.Since(start), total, states, base))
+			}
 		}
 		if idle, _ := cl.Idle(ctx); idle {
 			return nil

@@ -143,3 +143,14 @@ func TestURLPasswordNotPrinted(t *testing.T) {
 		t.Fatalf("exit %d, want 0, the URL shown as %s\nstdout:\n%s\nstderr:\n%s", code, masked, out, errs)
 	}
 }
+
+// cluster demo with a long -every ends once the work is done: it looked
+// for the end only at each progress line, and -every 1h waited an hour
+// (here, till -timeout) for work done in a second.
+func TestClusterDemoLongEvery(t *testing.T) {
+	start := time.Now()
+	code, out, errs := runWith(nil, "cluster", "demo", "-roots", "1", "-depth", "1", "-every", "1h", "-timeout", "10s")
+	if code != 0 || !strings.Contains(out, "summary: 4 of 4 jobs completed") {
+		t.Fatalf("exit %d after %v\nstdout:\n%s\nstderr:\n%s", code, time.Since(start).Round(time.Millisecond), out, errs)
+	}
+}
