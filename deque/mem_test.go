@@ -106,12 +106,21 @@ func TestRingReleasesTakenItems(t *testing.T) {
 		t.Error("items thieves stole are still referenced after the owner found the ring empty")
 	}
 
-	// The overflow batch is valid until the next Put, and not after.
-	spilled := fill(RingSize+1, func(p *big) {
+	// The overflow batch is valid until the owner's next Put or Get, and
+	// not after: a ring emptied by Get keeps none of it, even with no Put
+	// after the overflow (a worker that stops spawning).
+	spill := func(p *big) {
 		if batch := r.Put(p); batch != nil {
-			clear(batch) // the caller's own copy is gone; the ring's must go too
+			_ = append([]*big(nil), batch...) // moved elsewhere, as a scheduler does, and run
 		}
-	})
+	}
+	spilled := fill(RingSize+1, spill)
+	for r.Get() != nil {
+	}
+	if !collectable(spilled) {
+		t.Error("items of a Put overflow batch are still referenced once Get found the ring empty")
+	}
+	spilled = fill(RingSize+1, spill)
 	for r.Get() != nil {
 	}
 	r.Put(new(big))

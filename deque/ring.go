@@ -27,8 +27,9 @@ const RingSize = 256
 // Memory: a taken slot is not cleared at once (clearing is a store with a
 // write barrier, and with an atomic store it doubled the cost of a task). Put overwrites
 // it within RingSize puts, and a Get that finds the ring empty clears every
-// slot taken since, so a busy ring keeps at most RingSize taken items
-// reachable and an empty one none.
+// slot taken since and Put's last overflow batch, so a busy ring keeps at
+// most RingSize taken items reachable (and its last overflow batch until the
+// next Put), and an empty one none.
 type Ring[T any] struct {
 	head atomic.Uint32 // oldest item; CAS by owner and thieves
 	_    [60]byte      // keep thieves' CAS traffic off the owner's tail
@@ -38,8 +39,9 @@ type Ring[T any] struct {
 	clean uint32
 	slots [RingSize]slot[T]
 	spill [RingSize/2 + 1]*T // owner's scratch for Put's overflow batch
-	// spilled says spill holds the last overflow batch, which the next Put
-	// clears so that the ring does not keep its items alive.
+	// spilled says spill holds the last overflow batch, which the next Put,
+	// or a Get that finds the ring empty, clears so that the ring does not
+	// keep its items alive.
 	spilled bool
 }
 
@@ -48,7 +50,8 @@ type Ring[T any] struct {
 // If the ring is full, Put neither blocks nor drops: it takes the older half
 // of the ring off the head and returns it, followed by x, as one batch for
 // the caller to move elsewhere (a scheduler's global queue). The batch
-// aliases memory owned by the ring and is valid until the next Put. Put
+// aliases memory owned by the ring and is valid until the owner's next Put
+// or Get. Put
 // returns nil when x went into the ring. As with Deque.Push, the store that
 // publishes x is sequentially consistent: the owner's next load cannot pass
 // it.
@@ -59,10 +62,7 @@ func (r *Ring[T]) Put(x *T) []*T {
 	if x == nil {
 		panic("deque: Put of nil")
 	}
-	if r.spilled { // the previous batch is no longer valid: drop its references
-		clear(r.spill[:])
-		r.spilled = false
-	}
+	r.dropSpill()
 	for {
 		h := r.head.Load()
 		t := r.tail.Load()
@@ -75,6 +75,16 @@ func (r *Ring[T]) Put(x *T) []*T {
 			return batch
 		}
 		// A thief took items meanwhile, so there is room again.
+	}
+}
+
+// dropSpill drops the last overflow batch's references, once it is no
+// longer valid: at the owner's next Put, or at a Get that finds the ring
+// empty. Owner only.
+func (r *Ring[T]) dropSpill() {
+	if r.spilled {
+		clear(r.spill[:])
+		r.spilled = false
 	}
 }
 
@@ -123,6 +133,7 @@ func (r *Ring[T]) Get() *T {
 		t := r.tail.Load()
 		if t == h {
 			r.sweep(h, t, RingSize) // idle: let thieves' loot be collected
+			r.dropSpill()
 			return nil
 		}
 		x := r.slots[h%RingSize].Load()
