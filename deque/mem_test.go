@@ -200,6 +200,23 @@ func TestPanics(t *testing.T) {
 	}
 }
 
+// TestPutBatchNilWritesNothing: a PutBatch that panics on a nil item has
+// stored none of the items before it, so the ring keeps none alive.
+func TestPutBatchNilWritesNothing(t *testing.T) {
+	r := new(Ring[big])
+	a := new(big)
+	w := weak.Make(a)
+	mustPanic(t, "Ring.PutBatch with a nil", "nil", func() { r.PutBatch([]*big{a, nil}) })
+	a = nil
+	if r.Len() != 0 {
+		t.Fatal("a panicking PutBatch changed the ring")
+	}
+	if !collectable([]weak.Pointer[big]{w}) {
+		t.Error("an item before the nil of a panicking PutBatch is still referenced")
+	}
+	runtime.KeepAlive(r)
+}
+
 // TestDequeOwnsItsCacheLines: a Deque is exactly two cache lines (top's,
 // and the owner's), so that deques allocated side by side share none.
 func TestDequeOwnsItsCacheLines(t *testing.T) {

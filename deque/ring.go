@@ -105,17 +105,20 @@ func (r *Ring[T]) putSlow(x *T, h, t uint32) []*T {
 
 // PutBatch adds the items of batch at the tail, in order, and publishes them
 // with one store; it is for refilling a ring from another queue. Owner only.
-// It adds as many as fit and returns how many that was; none may be nil.
+// It adds as many as fit and returns how many that was. None of those may
+// be nil: PutBatch panics, having stored none of them, if one is.
 //
 // Cost: one slot store per item plus one tail store for the lot.
 func (r *Ring[T]) PutBatch(batch []*T) int {
 	h := r.head.Load()
 	t := r.tail.Load()
 	n := min(len(batch), int(RingSize-(t-h)))
-	for i, x := range batch[:n] {
-		if x == nil {
+	for _, x := range batch[:n] {
+		if x == nil { // checked first: stored, the items before it would stay reachable
 			panic("deque: PutBatch of nil")
 		}
+	}
+	for i, x := range batch[:n] {
 		r.slots[(t+uint32(i))%RingSize].Store(x)
 	}
 	r.tail.Store(t + uint32(n))
