@@ -32,8 +32,10 @@ type groupLimit struct {
 // runs the group's own children meanwhile, and hands any other task it
 // comes upon to a spare worker (see the package doc's "Waiting inside the
 // pool"), so a child should not wait for what the caller of Go
-// does after it; called from outside the pool, it blocks. TryGo never
-// waits. A child that calls
+// does after it; called from outside the pool, it blocks. The wait ends
+// only when a slot frees, not when the group's context is cancelled (as
+// with errgroup): cancelled children that return promptly free their
+// slots. TryGo never waits. A child that calls
 // Go on its own group while every slot is held by its siblings and itself
 // waits for a sibling to finish; if all of them do that, they wait
 // forever, as with errgroup.
