@@ -45,10 +45,10 @@
 //   - jobs_to_distribute: 0 to MaxJobs jobs, named job0, job1, ...
 //   - distribution: where the jobs are queued: "first" (all on the first
 //     worker), "blocks", "round_robin" or "skewed" (see
-//     cluster.Distribution).
+//     coord.Distribution).
 //   - victim: how steal_job and pop_job choose whom to steal from:
 //     "most_loaded" (the longest deque, ties to the first listed),
-//     "random" or "best_of_two" (see cluster.VictimPolicy).
+//     "random" or "best_of_two" (see coord.VictimPolicy).
 //   - seed: an unsigned 64-bit integer that seeds the random victim
 //     policies, the job costs and run_simulation.
 //   - cost: each job's cost, in the virtual time of run_simulation, is a

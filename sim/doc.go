@@ -10,7 +10,7 @@
 // When its deque is empty it acts by Policy: it stays idle (NoSteal), takes
 // the head of one shared FIFO queue (Central), or steals one job (StealOne)
 // or half of the jobs (StealHalf) from the back of a victim chosen by a
-// cluster.VictimPolicy. A steal, or a fetch from the central queue, takes
+// coord.VictimPolicy. A steal, or a fetch from the central queue, takes
 // Options.StealLatency of virtual time, which models the network: the
 // victim is chosen when the request leaves and the jobs are taken when it
 // arrives, so a victim may have run dry meanwhile and the steal fails.
