@@ -34,8 +34,8 @@
 // under cluster up). What each message does there:
 //
 //   - push_job submits a job to the worker's deque, at its back, where
-//     submitted work enters (in stealcluster node it goes on the front), and
-//     replies once the job is stored. Its type is job_type (default
+//     submitted work enters (without -nats, as in steal node, it goes on
+//     the front), and replies once the job is stored. Its type is job_type (default
 //     "sleep"), its payload the compact JSON of payload, its cost hint
 //     cost_ms in microseconds: a sleep job sleeps cost_ms (at most 60,000).
 //     queue_size is the worker's queue as it answered right after: it may
@@ -56,7 +56,7 @@
 //     running or moving), else "idle"; all_idle is cluster.Client.Idle, a
 //     separate and stricter check: no job queued, running or moving
 //     anywhere, dead workers' records included.
-//   - init and run_simulation act, exactly as in stealcluster node, on a cluster
+//   - init and run_simulation act, exactly as without -nats, on a cluster
 //     simulated in this process: run_simulation compares policies on the
 //     jobs init queued there. They never touch the real cluster.
 //   - pop_job lets the process on stdin act as a worker. A worker name no
