@@ -84,7 +84,7 @@
 //     of 300 jobs runs once and completes once). A takeover never writes
 //     over a record the taking worker holds: it deletes the dead worker's
 //     copy of such a job and keeps its own (TestTakeoverKeepsHeldRecord).
-//     Stats.Completed counts only the completions the worker recorded,
+//     WorkerStats.Completed counts only the completions the worker recorded,
 //     not another run's that reads the same (TestCompletedCountsOwnOnly).
 //   - A worker paused past its lease is fenced: its late completion is
 //     refused and it re-registers (TestPausedWorkerFenced: SIGSTOP, a
