@@ -173,9 +173,9 @@
 //     takeover as moved, a completion as recorded). Only when the servers
 //     fail for the whole window does Spawn return an error wrapping
 //     ErrUnavailable; a completion that cannot be written leaves the job
-//     queued, to run again. Submit retries the same way when the worker's
-//     answer does not come within WithRequestTimeout (2 s), as during an
-//     election; a retry refused as a duplicate after a lost answer gives
+//     queued, to run again. Submit retries the same way when the servers'
+//     answer to its write does not come within WithRequestTimeout (2 s), as
+//     during an election; a retry refused as a duplicate after a lost answer gives
 //     ErrMaybeStored, since the job may be another submission's.
 //     A lease shorter than the election may expire during
 //     it: the worker fences itself and its jobs may run again, with one
