@@ -1,5 +1,7 @@
 // Package node is a cluster node that coordinates work stealing over the
-// protocol of the work-stealing cluster exercise: Maelstrom-style JSON
+// protocol of the work-stealing cluster exercise (the scheduler track of
+// Build Distributed Systems, builddistributedsystem.com, "Implement Work
+// Stealing Scheduler"): Maelstrom-style JSON
 // envelopes {"src", "dest", "body": {"type", "msg_id", ...}}, one per line
 // in and one per line out, replies in request order, each reply's src being
 // its request's dest. Replies are written byte for byte as the exercise
