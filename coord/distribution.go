@@ -1,6 +1,9 @@
 package coord
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Distribution decides which worker receives each of n initial jobs. Jobs are
 // placed in id order at the back of the deques, so within a worker the
@@ -59,7 +62,7 @@ func (d Distribution) Place(jobs, workers int, place func(job, worker int)) {
 		}
 	case Blocks:
 		for w := range workers {
-			for j := w * jobs / workers; j < (w+1)*jobs/workers; j++ {
+			for j := blockStart(w, jobs, workers); j < blockStart(w+1, jobs, workers); j++ {
 				place(j, w)
 			}
 		}
@@ -79,4 +82,15 @@ func (d Distribution) Place(jobs, workers int, place func(job, worker int)) {
 			place(j, 0)
 		}
 	}
+}
+
+// blockStart is w*jobs/workers, the first job of Blocks' block w, for
+// 0 <= w <= workers. The product is taken in 128 bits: in an int it wraps
+// on 32-bit platforms at counts the simulator accepts (a million workers,
+// 2^26 jobs), which placed jobs out of order and lost most of them. The
+// quotient is at most jobs, so it fits.
+func blockStart(w, jobs, workers int) int {
+	hi, lo := bits.Mul64(uint64(w), uint64(jobs))
+	q, _ := bits.Div64(hi, lo, uint64(workers))
+	return int(q)
 }

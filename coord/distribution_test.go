@@ -52,6 +52,20 @@ func TestDistributionPlacesEveryJobOnce(t *testing.T) {
 	}
 }
 
+// TestBlocksAtLargeCounts: Blocks computed a block's bounds as w*jobs,
+// which wraps on 32-bit platforms (GOARCH=386) long before the sizes the
+// simulator accepts (sim.MaxWorkers, sim.MaxTasks): 3,000,000 jobs on
+// 1,000 workers lost most of their jobs there.
+func TestBlocksAtLargeCounts(t *testing.T) {
+	const jobs, workers = 3_000_000, 1000
+	got := counts(Blocks, jobs, workers)
+	for w, c := range got {
+		if c != jobs/workers {
+			t.Fatalf("worker %d got %d jobs, want %d", w, c, jobs/workers)
+		}
+	}
+}
+
 func TestParseDistribution(t *testing.T) {
 	for d := First; d <= Skewed; d++ {
 		got, err := ParseDistribution(d.String())
