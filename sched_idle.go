@@ -35,6 +35,11 @@ func (p *Pool) wakep() {
 // (Block) whose Block has returned.
 func (c *core) park() bool {
 	p := c.pool
+	// Publish the counters before showing as idle: a Stats call that sees
+	// every worker idle must see every task they ran (it reads Idle under
+	// idleMu, after pushIdle). Done outside idleMu, which producers and
+	// other parkers wait for; sleep publishes them again with the park.
+	c.stats.flush()
 	p.idleMu.Lock()
 	if p.inject.len() > 0 { // work arrived since we looked
 		p.idleMu.Unlock()

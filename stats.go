@@ -111,7 +111,9 @@ type Stats struct {
 // it at any time. Counting is always on and costs a plain increment: each
 // worker publishes its counters every 64 tasks and whenever it parks, so
 // the snapshot of a busy pool lags by up to 64 tasks per worker and is not
-// an atomic cut; once the pool is idle or closed it is exact.
+// an atomic cut; once the pool is idle or closed it is exact (a snapshot
+// that shows every worker idle sees all their tasks; Parks, counted as a
+// worker falls asleep, may trail it by a moment).
 func (p *Pool) Stats() Stats {
 	s := Stats{
 		Workers:  make([]WorkerStats, len(p.workers)),
