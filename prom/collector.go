@@ -65,7 +65,7 @@ func NewCollector(p *steal.Pool, name string) *Collector {
 			func(s *steal.Stats) float64 { return float64(len(s.Workers)) }},
 		{desc("workers_idle", "Of the pool's own workers, those parked now, having found no work (spares left out)."),
 			func(s *steal.Stats) float64 { return float64(s.Idle) }},
-		{desc("workers_spinning", "Workers looking for work to steal now."),
+		{desc("workers_spinning", "Workers looking for work to steal now, spares standing in for blocked workers included."),
 			func(s *steal.Stats) float64 { return float64(s.Spinning) }},
 		{desc("inject_queue_tasks", "Tasks in the pool's inject queue now: submissions not yet taken by a worker, and ring overflow."),
 			func(s *steal.Stats) float64 { return float64(s.Inject) }},
@@ -73,7 +73,7 @@ func NewCollector(p *steal.Pool, name string) *Collector {
 			func(s *steal.Stats) float64 { return float64(s.Backlog) }},
 	}
 	c.counts = []metric{
-		{desc("tasks_submitted_total", "Tasks queued by Submit, TrySubmit, Go, Run and a Pool.Group's Go."),
+		{desc("tasks_submitted_total", "Tasks queued by Submit, SubmitBatch, TrySubmit, Go, Run and a Pool.Group's Go."),
 			func(s *steal.Stats) float64 { return float64(s.Submitted) }},
 		{desc("tasks_completed_total", "Tasks that returned without a panic or runtime.Goexit."),
 			func(s *steal.Stats) float64 { return float64(s.Total.Completed) }},

@@ -56,7 +56,7 @@ steal_tasks_failed_total{pool="images"} 2
 # HELP steal_tasks_skipped_total Tasks not run because their context was done before they started.
 # TYPE steal_tasks_skipped_total counter
 steal_tasks_skipped_total{pool="images"} 1
-# HELP steal_tasks_submitted_total Tasks queued by Submit, TrySubmit, Go, Run and a Pool.Group's Go.
+# HELP steal_tasks_submitted_total Tasks queued by Submit, SubmitBatch, TrySubmit, Go, Run and a Pool.Group's Go.
 # TYPE steal_tasks_submitted_total counter
 steal_tasks_submitted_total{pool="images"} 8
 # HELP steal_workers Workers the pool runs.
@@ -65,10 +65,13 @@ steal_workers{pool="images"} 2
 # HELP steal_workers_idle Of the pool's own workers, those parked now, having found no work (spares left out).
 # TYPE steal_workers_idle gauge
 steal_workers_idle{pool="images"} 2
+# HELP steal_workers_spinning Workers looking for work to steal now, spares standing in for blocked workers included.
+# TYPE steal_workers_spinning gauge
+steal_workers_spinning{pool="images"} 0
 `
 	names := []string{"steal_backlog_tasks", "steal_panics_dropped_total", "steal_tasks_completed_total",
 		"steal_tasks_failed_total", "steal_tasks_skipped_total", "steal_tasks_submitted_total",
-		"steal_workers", "steal_workers_idle"}
+		"steal_workers", "steal_workers_idle", "steal_workers_spinning"}
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}
@@ -182,5 +185,25 @@ func TestCollectorScrapesBusyPool(t *testing.T) {
 	h := gatherHistogram(t, NewCollector(p, "busy"))
 	if h.GetSampleCount() != 20_000 {
 		t.Errorf("queue wait histogram counts %d tasks, want 20000", h.GetSampleCount())
+	}
+}
+
+// Tasks queued by SubmitBatch are submitted tasks, as the help says.
+func TestCollectorCountsSubmitBatch(t *testing.T) {
+	p := steal.New(steal.WithWorkers(1))
+	fns := []func(*steal.Worker){func(*steal.Worker) {}, func(*steal.Worker) {}}
+	if n, err := p.SubmitBatch(context.Background(), fns); n != 2 || err != nil {
+		t.Fatalf("SubmitBatch: %d, %v", n, err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := `
+# HELP steal_tasks_submitted_total Tasks queued by Submit, SubmitBatch, TrySubmit, Go, Run and a Pool.Group's Go.
+# TYPE steal_tasks_submitted_total counter
+steal_tasks_submitted_total{pool="b"} 2
+`
+	if err := testutil.CollectAndCompare(NewCollector(p, "b"), strings.NewReader(want), "steal_tasks_submitted_total"); err != nil {
+		t.Error(err)
 	}
 }
