@@ -73,11 +73,15 @@ type WorkerStats struct {
 // is in Block, or waits after lending a task (see the package
 // doc's "Waiting inside the pool"); Workers lists the pool's own.
 type Stats struct {
-	Workers  []WorkerStats
-	Total    WorkerStats // sum over workers and spares (RingLen summed, Runnext: any)
-	Inject   int         // tasks in the inject queue now
-	Idle     int         // parked workers now, of the pool's own (Workers); spares left out
-	Spinning int         // workers looking for work now, spares included
+	Workers []WorkerStats
+	Total   WorkerStats // sum over workers and spares (RingLen summed, Runnext: any)
+	Inject  int         // tasks in the inject queue now
+	// Idle counts the pool's own workers parked now (spares left out):
+	// asleep for want of work, or asleep in a wait (Join, a group's Wait,
+	// a Future's) whose tasks run on other workers. Such a worker runs
+	// nothing and takes any work that comes, so it counts as idle.
+	Idle     int
+	Spinning int // workers looking for work now, spares included
 
 	// Submitted counts the tasks queued through the pool's inject queue
 	// since it started: by Submit, SubmitBatch, TrySubmit, Go, Run and a
