@@ -136,6 +136,7 @@ func watch(ctx context.Context, cl *cluster.Client, every time.Duration, start t
 
 // progress is one line: time, jobs done, jobs stolen, each queue.
 func progress(at time.Duration, total int, states, base []cluster.WorkerState) string {
+	states = inNumberOrder(states)
 	done, stolen := since(states, base)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%6.2fs  done %4d/%d  stolen %4d  queues", at.Seconds(), done, total, stolen)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -51,6 +52,7 @@ func report(ctx context.Context, cl *cluster.Client, every time.Duration, out io
 // statusLine is one line of report: workers (joined, left since prev),
 // jobs done and stolen since base, each queue.
 func statusLine(at time.Duration, states, prev, base []cluster.WorkerState) string {
+	states, prev = inNumberOrder(states), inNumberOrder(prev)
 	names := func(ss []cluster.WorkerState) []string {
 		var n []string
 		for _, s := range ss {
@@ -85,3 +87,47 @@ func statusLine(at time.Duration, states, prev, base []cluster.WorkerState) stri
 	}
 	return b.String()
 }
+
+// inNumberOrder returns the states ordered as a reader counts workers, w2
+// before w10 (byNumber); Client.Workers sorts names as strings.
+func inNumberOrder(states []cluster.WorkerState) []cluster.WorkerState {
+	out := slices.Clone(states)
+	slices.SortFunc(out, func(a, b cluster.WorkerState) int { return byNumber(a.Name, b.Name) })
+	return out
+}
+
+// byNumber compares names with each run of digits taken as a number
+// (w2 before w10, w02 beside w2) and the rest byte by byte; names that
+// compare equal so (w02 and w2) fall back to string order.
+func byNumber(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if !isDigit(a[i]) || !isDigit(b[j]) {
+			if a[i] != b[j] {
+				return cmp.Compare(a[i], b[j])
+			}
+			i, j = i+1, j+1
+			continue
+		}
+		si, sj := i, j
+		for i < len(a) && isDigit(a[i]) {
+			i++
+		}
+		for j < len(b) && isDigit(b[j]) {
+			j++
+		}
+		x, y := strings.TrimLeft(a[si:i], "0"), strings.TrimLeft(b[sj:j], "0")
+		if c := cmp.Compare(len(x), len(y)); c != 0 {
+			return c // more digits, a larger number
+		}
+		if c := strings.Compare(x, y); c != 0 {
+			return c
+		}
+	}
+	if c := cmp.Compare(len(a)-i, len(b)-j); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
