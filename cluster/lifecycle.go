@@ -185,8 +185,13 @@ func (w *Worker) unsubscribe() {
 // began is not (its job stays queued for another worker). Close returns
 // the pool's error (panics not recovered as job failures: none are
 // expected), joined with ErrNotHandedOver when no server answered the
-// lease's release; it is idempotent. Any goroutine may call it, also
-// after the worker stopped serving on its own (Err). Before Start, after
+// lease's release. Any goroutine may call it, also after the worker
+// stopped serving on its own (Err). A handler may call it too: it then
+// returns nil once intake has stopped, and the worker finishes closing
+// when the handler has returned (Done tells when; the errors of that end
+// are not reported). A second call returns nil at once, without waiting
+// for the first to finish (a handler's Close would otherwise wait for
+// itself): wait on Done for the end. Before Start, after
 // a Start that failed, or during one, Close only marks the worker closed
 // (Start then returns ErrClosed) and returns nil.
 func (w *Worker) Close() error {
@@ -223,6 +228,21 @@ func (w *Worker) Close() error {
 	}
 	w.wg.Wait()
 	err := w.pool.Close()
+	if errors.Is(err, steal.ErrInsideTask) {
+		// Called from a handler, which the pool would wait for: the
+		// rest of Close runs once the handler has returned, on a
+		// goroutine of its own, and Done tells when it has. Left
+		// there, the pool's workers ran for ever.
+		go func() { w.closeRest(self, w.pool.Close()) }()
+		return nil
+	}
+	return w.closeRest(self, err)
+}
+
+// closeRest ends Close once the pool is closed (perr is its error): it
+// waits for the completions being written and the loans' returns, closes
+// Done and gives up the lease unless the worker stopped on its own (self).
+func (w *Worker) closeRest(self bool, perr error) error {
 	w.mu.Lock()
 	w.sealed = true // no loan's return starts a write from here on
 	w.mu.Unlock()
@@ -230,9 +250,9 @@ func (w *Worker) Close() error {
 	w.nc.FlushTimeout(w.cfg.timeout) // the loans' returns
 	w.doneOnce.Do(func() { close(w.done) })
 	if self {
-		return err
+		return perr
 	}
-	return errors.Join(err, w.deregister())
+	return errors.Join(perr, w.deregister())
 }
 
 // deregister deletes the lease if it is still ours, so that watchers see

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/worksteal/steal"
 )
 
 // closeNoPanic runs w.Close, failing the test if it panics or takes more
@@ -125,5 +127,50 @@ func TestMalformedLoanAudit(t *testing.T) {
 	var rep submitReply
 	if err := json.Unmarshal(m.Data, &rep); err != nil || rep.Code != ErrMalformedJob.Code || !strings.Contains(rep.Text, "loan audit") {
 		t.Errorf("answer %s (%v), want code %s naming the loan audit", m.Data, err, ErrMalformedJob.Code)
+	}
+}
+
+// TestCloseFromHandler: a handler may close its own worker. Close returns
+// at once; the worker finishes closing when the handler has returned: its
+// result is recorded, its lease given up, Done closed, and its pool
+// closed (Close left the pool's goroutines running for ever, and returned
+// the pool's "called from a task" error).
+func TestCloseFromHandler(t *testing.T) {
+	h := newHarness(t)
+	closed := make(chan error, 1)
+	var w *Worker
+	w = h.worker("w1", func(w *Worker) {
+		w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
+			closed <- w.Close()
+			return []byte("ok"), nil
+		})
+	})
+	if err := h.client.Submit(context.Background(), "a", "job", nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("Close from a handler = %v, want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close from a handler did not return in 10 s")
+	}
+	select {
+	case <-w.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the worker closed from a handler is not done 10 s later")
+	}
+	if err := w.pool.Submit(context.Background(), func(*steal.Worker) {}); !errors.Is(err, steal.ErrClosed) {
+		t.Errorf("its pool's Submit = %v, want steal.ErrClosed: the pool was left running", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := h.client.Wait(ctx, "a")
+	if err != nil || string(r.Value) != "ok" {
+		t.Fatalf("Wait = %+v, %v; want the handler's result recorded", r, err)
+	}
+	if states, err := h.client.Workers(ctx); err != nil || len(states) != 0 {
+		t.Errorf("Workers = %v, %v; want none: the lease given up", states, err)
 	}
 }
