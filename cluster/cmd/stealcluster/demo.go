@@ -56,13 +56,13 @@ func (f *demoFlags) tree() treeJob {
 // runDemo submits the roots to w1, prints progress until the cluster is
 // idle, and checks that every job was done.
 func runDemo(ctx context.Context, c *runningCluster, f *demoFlags, stdout, stderr io.Writer) int {
-	ctx, cancel := context.WithTimeout(ctx, f.limit)
+	ctx, cancel := context.WithTimeoutCause(ctx, f.limit, fmt.Errorf("the work was not done within -timeout %v", f.limit))
 	defer cancel()
 	per, _ := f.tree().size()
 	total := per * f.roots
 	base, err := c.client.Workers(ctx)
 	if err != nil {
-		fmt.Fprintln(stderr, "stealcluster cluster demo:", err)
+		fmt.Fprintln(stderr, "stealcluster cluster demo:", why(ctx, err))
 		return 1
 	}
 	fmt.Fprintf(stdout, "\n%d root jobs on w1, each a tree of %d jobs (depth %d, fanout %d) sleeping %v: %d jobs\n",
@@ -76,11 +76,11 @@ func runDemo(ctx context.Context, c *runningCluster, f *demoFlags, stdout, stder
 	start := time.Now()
 	roots, err := submitRoots(ctx, c.client, f)
 	if err != nil {
-		fmt.Fprintln(stderr, "stealcluster cluster demo: submitting:", err)
+		fmt.Fprintln(stderr, "stealcluster cluster demo: submitting:", why(ctx, err))
 		return 1
 	}
 	if err := watch(ctx, c.client, f.every, start, recorded, base, stdout); err != nil {
-		fmt.Fprintln(stderr, "stealcluster cluster demo:", err)
+		fmt.Fprintln(stderr, "stealcluster cluster demo:", why(ctx, err))
 		return 1
 	}
 	ids := roots
@@ -201,14 +201,14 @@ func summary(ctx context.Context, cl *cluster.Client, ids []string, total int, b
 			err = r.Err
 		}
 		if err != nil {
-			fmt.Fprintf(errw, "stealcluster cluster demo: job %s: %v\n", id, err)
+			fmt.Fprintf(errw, "stealcluster cluster demo: job %s: %v\n", id, why(ctx, err))
 			return 1
 		}
 		recorded++
 	}
 	states, err := cl.Workers(ctx)
 	if err != nil {
-		fmt.Fprintln(errw, "stealcluster cluster demo:", err)
+		fmt.Fprintln(errw, "stealcluster cluster demo:", why(ctx, err))
 		return 1
 	}
 	_, stolen := since(states, base)
@@ -229,4 +229,14 @@ func summary(ctx context.Context, cl *cluster.Client, ids []string, total int, b
 			s.Completed-b.Completed, s.Stolen-b.Stolen, s.Given-b.Given)
 	}
 	return 0
+}
+
+// why is err, or, once ctx has ended, its cause: every call fails with
+// the context's error once -timeout passes, which said only "context
+// deadline exceeded".
+func why(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
 }

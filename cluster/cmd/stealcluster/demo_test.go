@@ -154,3 +154,12 @@ func TestClusterDemoLongEvery(t *testing.T) {
 		t.Fatalf("exit %d after %v\nstdout:\n%s\nstderr:\n%s", code, time.Since(start).Round(time.Millisecond), out, errs)
 	}
 }
+
+// A demo that runs out of -timeout says so, naming the flag, rather than
+// a bare "context deadline exceeded".
+func TestClusterDemoTimeoutNamed(t *testing.T) {
+	code, out, errs := runWith(nil, "cluster", "demo", "-roots", "1", "-depth", "1", "-timeout", "1ns")
+	if code != 1 || !strings.Contains(errs, "not done within -timeout 1ns") || strings.Contains(errs, "context deadline exceeded") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}
