@@ -152,3 +152,25 @@ func ExampleRing_PutBatch() {
 	// 3 3
 	// a
 }
+
+func ExampleDeque_PopIf() {
+	d := deque.New[string]()
+	a, b := "a", "b"
+	d.Push(&a)
+	d.Push(&b)
+	fmt.Println(d.PopIf(&a)) // a is not the newest: nothing taken
+	fmt.Println(d.PopIf(&b), d.Len())
+	// Output:
+	// false
+	// true 1
+}
+
+func ExampleDeque_Bottom() {
+	d := deque.New[int]()
+	d.Push(ptr(1))
+	mark := d.Bottom() // items at mark and above were pushed after this
+	d.Push(ptr(2))
+	d.Push(ptr(3))
+	fmt.Println("pushed since:", d.Bottom()-mark)
+	// Output: pushed since: 2
+}
