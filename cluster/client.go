@@ -161,6 +161,12 @@ func (c *Client) Wait(ctx context.Context, id string) (*Result, error) {
 			return nil, ctx.Err()
 		case e, ok := <-kw.Updates():
 			if !ok {
+				if c.nc.IsClosed() {
+					// The watch ended with its connection: say so as a
+					// Wait begun on a closed connection does (and
+					// WaitIdle); ErrClosed is about a closed worker.
+					return nil, nats.ErrConnectionClosed
+				}
 				return nil, ErrClosed
 			}
 			if e == nil || e.Operation() != jetstream.KeyValuePut {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // proxiedClient is a client whose connection goes through a proxy the test
@@ -100,4 +102,32 @@ func waitCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// TestWaitConnClosedMidWait: a Wait whose connection is closed while it
+// waits returns nats.ErrConnectionClosed, as a Wait begun on a closed
+// connection does and as WaitIdle's documentation says, not ErrClosed,
+// which says that the worker or client is closed.
+func TestWaitConnClosedMidWait(t *testing.T) {
+	h := newHarness(t)
+	nc := h.conn()
+	c, err := NewClient(context.Background(), nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, err := c.Wait(ctx, "never")
+		got <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the watch started
+	nc.Close()
+	if err := <-got; !errors.Is(err, nats.ErrConnectionClosed) {
+		t.Errorf("Wait when its connection closes = %v, want nats.ErrConnectionClosed", err)
+	}
+	if _, err := c.Wait(context.Background(), "never"); !errors.Is(err, nats.ErrConnectionClosed) {
+		t.Errorf("Wait on a closed connection = %v, want nats.ErrConnectionClosed", err)
+	}
 }
