@@ -179,7 +179,8 @@ func (w *Worker) unsubscribe() {
 // Close stops intake and stealing, cancels the context handlers see, waits
 // up to a lease for the jobs with records it lent to come back from their
 // thieves (else a survivor would take their records over and run them
-// again), waits for running handlers to return, and gives up the lease so
+// again), waits for running handlers to return (however long: a handler
+// that ignores its context's cancellation holds Close up), and gives up the lease so
 // that a survivor takes over the jobs still queued here at once. A handler that
 // returns a result is recorded; one that returns an error after Close
 // began is not (its job stays queued for another worker). Close returns
