@@ -138,8 +138,7 @@ func TestMalformedLoanAudit(t *testing.T) {
 func TestCloseFromHandler(t *testing.T) {
 	h := newHarness(t)
 	closed := make(chan error, 1)
-	var w *Worker
-	w = h.worker("w1", func(w *Worker) {
+	w := h.worker("w1", func(w *Worker) {
 		w.Handle("job", func(ctx context.Context, j *Job) ([]byte, error) {
 			closed <- w.Close()
 			return []byte("ok"), nil
