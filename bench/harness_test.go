@@ -175,6 +175,12 @@ func TestFailures(t *testing.T) {
 	if len(bad) != 2 || !strings.HasPrefix(bad[0], "nested/steal") || !strings.HasPrefix(bad[1], "fib/conc") {
 		t.Errorf("failures = %q", bad)
 	}
+	// Only nested's deadlocking peers may time out: a peer that times out
+	// anywhere else (too slow, or hung by a fault) is a failure.
+	bad = failures([]Result{{Workload: "fib", Impl: "goroutines", Error: "timeout"}})
+	if len(bad) != 1 {
+		t.Errorf("an unexpected timeout: failures = %q", bad)
+	}
 }
 
 func TestPlan(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -39,6 +40,13 @@ var implOrder = []string{"steal", "steal-join", "steal-group", "steal-spawn", "s
 var workloads = []*Workload{
 	fibWorkload, spawnWorkload, spawn8Workload, spawnInnerWorkload, chainedWorkload, nestedWorkload,
 	imbalancedWorkload, sortWorkload, idleWorkload, memoryWorkload, utsBinWorkload, utsGeoWorkload,
+}
+
+// expectedTimeout reports whether r is the timeout of an implementation
+// that deadlocks on r's workload by design.
+func expectedTimeout(r Result) bool {
+	wl := lookupWorkload(r.Workload)
+	return !r.OK && r.Error == errTimeout.Error() && wl != nil && slices.Contains(wl.Deadlocks, r.Impl)
 }
 
 func lookupWorkload(name string) *Workload {
