@@ -226,3 +226,21 @@ func TestVerdicts(t *testing.T) {
 		t.Errorf("table:\n%s", tbl)
 	}
 }
+
+// The document's list of deadlocks holds only the timeouts that are
+// deadlocks by design; a peer timing out on fib is not one.
+func TestMarkdownTimeoutsAreDeadlocks(t *testing.T) {
+	md, err := renderMarkdown(Published{Runs: 1, Results: []Result{
+		{Workload: "nested", Impl: "ants", Error: "timeout"},
+		{Workload: "fib", Impl: "goroutines", Error: "timeout"},
+		{Workload: "fib", Impl: "steal", OK: true, MedianNs: 1e6},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, line, _ := strings.Cut(md, "Timeouts (deadlocks):")
+	line, _, _ = strings.Cut(line, "\n")
+	if !strings.Contains(line, "`ants` on nested") || strings.Contains(line, "fib") {
+		t.Errorf("deadlocks line: %q", line)
+	}
+}
