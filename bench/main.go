@@ -105,6 +105,11 @@ func main() {
 
 // plan expands workloads and impls into the runs to make.
 func plan(names []string, o options) ([]Spec, error) {
+	// Fewer than one round is an error, not one round: -publish records
+	// -runs as the rounds behind every median.
+	if o.runs < 1 {
+		return nil, fmt.Errorf("-runs %d: at least 1", o.runs)
+	}
 	var specs []Spec
 	for _, name := range names {
 		wl := lookupWorkload(name)
@@ -139,7 +144,7 @@ func plan(names []string, o options) ([]Spec, error) {
 			}
 		}
 		for _, im := range impls {
-			specs = append(specs, Spec{Workload: name, Impl: im, Param: param, Runs: max(1, o.runs), Timeout: timeout})
+			specs = append(specs, Spec{Workload: name, Impl: im, Param: param, Runs: o.runs, Timeout: timeout})
 		}
 	}
 	return specs, nil

@@ -14,9 +14,6 @@ import (
 	"time"
 )
 
-// publishCommand is the one command that regenerates docs/benchmarks.*.
-const publishCommand = "cd bench && go run . -publish -runs 3"
-
 //go:embed publish.md.tmpl
 var publishTemplate string
 
@@ -51,7 +48,7 @@ func publish(o options) error {
 	}
 	results := runAll(specs, false)
 	printTable(os.Stdout, results)
-	pub := Published{Machine: machine(), Command: publishCommand, Runs: o.runs, Results: results}
+	pub := published(o, results)
 	if err := os.MkdirAll(o.docs, 0o755); err != nil {
 		return err
 	}
@@ -66,6 +63,18 @@ func publish(o options) error {
 		return fmt.Errorf("published, but: %s", strings.Join(bad, "; "))
 	}
 	return nil
+}
+
+// published is what -publish writes about its run. The document quotes
+// its command as the way to regenerate it and says each figure is a median
+// of Runs rounds, so both are this run's: a run with other -runs or
+// -timeout must not be published as the usual command's.
+func published(o options, results []Result) Published {
+	cmd := fmt.Sprintf("cd bench && go run . -publish -runs %d", o.runs)
+	if o.timeout > 0 {
+		cmd += " -timeout " + o.timeout.String()
+	}
+	return Published{Machine: machine(), Command: cmd, Runs: o.runs, Results: results}
 }
 
 // rerender rewrites the markdown and charts from docs/benchmarks.json,
