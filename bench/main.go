@@ -66,6 +66,10 @@ func main() {
 		return
 	}
 	if o.publish {
+		if err := checkPublish(o, flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
 		if err := publish(o); err != nil {
 			fmt.Fprintln(os.Stderr, "publish:", err)
 			os.Exit(1)

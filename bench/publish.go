@@ -361,3 +361,30 @@ func renderMarkdown(pub Published) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// checkPublish refuses, with -publish, the flags and workloads it would
+// otherwise drop without a word: publish runs every workload on every
+// implementation at its default size, so -param, -impl or a workload list
+// would not narrow the run, and the document would not be what was asked.
+func checkPublish(o options, args []string) error {
+	var bad []string
+	if o.param != "" {
+		bad = append(bad, "-param")
+	}
+	if o.impls != nil {
+		bad = append(bad, "-impl")
+	}
+	if o.json {
+		bad = append(bad, "-json")
+	}
+	if o.brief {
+		bad = append(bad, "-brief")
+	}
+	if len(args) > 0 {
+		bad = append(bad, "workloads "+strings.Join(args, " "))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("-publish runs everything at default sizes; drop %s", strings.Join(bad, ", "))
+	}
+	return nil
+}

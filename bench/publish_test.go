@@ -17,3 +17,25 @@ func TestPublishedCommandAndRuns(t *testing.T) {
 		t.Error("-runs 0 accepted (it ran one round, and -publish wrote \"median of 0 rounds\")")
 	}
 }
+
+// -publish runs every workload on every implementation at its default
+// size: a flag that would narrow it is refused, not quietly dropped.
+func TestPublishRefusesIgnoredFlags(t *testing.T) {
+	for _, c := range []struct {
+		o    options
+		args []string
+	}{
+		{options{publish: true, param: "tiny"}, nil},
+		{options{publish: true, impls: []string{"steal"}}, nil},
+		{options{publish: true}, []string{"fib"}},
+		{options{publish: true, json: true}, nil},
+		{options{publish: true, brief: true}, nil},
+	} {
+		if err := checkPublish(c.o, c.args); err == nil {
+			t.Errorf("-publish accepts %+v %q", c.o, c.args)
+		}
+	}
+	if err := checkPublish(options{publish: true, runs: 3}, nil); err != nil {
+		t.Error(err)
+	}
+}
