@@ -316,7 +316,13 @@ func verdicts(results []Result) (losses, wins []string) {
 					best = false
 				}
 			} else if im != "sequential" && f > sf*(1+lossThreshold) {
-				beaten = append(beaten, fmt.Sprintf("%s %.2f×", im, f/sf))
+				// A zero figure (no idle CPU measured at all) has no
+				// ratio: give the other's figure, not "+Inf×".
+				if sf > 0 {
+					beaten = append(beaten, fmt.Sprintf("%s %.2f×", im, f/sf))
+				} else {
+					beaten = append(beaten, fmt.Sprintf("%s %s", im, fmtFigure(r)))
+				}
 			} else if im != "sequential" {
 				best = false
 			}

@@ -39,3 +39,17 @@ func TestPublishRefusesIgnoredFlags(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A figure of zero (no idle CPU measured at all) gives no ratio: the
+// verdict must not print an infinite one.
+func TestVerdictsZeroFigure(t *testing.T) {
+	_, wins := verdicts([]Result{
+		{Workload: "idle", Impl: "steal", OK: true, CPUNsPerS: 0},
+		{Workload: "idle", Impl: "goroutines", OK: true, CPUNsPerS: 1e6},
+	})
+	for _, w := range wins {
+		if strings.Contains(w, "Inf") || strings.Contains(w, "NaN") {
+			t.Errorf("win: %s", w)
+		}
+	}
+}
