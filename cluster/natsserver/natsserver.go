@@ -35,6 +35,12 @@ type Option func(*embedConfig)
 type embedConfig struct {
 	o   server.Options
 	tls *server.TLSConfigOpts
+	// badAuth: UserPassword was given an empty user or password.
+	// nats-server requires no authentication at all for an empty user
+	// (configureAuthorization keys single-user authorization on
+	// Username), and takes an empty password as the password, so either
+	// would leave the server open where the caller asked for a password.
+	badAuth bool
 }
 
 // StoreDir keeps JetStream file storage in dir, which outlives the
@@ -52,9 +58,13 @@ func Listen(host string, port int) Option {
 
 // UserPassword makes the server refuse every client that does not
 // give this user and password (nats-server's single-user authorization:
-// Options.Username and Password). Connect gives them.
+// Options.Username and Password). Connect gives them. Start fails if
+// either is empty.
 func UserPassword(user, password string) Option {
-	return func(c *embedConfig) { c.o.Username, c.o.Password = user, password }
+	return func(c *embedConfig) {
+		c.o.Username, c.o.Password = user, password
+		c.badAuth = user == "" || password == ""
+	}
 }
 
 // TLS makes the server take clients over TLS only, with the
@@ -88,6 +98,9 @@ func Start(opts ...Option) (*Server, error) {
 		f(c)
 	}
 	o := &c.o
+	if c.badAuth {
+		return nil, errors.New("natsserver: UserPassword needs a user and a password, neither empty")
+	}
 	if c.tls != nil {
 		tc, err := server.GenTLSConfig(c.tls)
 		if err != nil {

@@ -37,3 +37,20 @@ func TestEmbeddedUserPassword(t *testing.T) {
 	}
 	nc.Close()
 }
+
+// TestUserPasswordEmpty: a user or password left empty is refused, not
+// taken for no authentication (nats-server turns single-user
+// authorization on only for a non-empty user) or for an empty password.
+func TestUserPasswordEmpty(t *testing.T) {
+	for _, up := range [][2]string{{"", "s3cret"}, {"steal", ""}} {
+		e, err := Start(StoreDir(t.TempDir()), UserPassword(up[0], up[1]))
+		if err == nil {
+			nc, cerr := nats.Connect(e.URL(), nats.UserInfo(up[0], ""))
+			if cerr == nil {
+				nc.Close()
+			}
+			e.Shutdown()
+			t.Errorf("UserPassword(%q, %q) started (a client without the password connected: %v)", up[0], up[1], cerr == nil)
+		}
+	}
+}
