@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -121,7 +122,19 @@ func Start(opts ...Option) (*Server, error) {
 		e.cleanup()
 		return nil, err
 	}
+	// With NoLog, nats-server says why it could not start (a port in
+	// use, an unusable store directory) to no one: Start returned and
+	// ReadyForConnections waited its 10 s. Both failures are reported
+	// through Fatalf before srv.Start returns; keep that message.
+	fatal := &fatalLogger{}
+	srv.SetLogger(fatal, false, false)
 	srv.Start()
+	if msg := fatal.message(); msg != "" {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+		e.cleanup()
+		return nil, fmt.Errorf("natsserver: the NATS server did not start: %s", msg)
+	}
 	if !srv.ReadyForConnections(10 * time.Second) {
 		srv.Shutdown()
 		srv.WaitForShutdown()
@@ -162,6 +175,33 @@ func (e *Server) Shutdown() {
 	e.srv.WaitForShutdown()
 	e.cleanup()
 }
+
+// fatalLogger is a server.Logger that drops everything but the first
+// Fatalf message.
+type fatalLogger struct {
+	mu    sync.Mutex
+	fatal string
+}
+
+func (l *fatalLogger) Fatalf(format string, v ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fatal == "" {
+		l.fatal = fmt.Sprintf(format, v...)
+	}
+}
+
+func (l *fatalLogger) message() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.fatal
+}
+
+func (*fatalLogger) Noticef(string, ...any) {}
+func (*fatalLogger) Warnf(string, ...any)   {}
+func (*fatalLogger) Errorf(string, ...any)  {}
+func (*fatalLogger) Debugf(string, ...any)  {}
+func (*fatalLogger) Tracef(string, ...any)  {}
 
 func (e *Server) cleanup() {
 	if e.tempDir != "" {
