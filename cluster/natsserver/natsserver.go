@@ -26,8 +26,9 @@ import (
 // (TLS with a client CA).
 type Server struct {
 	srv        *server.Server
-	tempDir    string // removed by Shutdown; empty when the caller gave a directory
-	user, pass string // what Connect authenticates with
+	tempDir    string   // removed by Shutdown; empty when the caller gave a directory
+	storeLock  *os.File // held while the server runs; nil where there is no flock
+	user, pass string   // what Connect authenticates with
 }
 
 // Option configures Start.
@@ -45,7 +46,9 @@ type embedConfig struct {
 }
 
 // StoreDir keeps JetStream file storage in dir, which outlives the
-// server (default: a temporary directory that Shutdown removes).
+// server (default: a temporary directory that Shutdown removes). Start
+// fails while another server, in this process or another, uses dir (on
+// systems with flock: Linux, macOS, the BSDs).
 func StoreDir(dir string) Option {
 	return func(c *embedConfig) { c.o.StoreDir = dir }
 }
@@ -117,6 +120,12 @@ func Start(opts ...Option) (*Server, error) {
 		}
 		o.StoreDir, e.tempDir = dir, dir
 	}
+	lock, err := lockStore(o.StoreDir)
+	if err != nil {
+		e.cleanup()
+		return nil, err
+	}
+	e.storeLock = lock
 	srv, err := server.NewServer(o)
 	if err != nil {
 		e.cleanup()
@@ -204,6 +213,9 @@ func (*fatalLogger) Debugf(string, ...any)  {}
 func (*fatalLogger) Tracef(string, ...any)  {}
 
 func (e *Server) cleanup() {
+	if e.storeLock != nil {
+		e.storeLock.Close() // a second Shutdown's Close fails harmlessly
+	}
 	if e.tempDir != "" {
 		os.RemoveAll(e.tempDir)
 	}
