@@ -113,7 +113,11 @@ func shown(urls string) string {
 	parts := strings.Split(urls, ",")
 	for i, p := range parts {
 		u, err := url.Parse(strings.TrimSpace(p))
-		if err != nil || u.User == nil {
+		if err != nil {
+			parts[i] = maskUnparsed(p)
+			continue
+		}
+		if u.User == nil {
 			continue
 		}
 		if _, ok := u.User.Password(); ok {
@@ -124,6 +128,21 @@ func shown(urls string) string {
 		parts[i] = u.String()
 	}
 	return strings.Join(parts, ",")
+}
+
+// maskUnparsed masks what may be credentials in a URL that url.Parse
+// refused (a bad port, say): everything between the scheme and the last
+// "@". Such a URL still reaches the "NATS server at" line and the error
+// nats.go returns, which quotes it.
+func maskUnparsed(u string) string {
+	start := 0
+	if i := strings.Index(u, "://"); i >= 0 {
+		start = i + len("://")
+	}
+	if j := strings.LastIndex(u, "@"); j >= start {
+		return u[:start] + "xxxxx" + u[j:]
+	}
+	return u
 }
 
 // options are the cluster options the flags select.
@@ -150,11 +169,11 @@ func (c *connFlags) asyncError(name string) nats.ErrHandler {
 	}
 }
 
-// connect dials url with the credentials, if any. It fails at once when
+// connect dials urls with the credentials, if any. It fails at once when
 // no server answers (RetryOnFailedConnect(false)); once connected, it
 // reconnects without limit.
-func (c *connFlags) connect(url, name string) (*nats.Conn, error) {
-	if url == "" {
+func (c *connFlags) connect(urls, name string) (*nats.Conn, error) {
+	if urls == "" {
 		return nil, errors.New("no NATS URL: give -nats")
 	}
 	opts := []nats.Option{nats.Name(name), nats.RetryOnFailedConnect(false), nats.MaxReconnects(-1),
@@ -173,5 +192,12 @@ func (c *connFlags) connect(url, name string) (*nats.Conn, error) {
 	if c.tlsCert != "" {
 		opts = append(opts, nats.ClientCert(c.tlsCert, c.tlsKey))
 	}
-	return nats.Connect(url, opts...)
+	nc, err := nats.Connect(urls, opts...)
+	// nats.go returns url.Parse's error as it is, with the whole URL,
+	// password or token included, in its text.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = shown(ue.URL)
+	}
+	return nc, err
 }
