@@ -8,6 +8,7 @@ package natsserver
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"sync"
 	"time"
@@ -43,6 +44,8 @@ type embedConfig struct {
 	// Username), and takes an empty password as the password, so either
 	// would leave the server open where the caller asked for a password.
 	badAuth bool
+	// insecure: Insecure was given.
+	insecure bool
 }
 
 // StoreDir keeps JetStream file storage in dir, which outlives the
@@ -54,10 +57,19 @@ func StoreDir(dir string) Option {
 }
 
 // Listen sets the address to listen on (default 127.0.0.1 and a
-// random free port). Listening beyond loopback lets workers on other
-// machines join; secure it first (UserPassword, TLS).
+// random free port); port 0 also means a random free port. Listening
+// beyond loopback (host "", 0.0.0.0, ::, or this machine's address) lets
+// workers on other machines join, and Start refuses it unless clients
+// must authenticate (UserPassword, TLS with a client CA, or users,
+// tokens or accounts set through ServerOptions) or Insecure says to run
+// it open.
 func Listen(host string, port int) Option {
-	return func(c *embedConfig) { c.o.Host, c.o.Port = host, port }
+	return func(c *embedConfig) {
+		if port == 0 {
+			port = server.RANDOM_PORT // nats-server takes 0 for its default, 4222
+		}
+		c.o.Host, c.o.Port = host, port
+	}
 }
 
 // UserPassword makes the server refuse every client that does not
@@ -84,6 +96,12 @@ func TLS(certFile, keyFile, clientCA string) Option {
 	}
 }
 
+// Insecure lets Listen open the server beyond loopback with nothing that
+// authenticates clients: every client that can reach the address can do
+// anything a worker does (see Server's trust model). Without it, Start
+// refuses such an address.
+func Insecure() Option { return func(c *embedConfig) { c.insecure = true } }
+
 // ServerOptions hands the server's options to f for anything else
 // (accounts, clustering with Routes).
 func ServerOptions(f func(*server.Options)) Option {
@@ -104,6 +122,11 @@ func Start(opts ...Option) (*Server, error) {
 	o := &c.o
 	if c.badAuth {
 		return nil, errors.New("natsserver: UserPassword needs a user and a password, neither empty")
+	}
+	if !loopback(o.Host) && !c.insecure && !authenticates(o, c.tls) {
+		return nil, fmt.Errorf("natsserver: listening on %q, beyond loopback, with nothing that authenticates "+
+			"clients: any client that reaches it can read jobs, forge completions and delete records; "+
+			"give UserPassword, TLS with a client CA, or users or accounts through ServerOptions, or Insecure to run it open", o.Host)
 	}
 	if c.tls != nil {
 		tc, err := server.GenTLSConfig(c.tls)
@@ -219,4 +242,23 @@ func (e *Server) cleanup() {
 	if e.tempDir != "" {
 		os.RemoveAll(e.tempDir)
 	}
+}
+
+// loopback reports whether host names this machine only: localhost or a
+// loopback address. "" and 0.0.0.0 mean every interface.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// authenticates reports whether the options make clients authenticate:
+// a user and password or token, users or nkeys, operators (JWT), client
+// certificates, or a custom authenticator.
+func authenticates(o *server.Options, tls *server.TLSConfigOpts) bool {
+	return o.Username != "" || o.Authorization != "" || len(o.Users) > 0 || len(o.Nkeys) > 0 ||
+		len(o.TrustedOperators) > 0 || len(o.TrustedKeys) > 0 || o.CustomClientAuthentication != nil ||
+		(tls != nil && tls.Verify) || o.TLSVerify
 }

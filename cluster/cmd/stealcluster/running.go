@@ -136,6 +136,9 @@ func (c *runningCluster) embed() error {
 	if c.f.tlsCert != "" {
 		opts = append(opts, natsserver.TLS(c.f.tlsCert, c.f.tlsKey, c.f.tlsClientCA))
 	}
+	if c.f.insecure {
+		opts = append(opts, natsserver.Insecure()) // check refused it otherwise, naming the flags
+	}
 	srv, err := natsserver.Start(opts...)
 	if err != nil {
 		return err

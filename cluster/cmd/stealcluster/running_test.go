@@ -211,3 +211,24 @@ func TestReportShortEvery(t *testing.T) {
 		t.Fatalf("%d of %d lines say no answer from a healthy cluster:\n%s", bad, lines, out.String())
 	}
 }
+
+// cluster up -listen 0.0.0.0:0 -insecure starts, open, as the flag says:
+// the embedded server refuses such an address unless told it is meant.
+func TestClusterUpInsecureStarts(t *testing.T) {
+	f := clusterFlags{}
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"-listen", "0.0.0.0:0", "-insecure", "-workers", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.check(fs); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := startCluster(ctx, &f, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatalf("-listen 0.0.0.0:0 -insecure: %v", err)
+	}
+	c.stop()
+}
