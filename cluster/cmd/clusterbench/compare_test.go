@@ -110,3 +110,25 @@ func TestPidCPU(t *testing.T) {
 		t.Errorf("pidCPU went from %v to %v while this process spun 20 ms of CPU", a, b)
 	}
 }
+
+// TestWriteBetweenMarkers: a file with the begin line but no end line
+// after it (a half-edited docs page) is left alone, not overwritten with
+// the tables alone.
+func TestWriteBetweenMarkers(t *testing.T) {
+	dir := t.TempDir()
+	for _, old := range []string{
+		"intro\n" + cmpBeginMark + "old tables\n",                // no end line
+		cmpEndMark + "\nintro\n" + cmpBeginMark + "old tables\n", // end line only before begin
+	} {
+		name := filepath.Join(dir, "doc.md")
+		if err := os.WriteFile(name, []byte(old), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeBetween(name, []byte("new\n"), cmpBeginMark, cmpEndMark); err == nil {
+			t.Errorf("%q: no error", old)
+		}
+		if b, _ := os.ReadFile(name); string(b) != old {
+			t.Errorf("%q: file became %q", old, b)
+		}
+	}
+}

@@ -269,7 +269,7 @@ func writeMarkdown(name string, md []byte) error {
 }
 
 // writeBetween writes md to name, between the lines begin and end if name
-// has them.
+// has them; it refuses a file with the begin line and no end line after it.
 func writeBetween(name string, md []byte, beginMark, endMark string) error {
 	old, err := os.ReadFile(name)
 	if errors.Is(err, os.ErrNotExist) {
@@ -278,10 +278,18 @@ func writeBetween(name string, md []byte, beginMark, endMark string) error {
 	if err != nil {
 		return err
 	}
-	i, j := bytes.Index(old, []byte(beginMark)), bytes.Index(old, []byte(endMark))
-	if i < 0 || j < i {
+	i := bytes.Index(old, []byte(beginMark))
+	if i < 0 {
 		return os.WriteFile(name, md, 0o644)
 	}
+	// The end line is looked for after the begin line; a file with a
+	// begin line and none after it is refused: replacing the whole file
+	// would throw away the rest of the page (docs/cluster.md).
+	j := bytes.Index(old[i+len(beginMark):], []byte(endMark))
+	if j < 0 {
+		return fmt.Errorf("%s has the line %q but no %q after it: not overwritten", name, strings.TrimSpace(beginMark), endMark)
+	}
+	j += i + len(beginMark)
 	out := append(append(append([]byte{}, old[:i+len(beginMark)]...), md...), old[j:]...)
 	return os.WriteFile(name, out, 0o644)
 }
