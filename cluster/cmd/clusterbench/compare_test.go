@@ -132,3 +132,29 @@ func TestWriteBetweenMarkers(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareFlagsIgnored: a flag that the chosen mode would not use is
+// refused, not silently dropped (-from renders, it does not measure).
+func TestCompareFlagsIgnored(t *testing.T) {
+	from := filepath.Join(t.TempDir(), "r.json")
+	if err := writeJSON(from, &cmpReport{Config: quickCmpConfig()}); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"-compare", "-from", from}, &out, &errb); code != 0 {
+		t.Fatalf("-compare -from: status %d: %s", code, errb.String())
+	}
+	for _, args := range [][]string{
+		{"-compare", "-from", from, "-runs", "3"},
+		{"-compare", "-from", from, "-quick"},
+		{"-compare", "-from", from, "-designs", "steal,central-f4"},
+		{"-compare", "-from", from, "-procs"},
+		{"-from", from}, // without -compare: ran the whole sweep
+		{"-big"},
+		{"-compare", "-quick", "-procs"},
+	} {
+		if code := run(args, &out, &errb); code != 2 {
+			t.Errorf("%v: status %d, want 2", args, code)
+		}
+	}
+}

@@ -87,6 +87,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 )
@@ -118,6 +119,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 || *runs < 0 {
 		fmt.Fprintln(stderr, "clusterbench: unexpected arguments; see go doc ./cmd/clusterbench")
+		return 2
+	}
+	if err := unusedFlags(fs, cf); err != nil {
+		fmt.Fprintln(stderr, "clusterbench:", err)
 		return 2
 	}
 	if *cpuProfile != "" {
@@ -161,6 +166,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// Flags that the chosen mode does not read: refused, so that a command
+// line (the one a published table names) says what was measured.
+var (
+	// cmpOnly: read by -compare alone.
+	cmpOnly = []string{"big", "designs", "modes", "workers", "scale-workers", "scale-procs", "scale-designs", "idle-window", "scale-runs", "from"}
+	// measuring: read by a run that measures, not by -compare -from,
+	// which only renders an earlier run's JSON.
+	measuring = []string{"quick", "runs", "only", "procs", "big", "designs", "modes", "workers", "scale-workers", "scale-procs", "scale-designs", "idle-window", "scale-runs"}
+)
+
+// unusedFlags reports a flag set on the command line that the mode it
+// chose would ignore.
+func unusedFlags(fs *flag.FlagSet, cf cmpFlags) error {
+	var set []string
+	fs.Visit(func(f *flag.Flag) { set = append(set, f.Name) })
+	for _, n := range set {
+		switch {
+		case !cf.compare && slices.Contains(cmpOnly, n):
+			return fmt.Errorf("-%s needs -compare", n)
+		case cf.compare && cf.from != "" && slices.Contains(measuring, n):
+			return fmt.Errorf("-%s: -compare -from measures nothing", n)
+		case cf.compare && n == "procs":
+			return fmt.Errorf("-procs is the sweep's; -compare has -modes")
+		}
+	}
+	return nil
 }
 
 // startProfile starts a CPU profile written to path; stop ends it.
