@@ -123,7 +123,7 @@ func Start(opts ...Option) (*Server, error) {
 	if c.badAuth {
 		return nil, errors.New("natsserver: UserPassword needs a user and a password, neither empty")
 	}
-	if !loopback(o.Host) && !c.insecure && !authenticates(o, c.tls) {
+	if !Loopback(o.Host) && !c.insecure && !authenticates(o, c.tls) {
 		return nil, fmt.Errorf("natsserver: listening on %q, beyond loopback, with nothing that authenticates "+
 			"clients: any client that reaches it can read jobs, forge completions and delete records; "+
 			"give UserPassword, TLS with a client CA, or users or accounts through ServerOptions, or Insecure to run it open", o.Host)
@@ -244,9 +244,12 @@ func (e *Server) cleanup() {
 	}
 }
 
-// loopback reports whether host names this machine only: localhost or a
-// loopback address. "" and 0.0.0.0 mean every interface.
-func loopback(host string) bool {
+// Loopback reports whether Listen(host, port) keeps the server on this
+// machine: host is localhost or a loopback address ("" and 0.0.0.0 mean
+// every interface). Start refuses any other host unless clients must
+// authenticate or Insecure is given; a program can check its flags with
+// it before it starts anything.
+func Loopback(host string) bool {
 	if host == "localhost" {
 		return true
 	}

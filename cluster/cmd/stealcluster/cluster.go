@@ -15,6 +15,7 @@ import (
 
 	"github.com/worksteal/steal"
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 const clusterUsage = `usage: stealcluster cluster up   [flags]   NATS and workers, until SIGINT or SIGTERM
@@ -130,7 +131,7 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 	if err := f.conn.check(); err != nil {
 		return err
 	}
-	if f.conn.url == "" && f.listen != "" && !loopback(f.listenHost) && !f.insecure &&
+	if f.conn.url == "" && f.listen != "" && !natsserver.Loopback(f.listenHost) && !f.insecure &&
 		f.conn.user == "" && f.tlsClientCA == "" {
 		return fmt.Errorf("-listen %s exposes the cluster beyond this machine, and any client of the server "+
 			"can read jobs, forge completions and delete records: give -user with -password (or $%s), "+
@@ -144,16 +145,6 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("-every must be at least 10ms, not %v", f.every)
 	}
 	return nil
-}
-
-// loopback reports whether host names this machine only: localhost or a
-// loopback address. "" and 0.0.0.0 mean every interface.
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // runCluster is stealcluster cluster: up or demo.
