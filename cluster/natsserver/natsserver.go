@@ -123,17 +123,17 @@ func Start(opts ...Option) (*Server, error) {
 	if c.badAuth {
 		return nil, errors.New("natsserver: UserPassword needs a user and a password, neither empty")
 	}
-	if !Loopback(o.Host) && !c.insecure && !authenticates(o, c.tls) {
-		return nil, fmt.Errorf("natsserver: listening on %q, beyond loopback, with nothing that authenticates "+
-			"clients: any client that reaches it can read jobs, forge completions and delete records; "+
-			"give UserPassword, TLS with a client CA, or users or accounts through ServerOptions, or Insecure to run it open", o.Host)
-	}
 	if c.tls != nil {
 		tc, err := server.GenTLSConfig(c.tls)
 		if err != nil {
 			return nil, fmt.Errorf("natsserver: TLS: %w", err)
 		}
 		o.TLSConfig, o.TLS, o.TLSVerify = tc, true, c.tls.Verify
+	}
+	if !Loopback(o.Host) && !c.insecure && !authenticates(o) {
+		return nil, fmt.Errorf("natsserver: listening on %q, beyond loopback, with nothing that authenticates "+
+			"clients: any client that reaches it can read jobs, forge completions and delete records; "+
+			"give UserPassword, TLS with a client CA, or users or accounts through ServerOptions, or Insecure to run it open", o.Host)
 	}
 	e := &Server{user: o.Username, pass: o.Password}
 	if o.StoreDir == "" {
@@ -259,9 +259,9 @@ func Loopback(host string) bool {
 
 // authenticates reports whether the options make clients authenticate:
 // a user and password or token, users or nkeys, operators (JWT), client
-// certificates, or a custom authenticator.
-func authenticates(o *server.Options, tls *server.TLSConfigOpts) bool {
+// certificates (TLSVerify, as TLS sets it), or a custom authenticator.
+func authenticates(o *server.Options) bool {
 	return o.Username != "" || o.Authorization != "" || len(o.Users) > 0 || len(o.Nkeys) > 0 ||
 		len(o.TrustedOperators) > 0 || len(o.TrustedKeys) > 0 || o.CustomClientAuthentication != nil ||
-		(tls != nil && tls.Verify) || o.TLSVerify
+		o.TLSVerify
 }

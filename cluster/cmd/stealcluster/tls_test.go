@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/worksteal/steal/cluster/natsserver"
 )
 
@@ -75,5 +76,23 @@ func TestClientCertificate(t *testing.T) {
 	refused := strings.Contains(errs, "certificate required") || strings.Contains(errs, "closed by remote")
 	if code != 1 || !refused {
 		t.Fatalf("without a client certificate: exit %d, stderr %q; want 1, refused by the server", code, errs)
+	}
+}
+
+// An embedded server beyond loopback counts TLS as authentication only
+// when it verifies client certificates: TLS without a client CA, which
+// turns verification off, is refused even if ServerOptions had turned it
+// on (it ends up off).
+func TestEmbeddedTLSWithoutClientCARefused(t *testing.T) {
+	cert, key := selfSigned(t)
+	e, err := natsserver.Start(natsserver.Listen("0.0.0.0", 0), natsserver.TLS(cert, key, ""),
+		natsserver.ServerOptions(func(o *server.Options) { o.TLSVerify = true }))
+	if err == nil {
+		verify := e.NATS().ClientURL()
+		e.Shutdown()
+		t.Fatalf("started at %s without verifying clients, beyond loopback", verify)
+	}
+	if !strings.Contains(err.Error(), "beyond loopback") {
+		t.Fatalf("Start = %v, want the refusal of an open listener", err)
 	}
 }
