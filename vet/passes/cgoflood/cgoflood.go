@@ -126,6 +126,7 @@ type checker struct {
 }
 
 type funcInfo struct {
+	body    *ast.BlockStmt // for startsWorker
 	direct  bool
 	callees []*types.Func
 	calls   bool
@@ -135,14 +136,6 @@ func run(pass *analysis.Pass) (any, error) {
 	inspect := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	c := &checker{pass: pass, local: make(map[*types.Func]*funcInfo)}
 	c.computeFacts(inspect)
-
-	decls := make(map[*types.Func]*ast.FuncDecl)
-	for cur := range inspect.Root().Preorder((*ast.FuncDecl)(nil)) {
-		decl := cur.Node().(*ast.FuncDecl)
-		if fn, ok := pass.TypesInfo.Defs[decl.Name].(*types.Func); ok && decl.Body != nil {
-			decls[fn] = decl
-		}
-	}
 
 	for cur := range inspect.Root().Preorder((*ast.GoStmt)(nil)) {
 		g := cur.Node().(*ast.GoStmt)
@@ -160,7 +153,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if bounded(pass.TypesInfo, scope, loop, g, guards) || bounds.Budgeted(pass.TypesInfo, budgetScope, cur) {
 			continue
 		}
-		if overCollection(pass.TypesInfo, loop) && c.startsWorker(g, decls) {
+		if overCollection(pass.TypesInfo, loop) && c.startsWorker(g) {
 			continue // one worker per element of a fixed collection: a pool
 		}
 		where := "per request"
@@ -192,7 +185,7 @@ func (c *checker) computeFacts(in *inspector.Inspector) {
 			// recognized by name at their call sites.
 			continue
 		}
-		info := new(funcInfo)
+		info := &funcInfo{body: decl.Body}
 		info.direct, info.callees = c.scan(decl.Body)
 		info.calls = info.direct
 		c.local[fn] = info
@@ -340,13 +333,13 @@ func overCollection(info *types.Info, loop ast.Stmt) bool {
 // from a channel in a loop (a range over a channel, or a for loop that
 // receives or selects). The C calls in flight are then bounded by the
 // number of workers.
-func (c *checker) startsWorker(g *ast.GoStmt, decls map[*types.Func]*ast.FuncDecl) bool {
+func (c *checker) startsWorker(g *ast.GoStmt) bool {
 	var body *ast.BlockStmt
 	if lit, ok := ast.Unparen(g.Call.Fun).(*ast.FuncLit); ok {
 		body = lit.Body
 	} else if fn := typeutil.StaticCallee(c.pass.TypesInfo, g.Call); fn != nil {
-		if decl := decls[fn.Origin()]; decl != nil {
-			body = decl.Body
+		if info := c.local[fn.Origin()]; info != nil {
+			body = info.body
 		}
 	}
 	if body == nil {
