@@ -342,17 +342,12 @@ func (m *members) remove(name string) {
 	m.mu.Unlock()
 }
 
-// size is the number of members in the view, this worker included.
+// size is the number of members in the view, this worker included:
+// names known from hints alone do not count.
 func (m *members) size() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	n := 0
-	for _, b := range m.m {
-		if !b.hinted {
-			n++
-		}
-	}
-	return n
+	return len(m.m) - m.hintedLocked()
 }
 
 func (m *members) has(name string) bool {
