@@ -112,7 +112,7 @@ func checkName(flag, name string) error {
 func shown(urls string) string {
 	parts := strings.Split(urls, ",")
 	for i, p := range parts {
-		u, err := url.Parse(strings.TrimSpace(p))
+		u, err := natsURL(p)
 		if err != nil {
 			parts[i] = maskUnparsed(p)
 			continue
@@ -128,6 +128,17 @@ func shown(urls string) string {
 		parts[i] = u.String()
 	}
 	return strings.Join(parts, ",")
+}
+
+// natsURL parses one URL of a -nats list as nats.go reads it: without a
+// scheme it is a nats:// URL (url.Parse alone took "u:pw@host:port" for
+// scheme u, and its password went unseen).
+func natsURL(p string) (*url.URL, error) {
+	p = strings.TrimSpace(p)
+	if !strings.Contains(p, "://") {
+		p = "nats://" + p
+	}
+	return url.Parse(p)
 }
 
 // maskUnparsed masks what may be credentials in a URL that url.Parse

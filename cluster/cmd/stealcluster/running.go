@@ -396,11 +396,7 @@ func childAuth(urls string, c *connFlags) (string, childCreds, error) {
 	var found *url.Userinfo
 	parts := strings.Split(urls, ",")
 	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		if !strings.Contains(p, "://") {
-			p = "nats://" + p // as nats.go reads it
-		}
-		u, err := url.Parse(p)
+		u, err := natsURL(p)
 		if err != nil || u.User == nil {
 			continue
 		}
