@@ -156,7 +156,7 @@ func (s *panicSink) take() error {
 	defer s.mu.Unlock()
 	for _, f := range s.futures {
 		if se, ok := f.e.(*SkippedError); ok {
-			s.skipSpawnedLocked(se.Cause)
+			s.skipSpawnedLocked(1, se.Cause)
 			continue
 		}
 		s.keep(f.e)
@@ -165,10 +165,7 @@ func (s *panicSink) take() error {
 	s.dropped += uint64(s.overPanics)
 	s.droppedTotal += uint64(s.overPanics)
 	if s.overSkipped > 0 {
-		if s.skipped == 0 {
-			s.skipCause = s.overCause
-		}
-		s.skipped += s.overSkipped
+		s.skipSpawnedLocked(s.overSkipped, s.overCause)
 	}
 	s.overPanics, s.overSkipped, s.overCause = 0, 0, nil
 	s.round++ // the futures counted so far are reported: claims no longer count
@@ -190,15 +187,15 @@ func (s *panicSink) take() error {
 func (s *panicSink) skipSpawned(cause error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.skipSpawnedLocked(cause)
+	s.skipSpawnedLocked(1, cause)
 }
 
-// skipSpawnedLocked is skipSpawned with mu held.
-func (s *panicSink) skipSpawnedLocked(cause error) {
+// skipSpawnedLocked is skipSpawned of n tasks with mu held.
+func (s *panicSink) skipSpawnedLocked(n int, cause error) {
 	if s.skipped == 0 {
 		s.skipCause = cause
 	}
-	s.skipped++
+	s.skipped += n
 }
 
 // counts returns how many panics were kept and dropped since the start.
