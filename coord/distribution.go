@@ -61,10 +61,12 @@ func (d Distribution) Place(jobs, workers int, place func(job, worker int)) {
 			place(j, j%workers)
 		}
 	case Blocks:
-		for w := range workers {
-			for j := blockStart(w, jobs, workers); j < blockStart(w+1, jobs, workers); j++ {
+		for w, start := 0, 0; w < workers; w++ {
+			end := blockStart(w+1, jobs, workers)
+			for j := start; j < end; j++ {
 				place(j, w)
 			}
+			start = end
 		}
 	case Skewed:
 		j := 0
