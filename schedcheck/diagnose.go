@@ -2,6 +2,7 @@ package schedcheck
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -62,12 +63,7 @@ func diagnose(history []Snapshot, c config) []Finding {
 // report a trend over a negative time. Equal times pass, so snapshots
 // built by hand without times still work.
 func inOrder(w []Snapshot) bool {
-	for i := 1; i < len(w); i++ {
-		if w[i].Time.Before(w[i-1].Time) {
-			return false
-		}
-	}
-	return true
+	return slices.IsSortedFunc(w, func(a, b Snapshot) int { return a.Time.Compare(b.Time) })
 }
 
 // cpuNum formats a number of CPUs to about 3 figures, as %.3g does, but
