@@ -82,12 +82,12 @@ func (c *Client) Submit(ctx context.Context, id, typ string, payload []byte, opt
 	for _, o := range opts {
 		o(&so)
 	}
+	if so.to != "" && !validName(so.to) { // options first, as SubmitBatch
+		return ErrInvalidName
+	}
 	r := &record{ID: id, Type: typ, Payload: payload, Cost: so.cost}
 	if err := r.check(c.cfg.maxPayload); err != nil {
 		return err
-	}
-	if so.to != "" && !validName(so.to) {
-		return ErrInvalidName
 	}
 	data, _ := json.Marshal(r)
 	var owner string // picked once: a retry writes where the lost attempt did

@@ -74,6 +74,17 @@ func TestBadInput(t *testing.T) {
 	if err := h.client.Submit(ctx, "x4", "ok", nil, To("no.such")); !errors.Is(err, ErrInvalidName) {
 		t.Errorf("Submit to an invalid worker name: %v, want ErrInvalidName", err)
 	}
+	// Every way to submit checks its options before its jobs: one call
+	// with both wrong gets the same error from each.
+	for name, submit := range map[string]func() error{
+		"Submit":       func() error { return h.client.Submit(ctx, "a.b", "ok", nil, To("no.such")) },
+		"SubmitBatch":  func() error { return h.client.SubmitBatch(ctx, []BatchJob{{ID: "a.b", Type: "ok"}}, To("no.such")) },
+		"SubmitBundle": func() error { return h.client.SubmitBundle(ctx, []BatchJob{{ID: "a.b", Type: "ok"}}, To("no.such")) },
+	} {
+		if err := submit(); !errors.Is(err, ErrInvalidName) || errors.Is(err, ErrInvalidID) {
+			t.Errorf("%s with a bad id and a bad To: %v, want ErrInvalidName alone", name, err)
+		}
+	}
 	if err := h.client.Submit(ctx, "x5", "ok", nil, To("nosuch")); !errors.Is(err, ErrNoWorkers) {
 		t.Errorf("Submit to an absent worker: %v, want ErrNoWorkers", err)
 	}
