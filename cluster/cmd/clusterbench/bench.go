@@ -16,18 +16,23 @@ type cell struct {
 	Jobs         int       `json:"jobs"`
 	RunsMS       []float64 `json:"runs_ms"`
 	MedianMS     float64   `json:"median_ms"`
-	JobsPerS     float64   `json:"jobs_per_s"`               // jobs / median time
-	LowerBoundMS float64   `json:"lower_bound_ms,omitempty"` // jobs that take time only
-	Ratio        float64   `json:"makespan_ratio,omitempty"` // median / lower bound
-	Stolen       float64   `json:"stolen_median"`            // jobs moved by steals
-	PreStolen    float64   `json:"pre_stolen_median"`        // skew: before the clock
-	FetchP50US   float64   `json:"fetch_p50_us,omitempty"`   // central: time to a Fetch's first job
-	MsgsPerJob   float64   `json:"server_msgs_per_job"`      // in + out, from the start of loading, once the workers settled
-	CPUPerJobUS  float64   `json:"cpu_us_per_job"`           // every process of the trial, while the clock ran
-	Failed       int       `json:"failed_runs,omitempty"`    // runs that did not finish (not in the medians)
-	Late         int64     `json:"late_submits,omitempty"`   // all runs: Submit answered cluster.ErrMaybeStored
+	JobsPerS     float64   `json:"jobs_per_s"`                      // jobs / median time
+	LowerBoundMS float64   `json:"lower_bound_ms,omitempty"`        // jobs that take time only
+	Ratio        float64   `json:"makespan_ratio,omitempty"`        // median / lower bound
+	Stolen       float64   `json:"stolen_median"`                   // jobs moved by steals
+	PreStolen    float64   `json:"pre_stolen_median"`               // skew: before the clock
+	FetchP50US   float64   `json:"fetch_p50_us,omitempty"`          // central: time to a Fetch's first job
+	MsgsPerJob   float64   `json:"server_msgs_per_job"`             // in + out, from the start of loading, once the workers settled
+	CPUPerJobUS  float64   `json:"cpu_us_per_job"`                  // every process of the trial, while the clock ran
+	SelfCPUUS    float64   `json:"bench_cpu_us_per_job,omitempty"`  // of which this process's: server and submitter (processes only)
+	KidCPUUS     float64   `json:"worker_cpu_us_per_job,omitempty"` // and the worker processes'
+	KidSlices    float64   `json:"worker_slices_per_job,omitempty"` // times a worker process's thread was put on a CPU, per job
+	Failed       int       `json:"failed_runs,omitempty"`           // runs that did not finish (not in the medians)
+	Late         int64     `json:"late_submits,omitempty"`          // all runs: Submit answered cluster.ErrMaybeStored
 	stolen, pre  []float64 // per run
 	msgs, cpu    []float64
+	self, kidCPU []float64
+	kidN         []float64
 	fetches      []time.Duration
 }
 
@@ -37,6 +42,9 @@ func (c *cell) add(r trialResult) {
 	c.pre = append(c.pre, float64(r.PreStolen))
 	c.msgs = append(c.msgs, float64(r.Msgs)/float64(c.Jobs))
 	c.cpu = append(c.cpu, us(r.CPU)/float64(c.Jobs))
+	c.self = append(c.self, us(r.CPU-r.KidCPU)/float64(c.Jobs))
+	c.kidCPU = append(c.kidCPU, us(r.KidCPU)/float64(c.Jobs))
+	c.kidN = append(c.kidN, float64(r.KidSlices)/float64(c.Jobs))
 	c.Late += r.Late
 	c.fetches = append(c.fetches, r.Fetches...)
 }
@@ -53,6 +61,9 @@ func (c *cell) finish(wl workload) {
 	c.Stolen, c.PreStolen = median(c.stolen), median(c.pre)
 	c.MsgsPerJob = median(c.msgs)
 	c.CPUPerJobUS = median(c.cpu)
+	if c.Mode == modeProcesses {
+		c.SelfCPUUS, c.KidCPUUS, c.KidSlices = median(c.self), median(c.kidCPU), median(c.kidN)
+	}
 	c.FetchP50US = us(percentile(c.fetches, 50))
 }
 

@@ -32,6 +32,7 @@ func cmpMarkdown(w io.Writer, r *cmpReport) {
 		}
 	}
 	summaryTable(w, r)
+	cpuSplitTable(w, r)
 	if len(cfg.Scale.Workers) == 0 {
 		return // -scale-workers none: no idle or scaling cells, nothing calibrated from them
 	}
@@ -111,6 +112,33 @@ func summaryTable(w io.Writer, r *cmpReport) {
 			}
 			fmt.Fprintln(w)
 		}
+	}
+}
+
+// cpuSplitTable: with worker processes, where each workload's CPU went,
+// one row a workload, one column a design: the process that holds the
+// server and the submitter against the worker processes, and how often
+// the workers' threads were put on a CPU, per job.
+func cpuSplitTable(w io.Writer, r *cmpReport) {
+	if !slices.ContainsFunc(r.Cells, func(c *cell) bool { return c.KidCPUUS > 0 }) {
+		return // in-process only, or a JSON file from before the split
+	}
+	for _, n := range r.Config.Workers {
+		fmt.Fprintf(w, "**Where the CPU goes**, W = %d, processes: CPU µs per job of the process holding the server and the submitter + of the %d worker processes; in brackets, how many times a worker process's thread was put on a CPU (a wake-up, or a return after being preempted; from each thread's `/proc/<pid>/task/<tid>/schedstat`), per job\n\n", n, n)
+		fmt.Fprintf(w, "| workload | %s |\n|%s\n", strings.Join(r.Config.Designs, " | "), strings.Repeat("---|", len(r.Config.Designs)+1))
+		for _, wl := range r.Config.Workloads {
+			row := []string{wl.Name}
+			for _, d := range r.Config.Designs {
+				c := findIn(r.Cells, modeProcesses, wl.Name, d, n)
+				if c == nil || c.MedianMS == 0 {
+					row = append(row, "–")
+					continue
+				}
+				row = append(row, fmt.Sprintf("%.0f + %.0f (%.1f)", c.SelfCPUUS, c.KidCPUUS, c.KidSlices))
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		}
+		fmt.Fprintln(w)
 	}
 }
 

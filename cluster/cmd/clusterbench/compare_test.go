@@ -46,6 +46,12 @@ func TestCompare(t *testing.T) {
 			t.Errorf("%s %s %s: %d failed, runs %v, CPU %v µs/job\n%s", c.Workload, c.Design, c.Mode, c.Failed, c.RunsMS, c.CPUPerJobUS, log.String())
 		}
 	}
+	for _, c := range r.Cells { // the split by process: with worker processes only
+		split := c.SelfCPUUS > 0 && c.KidCPUUS > 0 && c.KidSlices > 0
+		if split != (c.Mode == modeProcesses) || c.Mode == modeInProcess && c.SelfCPUUS+c.KidCPUUS+c.KidSlices != 0 {
+			t.Errorf("%s %s %s: %v + %v µs/job, %v slices/job", c.Workload, c.Design, c.Mode, c.SelfCPUUS, c.KidCPUUS, c.KidSlices)
+		}
+	}
 	if want := len(cfg.Scale.Designs); len(r.Idle) != want || len(r.ScaleCells) != want {
 		t.Errorf("%d idle and %d scaling cells, want %d", len(r.Idle), len(r.ScaleCells), want)
 	}
@@ -67,6 +73,9 @@ func TestCompare(t *testing.T) {
 		if !strings.Contains(s, "| "+d+" |") {
 			t.Errorf("markdown lacks design %s", d)
 		}
+	}
+	if !strings.Contains(s, "**Where the CPU goes**, W = 2, processes") {
+		t.Errorf("markdown lacks the CPU split of the worker processes")
 	}
 	var again bytes.Buffer // -from: the same tables from the JSON alone
 	if code := run([]string{"-compare", "-from", filepath.Join(dir, "r.json")}, &again, &log); code != 0 {
@@ -108,6 +117,21 @@ func TestPidCPU(t *testing.T) {
 	}
 	if b := pidCPU(pid); b <= a {
 		t.Errorf("pidCPU went from %v to %v while this process spun 20 ms of CPU", a, b)
+	}
+}
+
+// TestPidSched: the count of a process's threads' times on a CPU grows
+// as a thread sleeps and wakes (checked on this process, by its pid).
+func TestPidSched(t *testing.T) {
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		t.Skip("no /proc here")
+	}
+	_, a := pidSched(os.Getpid())
+	for range 20 {
+		time.Sleep(time.Millisecond)
+	}
+	if _, b := pidSched(os.Getpid()); b < a+20 {
+		t.Errorf("times on a CPU went from %d to %d over 20 sleeps", a, b)
 	}
 }
 

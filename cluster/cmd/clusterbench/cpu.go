@@ -31,28 +31,41 @@ func selfCPU() time.Duration {
 // A thread that has exited is no longer counted; a Go program's threads
 // rarely exit.
 func pidCPU(pid int) time.Duration {
+	t, _ := pidSched(pid)
+	return t
+}
+
+// pidSched is pidCPU and, beside it, how many times the threads of pid
+// have been put on a CPU (schedstat's third field: every wake-up after a
+// sleep, and every return after being preempted), 0 where schedstat
+// cannot be read. A process that handles a job with many hand-offs
+// between goroutines and threads shows it here.
+func pidSched(pid int) (time.Duration, int64) {
 	dir := "/proc/" + strconv.Itoa(pid)
 	tasks, err := os.ReadDir(dir + "/task")
 	if err != nil {
-		return statCPU(dir)
+		return statCPU(dir), 0
 	}
 	var t time.Duration
+	var n int64
 	for _, task := range tasks {
 		b, err := os.ReadFile(dir + "/task/" + task.Name() + "/schedstat")
 		if err != nil {
-			return statCPU(dir)
+			return statCPU(dir), 0
 		}
 		f := bytes.Fields(b)
-		if len(f) == 0 {
-			return statCPU(dir)
+		if len(f) < 3 {
+			return statCPU(dir), 0
 		}
-		ns, err := strconv.ParseInt(string(f[0]), 10, 64)
-		if err != nil {
-			return statCPU(dir)
+		ns, err1 := strconv.ParseInt(string(f[0]), 10, 64)
+		k, err2 := strconv.ParseInt(string(f[2]), 10, 64)
+		if err1 != nil || err2 != nil {
+			return statCPU(dir), 0
 		}
 		t += time.Duration(ns)
+		n += k
 	}
-	return t
+	return t, n
 }
 
 // clockTick is the unit of /proc/<pid>/stat's times: USER_HZ, 100 on
@@ -87,27 +100,45 @@ func statCPU(dir string) time.Duration {
 
 // A childCPUer is a system whose workers are processes of their own.
 type childCPUer interface {
-	// childCPU is the CPU time its worker processes have used so far.
-	childCPU() time.Duration
+	// childCPU is the CPU time its worker processes have used so far,
+	// and how many times their threads were put on a CPU.
+	childCPU() (time.Duration, int64)
 }
+
+// cpuSnap is the CPU a trial of sys has used so far: this process's (the
+// server and the submitting side, and in-process the workers), and its
+// worker processes' with their threads' times on a CPU (see pidSched).
+type cpuSnap struct {
+	self, kids time.Duration
+	kidSlices  int64
+}
+
+func (a cpuSnap) total() time.Duration { return a.self + a.kids }
 
 // cpuNow is the CPU time a trial of sys has used so far: this process's
 // and its worker processes'.
-func cpuNow(sys system) time.Duration {
-	t := selfCPU()
-	if c, ok := sys.(childCPUer); ok {
-		t += c.childCPU()
+func cpuNow(sys system) time.Duration { return cpuSplit(sys).total() }
+
+// cpuSplit is cpuNow, split by process.
+func cpuSplit(sys system) cpuSnap {
+	c := cpuSnap{self: selfCPU()}
+	if k, ok := sys.(childCPUer); ok {
+		c.kids, c.kidSlices = k.childCPU()
 	}
-	return t
+	return c
 }
 
-// childCPU sums the CPU time of the worker processes.
-func (s *procSystem) childCPU() time.Duration {
+// childCPU sums the CPU time of the worker processes and their threads'
+// times on a CPU.
+func (s *procSystem) childCPU() (time.Duration, int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var t time.Duration
+	var n int64
 	for _, k := range s.kids {
-		t += pidCPU(k.cmd.Process.Pid)
+		kt, kn := pidSched(k.cmd.Process.Pid)
+		t += kt
+		n += kn
 	}
-	return t
+	return t, n
 }

@@ -21,6 +21,8 @@ type trialResult struct {
 	Fetches   []time.Duration // central: time to each Fetch's first job
 	Msgs      int64           // messages into and out of the server from the start of loading, once the workers settled
 	CPU       time.Duration   // CPU time of every process of the trial while the clock ran
+	KidCPU    time.Duration   // of which the worker processes' (0 in-process)
+	KidSlices int64           // times the worker processes' threads were put on a CPU meanwhile
 	Late      int64           // submissions answered cluster.ErrMaybeStored (stored, answer lost)
 }
 
@@ -53,14 +55,14 @@ func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err 
 	defer e.Shutdown()
 	gate := make(chan struct{})
 	var once sync.Once
-	var cpu0 time.Duration
+	var cpu0 cpuSnap
 	sys, err := d.make(e, wl, gate)
 	if err != nil {
 		return res, err
 	}
 	open := func() {
 		once.Do(func() {
-			cpu0 = cpuNow(sys)
+			cpu0 = cpuSplit(sys)
 			close(gate)
 		})
 	}
@@ -85,7 +87,9 @@ func runTrial(d design, wl workload, w int, observe bool) (res trialResult, err 
 		err = waitDone(ctx, sys, int64(wl.total()))
 	}
 	res.Elapsed = time.Since(t0)
-	res.CPU = cpuNow(sys) - cpu0
+	cpu1 := cpuSplit(sys)
+	res.CPU = cpu1.total() - cpu0.total()
+	res.KidCPU, res.KidSlices = cpu1.kids-cpu0.kids, cpu1.kidSlices-cpu0.kidSlices
 	res.Msgs = serverMsgs(e) - m0
 	res.Stolen = sys.stolen()
 	if l, ok := sys.(interface{ lateSubmits() int64 }); ok {
