@@ -50,7 +50,11 @@ func cmpTable(w io.Writer, r *cmpReport, wl workload, n int, mode string) {
 	if wl.Job > 0 {
 		cols = append(cols, "makespan / lower bound")
 	}
-	cols = append(cols, "jobs stolen")
+	if wl.Kind == kindSkew {
+		cols = append(cols, "jobs stolen (of which before the clock)")
+	} else {
+		cols = append(cols, "jobs stolen")
+	}
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 	for _, d := range r.Config.Designs {
 		c := findIn(r.Cells, mode, wl.Name, d, n)
@@ -68,6 +72,9 @@ func cmpTable(w io.Writer, r *cmpReport, wl workload, n int, mode string) {
 			row = append(row, fmt.Sprintf("%.2f (%.0f ms)", c.Ratio, c.MedianMS))
 		}
 		st := fmt.Sprintf("%.0f", c.Stolen)
+		if wl.Kind == kindSkew {
+			st += fmt.Sprintf(" (%.0f)", c.PreStolen)
+		}
 		if c.Late > 0 {
 			st += fmt.Sprintf(" (%d submits answered late, all runs)", c.Late)
 		}

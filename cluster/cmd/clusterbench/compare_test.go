@@ -74,6 +74,9 @@ func TestCompare(t *testing.T) {
 			t.Errorf("markdown lacks design %s", d)
 		}
 	}
+	if !strings.Contains(s, "| jobs stolen (of which before the clock) |") {
+		t.Errorf("markdown does not say how many of a skewed start's steals came before its clock")
+	}
 	if !strings.Contains(s, "**Where the CPU goes**, W = 2, processes") {
 		t.Errorf("markdown lacks the CPU split of the worker processes")
 	}
