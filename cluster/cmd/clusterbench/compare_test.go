@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -135,6 +136,28 @@ func TestPidSched(t *testing.T) {
 	}
 	if _, b := pidSched(os.Getpid()); b < a+20 {
 		t.Errorf("times on a CPU went from %d to %d over 20 sleeps", a, b)
+	}
+}
+
+// TestWorkerGOMAXPROCS: -worker-gomaxprocs reaches the worker processes'
+// environment; without it they get none from us.
+func TestWorkerGOMAXPROCS(t *testing.T) {
+	defer func(n int) { workerGOMAXPROCS = n }(workerGOMAXPROCS)
+	t.Setenv("GOMAXPROCS", "")
+	for _, n := range []int{0, 1, 3} {
+		workerGOMAXPROCS = n
+		env := sweepEnv([]byte("{}"))
+		want := ""
+		if n > 0 {
+			want = "GOMAXPROCS=" + strconv.Itoa(n)
+		}
+		if got := env[len(env)-1]; strings.HasPrefix(got, "GOMAXPROCS=") != (want != "") || want != "" && got != want {
+			t.Errorf("-worker-gomaxprocs %d: the environment ends with %q", n, got)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"-worker-gomaxprocs", "-1"}, &out, &errb); code != 2 {
+		t.Errorf("-worker-gomaxprocs -1: status %d, want 2", code)
 	}
 }
 

@@ -112,12 +112,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	only := fs.String("only", "", "comma-separated workload names: run only their sweep, one line per cell")
 	procs := fs.Bool("procs", false, "run every sweep trial also with one process per worker, interleaved")
 	cpuProfile := fs.String("cpuprofile", "", "write this process's CPU profile to this file (in-process workers and the server included)")
+	fs.IntVar(&workerGOMAXPROCS, "worker-gomaxprocs", 0, "GOMAXPROCS of every design's worker processes (0: this process's environment decides, as for any Go program)")
 	var cf cmpFlags
 	cf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() > 0 || *runs < 0 {
+	if fs.NArg() > 0 || *runs < 0 || workerGOMAXPROCS < 0 {
 		fmt.Fprintln(stderr, "clusterbench: unexpected arguments; see go doc ./cmd/clusterbench")
 		return 2
 	}
@@ -175,7 +176,7 @@ var (
 	cmpOnly = []string{"big", "designs", "modes", "workers", "scale-workers", "scale-procs", "scale-designs", "idle-window", "scale-runs", "from"}
 	// measuring: read by a run that measures, not by -compare -from,
 	// which only renders an earlier run's JSON.
-	measuring = []string{"quick", "runs", "only", "procs", "big", "designs", "modes", "workers", "scale-workers", "scale-procs", "scale-designs", "idle-window", "scale-runs"}
+	measuring = []string{"quick", "runs", "only", "procs", "big", "designs", "modes", "workers", "scale-workers", "scale-procs", "scale-designs", "idle-window", "scale-runs", "worker-gomaxprocs"}
 )
 
 // unusedFlags reports a flag set on the command line that the mode it

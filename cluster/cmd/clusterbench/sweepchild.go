@@ -52,6 +52,21 @@ type sweepChild struct {
 	done, stolen atomic.Int64  // its last reported counts
 }
 
+// workerGOMAXPROCS, when above 0, is the GOMAXPROCS of every worker
+// process (-worker-gomaxprocs); stealcluster cluster up -procs gives its
+// workers their share of the machine's CPUs.
+var workerGOMAXPROCS int
+
+// sweepEnv is the environment of a worker process whose childSpec, as
+// JSON, is spec.
+func sweepEnv(spec []byte) []string {
+	env := append(os.Environ(), roleEnv+"="+roleSweep, specEnv+"="+string(spec))
+	if workerGOMAXPROCS > 0 {
+		env = append(env, "GOMAXPROCS="+strconv.Itoa(workerGOMAXPROCS))
+	}
+	return env
+}
+
 // startSweepChild starts the worker process spec names; it does not wait.
 func startSweepChild(spec childSpec) (*sweepChild, error) {
 	exe, err := os.Executable()
@@ -63,7 +78,7 @@ func startSweepChild(spec childSpec) (*sweepChild, error) {
 		return nil, err
 	}
 	cmd := exec.Command(exe, "-test.run=^$") // under go test, TestMain dispatches
-	cmd.Env = append(os.Environ(), roleEnv+"="+roleSweep, specEnv+"="+string(b))
+	cmd.Env = sweepEnv(b)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {

@@ -67,7 +67,7 @@ func (f *clusterFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", 4, "workers to start")
 	fs.IntVar(&f.slots, "slots", runtime.GOMAXPROCS(0), "jobs each worker runs at once: a pool worker each, about 8 KB\n"+
 		"(-workers 64 -slots 4096 in this process hold about 2 GB)")
-	fs.BoolVar(&f.procs, "procs", false, "run each worker as a child process (stealcluster worker); they are stopped on exit")
+	fs.BoolVar(&f.procs, "procs", false, "run each worker as a child process (stealcluster worker), each with GOMAXPROCS its share of the CPUs\n(unless GOMAXPROCS is set); they are stopped on exit")
 	fs.StringVar(&f.store, "store", "memory", "where the cluster's buckets keep jobs: memory or file,\n"+
 		"if this process creates the cluster: one that exists keeps its own")
 	fs.StringVar(&f.dir, "dir", "", "the embedded server's JetStream directory, kept after exit (default: a temporary one, removed)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,5 +89,52 @@ func TestChildAuth(t *testing.T) {
 		if err != nil || got != tc.want || creds.user != tc.wantUser || strings.Join(creds.env, " ") != strings.Join(tc.env, " ") {
 			t.Errorf("%s: %q %+v %v, want %q user %q env %v", tc.urls, got, creds, err, tc.want, tc.wantUser, tc.env)
 		}
+	}
+}
+
+func TestProcsShare(t *testing.T) {
+	for _, tc := range []struct{ p, n, want int }{
+		{2, 16, 1}, {2, 2, 1}, {2, 1, 2}, {16, 3, 6}, {8, 3, 3}, {1, 4, 1}, {4, 0, 4},
+	} {
+		if got := procsShare(tc.p, tc.n); got != tc.want {
+			t.Errorf("procsShare(%d CPUs, %d workers) = %d, want %d", tc.p, tc.n, got, tc.want)
+		}
+	}
+}
+
+// cluster up -procs gives each worker process its share of the CPUs in
+// $GOMAXPROCS, and says so; a GOMAXPROCS the user set is left to the
+// children as it is.
+func TestProcsGOMAXPROCS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc to read environments from")
+	}
+	for _, set := range []string{"", "3"} {
+		t.Run("GOMAXPROCS="+set, func(t *testing.T) {
+			t.Setenv("GOMAXPROCS", set)
+			up := start(t, "cluster", "up", "-workers", "3", "-procs", "-slots", "1", "-every", "1h")
+			want := set
+			if set == "" {
+				want = up.await(`^worker processes: GOMAXPROCS=(\d+) each \(\d+ CPUs shared by 3 workers`, 20*time.Second)[1]
+			}
+			for range 3 {
+				pid := up.await(`^worker w\d: process (\d+)$`, 20*time.Second)[1]
+				b, err := os.ReadFile("/proc/" + pid + "/environ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if env := strings.Split(string(b), "\x00"); !slices.Contains(env, "GOMAXPROCS="+want) {
+					t.Errorf("worker process %s: environment has no GOMAXPROCS=%s", pid, want)
+				}
+			}
+			up.await(`^join with: `, 30*time.Second)
+			out := up.interrupt(30 * time.Second)
+			if set != "" && strings.Contains(out, "worker processes: GOMAXPROCS") {
+				t.Errorf("a share was chosen over the user's GOMAXPROCS:\n%s", out)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -219,6 +220,14 @@ func (c *runningCluster) spawnChildren(ctx context.Context, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
+	env := slices.Concat(os.Environ(), auth.env)
+	if os.Getenv("GOMAXPROCS") == "" { // else the user's choice, which the children inherit
+		p := runtime.GOMAXPROCS(0)
+		share := procsShare(p, len(c.names))
+		env = append(env, "GOMAXPROCS="+strconv.Itoa(share))
+		fmt.Fprintf(stdout, "worker processes: GOMAXPROCS=%d each (%d CPUs shared by %d workers; set GOMAXPROCS to choose)\n",
+			share, p, len(c.names))
+	}
 	for _, name := range c.names {
 		args := []string{"worker", "-nats", urls, "-name", name, "-slots", strconv.Itoa(c.f.slots),
 			"-cluster", c.f.conn.cluster, "-replicas", strconv.Itoa(c.f.conn.replicas), "-lease", c.f.conn.lease.String(),
@@ -236,9 +245,7 @@ func (c *runningCluster) spawnChildren(ctx context.Context, stdout, stderr io.Wr
 			args = append(args, "-tlsclientcert", c.f.conn.tlsCert, "-tlsclientkey", c.f.conn.tlsKey)
 		}
 		cmd := exec.Command(exe, args...)
-		if len(auth.env) > 0 {
-			cmd.Env = append(os.Environ(), auth.env...)
-		}
+		cmd.Env = env
 		cmd.Stdout, cmd.Stderr = stdout, stderr
 		cmd.SysProcAttr = childAttr()
 		ch, err := startChild(cmd, name)
@@ -339,6 +346,16 @@ type child struct {
 	name string
 	done chan struct{} // closed once it exited, err set
 	err  error
+}
+
+// procsShare is the GOMAXPROCS of each of n worker processes on a machine
+// with p CPUs (this process's GOMAXPROCS): the CPUs shared among them,
+// rounded up, at least 1. A Go process otherwise runs as many threads as
+// the machine has CPUs, and n such processes time-slice the CPUs against
+// each other: every hand-off between goroutines then wakes a thread of
+// its own (docs/cluster.md has the measurements).
+func procsShare(p, n int) int {
+	return max(1, (p+max(n, 1)-1)/max(n, 1))
 }
 
 func startChild(cmd *exec.Cmd, name string) (*child, error) {
