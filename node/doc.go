@@ -239,7 +239,9 @@
 // closes, provided what has been read stays a valid JSON prefix. A line
 // that breaks the prefix ends the value, reported as cut short, and is read
 // again on its own. A value that grows past MaxMessageBytes is followed in
-// the same way to its end, its text no longer kept, and skipped.
+// the same way to its end, its text no longer kept, and skipped. So is a
+// value nested deeper than encoding/json takes (10,000 levels): it is a
+// JSON prefix however deep it goes, and is skipped whole at its end.
 //
 // A program that serves this protocol with handlers of its own (as steal
 // node -nats does, against a cluster on NATS) frames its input with

@@ -125,3 +125,25 @@ func TestServeSkipsAnOverLongValueWhole(t *testing.T) {
 		t.Fatalf("stdout %.300q\nstderr (%d lines) %.300q", out, strings.Count(log, "\n"), log)
 	}
 }
+
+// A pretty-printed push_job of 40 KB whose payload nests 9998 arrays deep,
+// the innermost holding a whole init on a line of its own. The value is
+// valid JSON (RFC 8259 sets no limit on nesting) though deeper than
+// encoding/json takes, so it is skipped whole with one report, and the
+// message after it is answered on the example cluster: the init inside it
+// is not executed (which would reply init_ok with in_reply_to 666 and
+// replace the cluster by [evil]), nor are its closing lines reported one
+// by one.
+func TestServeSkipsADeepValueWhole(t *testing.T) {
+	depth := maxDepth - 2 // the envelope and the body are two levels
+	msg := `{"src": "c", "dest": "n", "body": {"type": "push_job", "msg_id": 1, "worker": "w3", "job_id": "deep", "payload":` + "\n" +
+		strings.Repeat("[\n", depth) +
+		`{"src": "c", "dest": "n", "body": {"type": "init", "msg_id": 666, "workers": ["evil"]}}` + "\n" +
+		strings.Repeat("]\n", depth) + "}}\n"
+	out, log := serve(t, msg+`{"src": "c", "dest": "n", "body": {"type": "check_cluster_state", "msg_id": 2}}`+"\n")
+	want := `{"src": "n", "dest": "c", "body": {"type": "cluster_state_ok", "in_reply_to": 2, "workers": {"w1": {"queue_size": 3, "state": "busy"}, ` +
+		`"w2": {"queue_size": 3, "state": "busy"}, "w3": {"queue_size": 0, "state": "idle"}}, "all_idle": false}}` + "\n"
+	if out != want || strings.Count(log, "\n") != 1 || !strings.Contains(log, "exceeded max depth") {
+		t.Fatalf("stdout %.300q\nstderr (%d lines) %.300q", out, strings.Count(log, "\n"), log)
+	}
+}

@@ -1,16 +1,25 @@
 package node
 
 // maxDepth is encoding/json's limit on nesting: deeper text is not JSON
-// to it, so not a prefix of any value it would decode.
+// to it.
 const maxDepth = 10000
+
+// maxStack bounds the nesting that syntax follows: a value within
+// MaxMessageBytes cannot nest deeper. Past it, in a value over the limit
+// that the Reader only follows to its end, syntax stops checking.
+const maxStack = MaxMessageBytes
 
 // syntax checks JSON text as it arrives, in pieces of any size, in time
 // linear in its length and memory linear in its nesting (at most
-// maxDepth): ok reports whether all it has been fed is the beginning of
-// one JSON value that more text could complete, exactly when
+// maxStack): ok reports whether all it has been fed is the beginning of
+// one JSON value that more text could complete. That is exactly when
 // encoding/json's Decoder, given that text, would ask for more (it fails
-// with io.ErrUnexpectedEOF). Strings are not checked for UTF-8, as the
-// Decoder does not check them.
+// with io.ErrUnexpectedEOF), except that nesting deeper than maxDepth,
+// which the Decoder refuses, is followed like any other (tooDeep reports
+// it): RFC 8259 sets no limit, so such text is still the prefix of a JSON
+// value, and the Reader must find where that value ends to skip it whole
+// rather than take the lines inside it for messages. Strings are not
+// checked for UTF-8, as the Decoder does not check them.
 //
 // The Reader feeds it the lines of a value spread over lines, joined by
 // '\n', in place of decoding the value so far after every line, which
@@ -21,6 +30,7 @@ type syntax struct {
 	key   bool   // the string being read is an object's key
 	lit   string // the rest of the literal being read
 	hex   uint8  // the hex digits of a \u escape still due
+	deep  bool   // the nesting went past maxDepth
 }
 
 const (
@@ -44,21 +54,33 @@ const (
 	synESign             // after the exponent's sign
 	synExp               // in the exponent's digits
 	synError             // not a JSON prefix
+	synUnchecked         // nested past maxStack: no longer checked
 )
 
-// reset makes s ready for a new value, keeping its stack's memory.
-func (s *syntax) reset() { *s = syntax{stack: s.stack[:0]} }
+// reset makes s ready for a new value, keeping its stack's memory unless
+// a value nested past maxDepth grew it.
+func (s *syntax) reset() {
+	stack := s.stack[:0]
+	if cap(stack) > maxDepth {
+		stack = nil
+	}
+	*s = syntax{stack: stack}
+}
 
 // ok reports whether the text so far is a JSON prefix that is not yet a
-// complete value.
+// complete value, however deep it nests.
 func (s *syntax) ok() bool { return s.state != synError && s.state != synDone }
+
+// tooDeep reports whether the text nests deeper than maxDepth, which
+// encoding/json refuses.
+func (s *syntax) tooDeep() bool { return s.deep }
 
 // feed checks the next piece of text.
 func (s *syntax) feed(b []byte) {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		switch s.state {
-		case synError:
+		case synError, synUnchecked:
 			return
 		case synString:
 			// The common case: run through the string's plain bytes.
@@ -228,10 +250,11 @@ func (s *syntax) keyStart(c byte) {
 }
 
 func (s *syntax) push(c byte, state uint8) {
-	if len(s.stack) == maxDepth {
-		s.state = synError
+	if len(s.stack) == maxStack {
+		s.state = synUnchecked
 		return
 	}
+	s.deep = s.deep || len(s.stack) == maxDepth
 	s.stack = append(s.stack, c)
 	s.state = state
 }

@@ -12,7 +12,8 @@ import (
 // decoderWantsMore is the Reader's former check of a value spread over
 // lines, run on all of it after every line: whether encoding/json's Decoder
 // finds b the beginning of a value that more input could complete. syntax
-// must agree with it.
+// must agree with it, where the text nests no deeper than the Decoder
+// takes (syntax follows deeper text, and says it is too deep).
 func decoderWantsMore(b []byte) bool {
 	var raw json.RawMessage
 	err := json.NewDecoder(bytes.NewReader(b)).Decode(&raw)
@@ -32,8 +33,8 @@ func checkSyntax(t *testing.T, in string, split int) {
 	var s syntax
 	s.feed([]byte(in[:split]))
 	s.feed([]byte(in[split:]))
-	if want := decoderWantsMore([]byte(in)); s.ok() != want {
-		t.Fatalf("%q (split at %d): ok %v, the Decoder %v", in, split, s.ok(), want)
+	if want := decoderWantsMore([]byte(in)); (s.ok() && !s.tooDeep()) != want {
+		t.Fatalf("%q (split at %d): ok %v, too deep %v, the Decoder %v", in, split, s.ok(), s.tooDeep(), want)
 	}
 }
 
@@ -60,4 +61,32 @@ func FuzzSyntax(f *testing.F) {
 		f.Add(s, 3)
 	}
 	f.Fuzz(func(t *testing.T, in string, split int) { checkSyntax(t, in, split) })
+}
+
+// Text nested past maxDepth is still a JSON prefix, checked as deep as
+// maxStack and followed unchecked beyond it, so that the Reader finds where
+// such a value ends.
+func TestSyntaxFollowsDeepNesting(t *testing.T) {
+	var s syntax
+	s.feed([]byte(strings.Repeat("[", maxDepth+1)))
+	if !s.ok() || !s.tooDeep() {
+		t.Fatalf("%d levels: ok %v, too deep %v", maxDepth+1, s.ok(), s.tooDeep())
+	}
+	s.feed([]byte(strings.Repeat("]", maxDepth) + "}"))
+	if s.ok() {
+		t.Fatal("a '}' closing a '[' past maxDepth is taken")
+	}
+	s.reset()
+	s.feed([]byte(strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)))
+	if s.ok() || s.state != synDone {
+		t.Fatalf("closed past maxDepth: state %d", s.state)
+	}
+	s.reset()
+	s.feed([]byte(strings.Repeat("[", maxStack+1) + "}x"))
+	if !s.ok() || len(s.stack) != maxStack {
+		t.Fatalf("past maxStack: ok %v, stack %d", s.ok(), len(s.stack))
+	}
+	if s.reset(); cap(s.stack) != 0 {
+		t.Fatalf("reset keeps a stack of %d", cap(s.stack))
+	}
 }
