@@ -88,7 +88,11 @@ func (r *request) member(d *decoder, b []byte, key []byte, i int, path string) i
 			return r.Cost.member
 		})
 	}
-	if field := r.field(key); field != nil {
+	field := r.field(key)
+	if list, ok := field.(*[]string); ok {
+		return d.strings(b, i, list, join(path, string(key)))
+	}
+	if field != nil {
 		return d.leaf(b, i, field, "request", join(path, string(key)))
 	}
 	return d.skip(b, i)
@@ -242,6 +246,32 @@ func (d *decoder) leaf(b []byte, i int, dst any, structName, field string) int {
 			mistyped.Offset += int64(i)
 		}
 		d.fail(err)
+	}
+	return end
+}
+
+// strings decodes the list of strings at b[i] into dst as leaf does, but
+// refuses a null element, which encoding/json decodes as "": the field
+// then holds a value of the wrong type, not an empty name. A null list is
+// the field left out, as for any field.
+func (d *decoder) strings(b []byte, i int, dst *[]string, field string) int {
+	var list []*string
+	end := d.leaf(b, i, &list, "request", field)
+	var mistyped *json.UnmarshalTypeError
+	if errors.As(d.err, &mistyped) && mistyped.Type == reflect.TypeFor[[]*string]() {
+		mistyped.Type = reflect.TypeFor[[]string]() // name the field's type, not the walk's
+	}
+	if list == nil {
+		*dst = nil
+		return end
+	}
+	*dst = make([]string, len(list))
+	for k, s := range list {
+		if s == nil {
+			d.fail(malformed("%s[%d] must be a string, not null", field, k))
+			continue
+		}
+		(*dst)[k] = *s
 	}
 	return end
 }
