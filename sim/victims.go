@@ -84,9 +84,15 @@ func (v *victims) choose(r *rand.Rand) int32 {
 		if n == 1 {
 			return v.members[0]
 		}
-		a, b := v.members[r.IntN(n)], v.members[r.IntN(n)]
-		if v.lens[b] > v.lens[a] {
-			return b
+		// Two distinct members, as coord.BestOfTwo draws them: the same
+		// one twice would be a random pick, not a comparison.
+		i, j := r.IntN(n), r.IntN(n-1)
+		if j >= i {
+			j++
+		}
+		a, b := v.members[i], v.members[j]
+		if v.lens[b] > v.lens[a] || v.lens[b] == v.lens[a] && b < a {
+			return b // ties go to the lower index, like coord's
 		}
 		return a
 	default:

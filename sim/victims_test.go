@@ -52,3 +52,25 @@ func TestVictimsRandomOnlyOffersBusyWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestVictimsBestOfTwoDrawsTwoDistinct: best of two compares two distinct
+// workers, as coord.BestOfTwo does, so with two busy workers it always
+// takes the longer deque (the lower index on a tie). Drawing the same
+// worker twice would pick the shorter one a quarter of the time.
+func TestVictimsBestOfTwoDrawsTwoDistinct(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	v := newVictims(6, coord.BestOfTwo)
+	v.set(4, 1)
+	v.set(1, 9)
+	for i := range 200 {
+		if got := v.choose(r); got != 1 {
+			t.Fatalf("draw %d: chose worker %d (length %d) over worker 1 (length 9)", i, got, v.lens[got])
+		}
+	}
+	v.set(4, 9) // a tie goes to the lower index
+	for i := range 200 {
+		if got := v.choose(r); got != 1 {
+			t.Fatalf("tie, draw %d: chose worker %d, want 1", i, got)
+		}
+	}
+}
