@@ -35,7 +35,9 @@ type Options struct {
 	// which grows with the jobs and the steal requests that fit in it;
 	// MaxEvents bounds that work.
 	MaxEvents int
-	// Seed seeds the random victim choices and the spawn tree.
+	// Seed seeds the random victim choices, the spawn tree and the costs
+	// of spawned jobs, each drawn for (Seed, the child's key) as
+	// Workload.JobCost draws an initial job's.
 	Seed uint64
 	// Spawn makes completing jobs create more jobs.
 	Spawn Spawn
@@ -325,7 +327,7 @@ func (e *engine) spawn(w int32, parent Task) int {
 			c = k // the central queue is FIFO: child 0 first
 		}
 		key := childKey(parent.Key, c)
-		i := e.add(Task{Key: key, Cost: e.opts.Spawn.Cost.Draw(key), Depth: parent.Depth + 1})
+		i := e.add(Task{Key: key, Cost: e.opts.Spawn.Cost.Draw(mix(e.opts.Seed) + key), Depth: parent.Depth + 1})
 		if e.policy.Mode == Central {
 			e.central.PushBack(i)
 		} else {

@@ -20,6 +20,26 @@ func TestWorkloadQueuesFollowTheDistribution(t *testing.T) {
 	}
 }
 
+// TestSeedChangesSpawnedCosts: the seed drew the costs of the initial jobs
+// only; a spawned job's cost was keyed by its key alone, which derives from
+// its parent's index, so every seed ran the same spawned jobs, most of a
+// fork-join workload's work. Here every job spawns, so the tree is the same
+// under both seeds and only the costs can differ.
+func TestSeedChangesSpawnedCosts(t *testing.T) {
+	spawnedWork := func(seed uint64) time.Duration {
+		wl := Workload{Workers: 1, Jobs: 1, Cost: Cost{Model: Exponential, Mean: ms},
+			Spawn: Spawn{Prob: 1, Children: 2, Depth: 3}, Seed: seed}
+		r := wl.Run(Policy{Mode: NoSteal})
+		if r.Jobs() != 15 {
+			t.Fatalf("seed %d: %d jobs, want 15", seed, r.Jobs())
+		}
+		return r.TotalWork - wl.JobCost(0)
+	}
+	if a, b := spawnedWork(1), spawnedWork(2); a == b {
+		t.Fatalf("seeds 1 and 2 give the 14 spawned jobs the same total cost, %v", a)
+	}
+}
+
 func TestWorkloadValidate(t *testing.T) {
 	good := Workload{Workers: 2, Jobs: 10, Cost: Cost{Mean: ms}}
 	if err := good.Validate(); err != nil {
