@@ -107,6 +107,7 @@ type engine struct {
 	rng     *rand.Rand
 	now     int64
 	stop    int64 // when the run stopped short of its last event
+	done    int   // jobs completed
 	budget  int   // Options.MaxEvents, or no limit
 	res     Result
 
@@ -202,9 +203,16 @@ func (e *engine) run() {
 	e.sampleFinal(e.now)
 }
 
-// stopAt ends the run at time t, before the pending events.
+// stopAt ends the run at time t, before the pending events. A run whose
+// jobs are all done has only steal requests pending, which change
+// nothing: its samples go on to show its final state, as if it had run
+// them out.
 func (e *engine) stopAt(t int64) {
 	e.stop = t
+	if e.done == len(e.tasks) {
+		e.sampleFinal(e.now)
+		return
+	}
 	e.sampleThrough(t)
 }
 
@@ -304,6 +312,7 @@ func (e *engine) complete(w int32) {
 	i := e.running[w]
 	e.running[w] = -1
 	e.res.Completed[w]++
+	e.done++
 	e.res.Busy[w] += e.tasks[i].Cost
 	e.res.Makespan = time.Duration(e.now)
 	spawned := e.spawn(w, e.tasks[i])

@@ -15,8 +15,9 @@ type Sampling struct {
 	// dropped, so a run of any length ends with at most Max samples (and
 	// more than Max/2 if it ever needed halving) evenly spaced
 	// Result.SampleEvery apart, from time 0 to the first multiple of it at
-	// or after the end of the run. Each sample holds one int32 per worker, so
-	// the series takes O(Max × workers) memory.
+	// or after the end of the run (for a run stopped unfinished, the last
+	// one at or before it stopped). Each sample holds one int32 per worker,
+	// so the series takes O(Max × workers) memory.
 	Max int
 }
 

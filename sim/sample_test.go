@@ -150,3 +150,25 @@ func TestSamplesOfAnEmptyRun(t *testing.T) {
 		t.Fatalf("samples %+v", r.Samples)
 	}
 }
+
+// TestSamplesOfARunThatFinishedBeforeItStopped: worker 0 runs a 2 ms and a
+// 2.5 ms job while worker 1's steal request is 10 ms on its way. The jobs
+// are done at 4.5 ms; a horizon at 5 ms, or running out of events before
+// the request arrives, stops a run that has finished. Its samples stopped
+// at the last multiple of 3 ms before the stop, 3 ms, which shows a job
+// still running: a finished run's series goes on to the first sample at or
+// after its end, 6 ms, which shows every job done.
+func TestSamplesOfARunThatFinishedBeforeItStopped(t *testing.T) {
+	queues := [][]Task{fixed(2*ms, 2500*time.Microsecond), nil}
+	for _, o := range []Options{{Horizon: 5 * ms}, {MaxEvents: 2}} {
+		o.StealLatency, o.Sample = 10*ms, Sampling{Every: 3 * ms}
+		r := Simulate(queues, Policy{Mode: StealOne}, o)
+		if !r.Finished || r.Makespan != 4500*time.Microsecond {
+			t.Fatalf("horizon %v, max events %d: finished %v at %v, want 4.5ms", o.Horizon, o.MaxEvents, r.Finished, r.Makespan)
+		}
+		last := r.Samples[len(r.Samples)-1]
+		if last.At != 6*ms || last.Done != 2 || last.Running != 0 {
+			t.Errorf("horizon %v, max events %d: last sample %+v, want all done at 6ms", o.Horizon, o.MaxEvents, last)
+		}
+	}
+}
