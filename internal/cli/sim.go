@@ -152,7 +152,7 @@ func writeTable(w io.Writer, wl sim.Workload, results []sim.Result, elapsed time
 	for _, r := range results {
 		// A run cut off early has no makespan: the instant it ended
 		// would pass for one, and its ratio for a schedule's quality.
-		makespan, ratio := r.Makespan.Round(time.Microsecond).String(), fmt.Sprintf("%.3f", r.Ratio())
+		makespan, ratio := roundTime(r.Makespan).String(), fmt.Sprintf("%.3f", r.Ratio())
 		if !r.Finished {
 			makespan, ratio = "unfinished", "-"
 			unfinished = append(unfinished, r)
@@ -178,9 +178,19 @@ func writeTable(w io.Writer, wl sim.Workload, results []sim.Result, elapsed time
 // time.Duration holds.
 func lowerBound(r sim.Result) string {
 	if lb := r.LowerBound(); lb < math.MaxInt64 {
-		return lb.Round(time.Microsecond).String()
+		return roundTime(lb).String()
 	}
 	return fmt.Sprintf("%.0fh", r.LowerBoundNanos()/float64(time.Hour))
+}
+
+// roundTime rounds a time of a millisecond or more to the microsecond, for
+// the table; a shorter one, which that would turn into 0s (jobs of a few
+// nanoseconds), is kept to the nanosecond.
+func roundTime(d time.Duration) time.Duration {
+	if d < time.Millisecond {
+		return d
+	}
+	return d.Round(time.Microsecond)
 }
 
 // flagErr names the flag whose value err refuses, without the package

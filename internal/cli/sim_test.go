@@ -234,3 +234,24 @@ func TestSimHelpGivesTheLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestSimTableShowsSubMicrosecondTimes: times were rounded to the
+// microsecond, so ten 1 ns jobs on three workers printed a makespan of 0s
+// with a makespan/bound of 2.500, over a lower bound of 0s.
+func TestSimTableShowsSubMicrosecondTimes(t *testing.T) {
+	code, out, errs := runWith([]string{"sim", "-mean", "1ns", "-jobs", "10", "-workers", "3", "-cost", "fixed",
+		"-policies", "none,one/most_loaded"}, "")
+	if code != 0 || errs != "" {
+		t.Fatalf("code %d stderr %q", code, errs)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) == 7 {
+			rows[f[0]] = f[1] + " " + f[2]
+		}
+	}
+	if rows["none"] != "10ns 2.500" || rows["one/most_loaded"] != "4ns 1.000" ||
+		!strings.Contains(out, "lower bound max(work/W, longest job) = 4ns;") {
+		t.Errorf("rows %q:\n%s", rows, out)
+	}
+}
