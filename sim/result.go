@@ -79,7 +79,7 @@ func (r Result) LowerBoundNanos() float64 {
 	if lb := r.LowerBound(); lb < endOfTime {
 		return float64(lb)
 	}
-	return r.exactWork().nanos() / float64(max(1, r.Workers()))
+	return max(r.exactWork().nanos()/float64(max(1, r.Workers())), float64(r.LongestJob))
 }
 
 // exactWork is the total work without saturation.

@@ -36,3 +36,19 @@ func TestResultDerivedFigures(t *testing.T) {
 		t.Fatalf("bound %v, want the longest job", r.LowerBound())
 	}
 }
+
+// TestLowerBoundNanosKeepsTheLongestJob: one job that costs the largest
+// Duration and three of a nanosecond on four workers. LowerBound saturates
+// because of the longest job, and LowerBoundNanos then returned the total
+// work over W alone, a quarter of that job: a bound below the one job's
+// cost, which steal sim printed as max(work/W, longest job).
+func TestLowerBoundNanosKeepsTheLongestJob(t *testing.T) {
+	queues := [][]Task{fixed(endOfTime, 1, 1, 1), nil, nil, nil}
+	r := Simulate(queues, Policy{Mode: NoSteal}, Options{Horizon: ms})
+	if r.LongestJob != endOfTime || r.LowerBound() != endOfTime {
+		t.Fatalf("longest %v, bound %v, want both %v", r.LongestJob, r.LowerBound(), endOfTime)
+	}
+	if got := r.LowerBoundNanos(); got < float64(endOfTime) {
+		t.Fatalf("LowerBoundNanos %g, below the longest job's %g", got, float64(endOfTime))
+	}
+}
