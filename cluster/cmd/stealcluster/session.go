@@ -35,7 +35,7 @@ type request struct {
 	Type        *string         `json:"type"`
 	MsgID       json.RawMessage `json:"msg_id"`
 	ThiefWorker *string         `json:"thief_worker"`
-	BusyWorkers []string        `json:"busy_workers"`
+	BusyWorkers []*string       `json:"busy_workers"` // a null element is an error, not ""
 	Worker      *string         `json:"worker"`
 	JobID       *string         `json:"job_id"`
 	JobType     *string         `json:"job_type"`
