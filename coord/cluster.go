@@ -139,6 +139,9 @@ func (c *Cluster) Victims() VictimPolicy { return c.opts.Victims }
 func (c *Cluster) lookup(name string) (int, error) {
 	i, ok := c.index[name]
 	if !ok {
+		if name == "" {
+			name = `"" (an empty name)` // else the message reads as if it named none
+		}
 		return 0, fail(UnknownWorker, name)
 	}
 	return i, nil

@@ -39,3 +39,12 @@ func TestKindString(t *testing.T) {
 		t.Errorf("sentinel message = %q", got)
 	}
 }
+
+// An unknown worker with an empty name is named as empty: "unknown
+// worker" alone reads as if the name had been left out of the message.
+func TestUnknownEmptyName(t *testing.T) {
+	err := NewExample().Push("", Job{ID: "x"})
+	if want := `unknown worker: "" (an empty name)`; err == nil || err.Error() != want || !errors.Is(err, ErrUnknownWorker) {
+		t.Errorf("Push to \"\": %v, want %s", err, want)
+	}
+}
