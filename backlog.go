@@ -25,7 +25,8 @@ func (p *Pool) waitRoom(ctx context.Context, e entry) error {
 // submission once more and reports whether that settled it, and how; if
 // so, awaitRoom returns that error. Otherwise it waits for a worker to
 // pick queued tasks up (ErrBacklogFull: try again), for ctx to end
-// (ctx.Err()) or for Close or Shutdown to begin (ErrClosed).
+// (ctx.Err(), or ErrClosed if closing has begun by then) or for Close or
+// Shutdown to begin (ErrClosed).
 //
 // Taking the channel before the retry means a pick-up in between closes a
 // channel we hold: no wakeup is lost. Closing is the same: Shutdown sets
@@ -52,6 +53,15 @@ func (p *Pool) awaitRoom(ctx context.Context, retry func() (settled bool, err er
 	case <-room: // room was made, or closing began
 		return false, ErrBacklogFull // try again
 	case <-ctx.Done():
+		if p.closed.Load() {
+			// Closing has begun as well, and may be why ctx ended: a
+			// Pool.Group's round context ends with the pool's. Both
+			// channels may be ready when the select looks, and it picks
+			// one at random; the refusal is closing's (ErrClosed), as
+			// the retry would have said, or a Group's Wait reported a
+			// skipped child instead of ErrClosed.
+			return false, ErrClosed
+		}
 		return false, ctx.Err()
 	case <-p.ctx.Done():
 		return false, ErrClosed

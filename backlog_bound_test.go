@@ -2,6 +2,8 @@ package steal
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"testing"
 	"time"
 )
@@ -62,5 +64,47 @@ func waitClosedOrSent(t *testing.T, ch chan struct{}) {
 	case <-ch:
 	case <-time.After(10 * time.Second):
 		t.Fatal("task never started")
+	}
+}
+
+// A Pool.Group's Go that waits for room in a full backlog when Close
+// begins is refused, and its Wait must say ErrClosed, as Go promises, not
+// a *SkippedError: the round's context ends with the pool's, so that
+// context ending is closing, not a cancellation.
+func TestPoolGroupGoAtFullBacklogClosedSaysErrClosed(t *testing.T) {
+	for iter := range 40 {
+		p := New(WithWorkers(1), WithMaxQueued(1))
+		gate := make(chan struct{})
+		started := make(chan struct{})
+		if err := p.Submit(context.Background(), func(*Worker) { close(started); <-gate }); err != nil {
+			t.Fatal(err)
+		}
+		<-started
+		if err := p.Submit(context.Background(), func(*Worker) {}); err != nil { // fills the backlog
+			t.Fatal(err)
+		}
+		const waiters = 32
+		errs := make([]error, waiters)
+		var wg sync.WaitGroup
+		for i := range waiters {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				g := p.Group(context.Background())
+				g.Go(func(*Worker) error { return nil })
+				errs[i] = g.Wait()
+			}()
+		}
+		waitUntil(func() bool { return p.roomWaiters.Load() == waiters })
+		close(gate)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil && !errors.Is(err, ErrClosed) {
+				t.Fatalf("iteration %d, waiter %d: Wait = %v, want nil or ErrClosed", iter, i, err)
+			}
+		}
 	}
 }
