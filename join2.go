@@ -27,6 +27,7 @@ func Join2[T any](w *Worker, f func(*Worker, T), x, y T) {
 		nilFunc("Join2")
 	}
 	c := w.coreInline()
+	c.stepped()
 	if c.jobs.Len() < offerBelow {
 		join2Offer(w, c, f, x, y)
 		return

@@ -166,7 +166,7 @@ func WithProfileLabels() Option {
 // in the inject queue, or in any worker's or spare's runnext, ring or
 // fork-join deque.
 // Stuck means the worker started no task and took no step in that time,
-// where a step is a call of Join, Fork2 or Worker.Spawn, or one sub-range
+// where a step is a call of Join, Join2, Fork2 or Worker.Spawn, or one sub-range
 // of For or ForRange. A stall usually means a task that blocks (I/O, a
 // lock, a channel, time.Sleep) without Worker.Block, or that loops without
 // any of those calls.

@@ -418,3 +418,42 @@ func TestStallReportMayClosePool(t *testing.T) {
 	p.Go(func() {}) // waits behind the stuck task, so the stall is reported
 	waitNil(t, closed, "Close called from the stall report")
 }
+
+// fibJoin2Marked is fibJoinMarked with Join2: the shape its doc shows, a
+// function with no result on two halves.
+func fibJoin2Marked(w *Worker, n int, c *selfClock, sum *atomic.Int64) {
+	c.mark(w, 64)
+	if n < 2 {
+		sum.Add(int64(n))
+		return
+	}
+	Join2(w, func(w *Worker, k int) { fibJoin2Marked(w, k, c, sum) }, n-1, n-2)
+}
+
+// TestStallDetectorQuietForJoin2Progress: as for Join, a root task that
+// recurses with Join2 far longer than the threshold, its halves waiting
+// on its deque, is making progress: Join2 is a step, as Join and Fork2
+// are. It was not, and its recursion on one worker was reported stalled.
+func TestStallDetectorQuietForJoin2Progress(t *testing.T) {
+	const threshold = 20 * time.Millisecond
+	for _, workers := range []int{1, 2} {
+		rec := newStallRecorder()
+		clock := newSelfClock(workers, threshold/2)
+		p := New(WithWorkers(workers), WithStallDetector(threshold, rec.report))
+		var sum atomic.Int64
+		if err := p.Run(func(w *Worker) { fibJoin2Marked(w, 31, clock, &sum) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := sum.Load(); got != 1346269 {
+			t.Fatalf("fib(31) = %d", got)
+		}
+		reports := rec.all()
+		if bad := clock.unexplained(reports, time.Millisecond); len(bad) != 0 {
+			t.Errorf("workers=%d: Join2 fib(31) reported as %d stalls while it made progress: %+v",
+				workers, len(bad), bad)
+		}
+	}
+}
