@@ -234,8 +234,9 @@ func (g *Group) Context() context.Context {
 // workers may steal it; for a Pool.Group, into the pool's inject queue
 // (blocking like Submit if WithMaxQueued is full, unless called from a task
 // of the pool). If the pool is closed, fn is not run and Wait returns
-// ErrClosed. If the group has a limit (SetLimit), Go first waits for a
-// child to finish while the limit is reached: see SetLimit.
+// ErrClosed (unless a child failed first); the children queued before
+// closing began still run. If the group has a limit (SetLimit), Go first
+// waits for a child to finish while the limit is reached: see SetLimit.
 func (g *Group) Go(fn func(w *Worker) error) {
 	if fn == nil {
 		nilFunc("Group.Go")
@@ -262,15 +263,28 @@ func (g *Group) Go(fn func(w *Worker) error) {
 }
 
 // notQueued accounts for a Pool.Group child that Go could not queue: a
-// closed pool fails the round with ErrClosed; a round whose context ended
-// while Go waited for room in a full backlog counts the child as skipped,
-// like any child whose context ended before it started.
+// closed pool fails the round with ErrClosed (refuse); a round whose
+// context ended while Go waited for room in a full backlog counts the
+// child as skipped, like any child whose context ended before it started.
 func (g *Group) notQueued(ctx context.Context, err error) {
 	if err == ErrClosed {
-		g.fail(err)
+		g.refuse(err)
 		return
 	}
 	g.addSkipped(1, context.Cause(ctx))
+}
+
+// refuse records err, a closed pool's refusal of a child, as the round's
+// first error, for Wait to return, but leaves the round's context alone:
+// no child failed, and the children queued before closing began must
+// still run, as Close promises. Cancelling it, as fail does, skipped them.
+func (g *Group) refuse(err error) {
+	if g.err.Load() != nil {
+		return
+	}
+	first := new(error)
+	*first = err
+	g.err.CompareAndSwap(nil, first)
 }
 
 // addChild counts a new child in the current round and returns its task.

@@ -273,6 +273,48 @@ func TestPoolGroupAfterClose(t *testing.T) {
 	}
 }
 
+// A Pool.Group child queued before Close began runs, as Close promises,
+// though a later Go of the same round is refused with ErrClosed: the
+// refusal is the round's error for Wait, not a failure that cancels the
+// round's context. It cancelled it, and the queued child was skipped.
+func TestPoolGroupGoRefusedByCloseRunsQueuedSiblings(t *testing.T) {
+	for _, try := range []bool{false, true} {
+		p := New(WithWorkers(1))
+		gate, started := make(chan struct{}), make(chan struct{})
+		if err := p.Submit(context.Background(), func(*Worker) { close(started); <-gate }); err != nil {
+			t.Fatal(err)
+		}
+		<-started
+		g := p.Group(context.Background())
+		var ran atomic.Bool
+		g.Go(func(*Worker) error { ran.Store(true); return nil })
+		closed := make(chan error, 1)
+		go func() { closed <- p.Close() }()
+		if !waitUntil(p.closed.Load) {
+			t.Fatal("Close did not begin")
+		}
+		refused := func(*Worker) error { t.Error("a child refused by Close ran"); return nil }
+		if try {
+			if !g.TryGo(refused) {
+				t.Fatal("TryGo on a closed pool returned false; it adds the child, which Wait reports")
+			}
+		} else {
+			g.Go(refused)
+		}
+		close(gate)
+		if err := g.Wait(); !errors.Is(err, ErrClosed) {
+			t.Fatalf("TryGo=%v: Wait = %v, want ErrClosed", try, err)
+		}
+		if err := waitValue(t, closed, "Close"); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		if !ran.Load() || g.Skipped() != 0 || p.Stats().Total.Skipped != 0 {
+			t.Fatalf("TryGo=%v: the child queued before Close began: ran %v, Skipped %d, Stats.Skipped %d",
+				try, ran.Load(), g.Skipped(), p.Stats().Total.Skipped)
+		}
+	}
+}
+
 // Once Shutdown has given up, a child that had not started is skipped and
 // reported, as Shutdown documents, even though the group's own context
 // hears of the pool's cancellation a moment later, on another goroutine.
