@@ -136,8 +136,8 @@ func TryPoolSpawn[T any](p *Pool, fn func(w *Worker) T) (*Future[T], error) {
 
 // Wait returns fn's result once it has run. If fn panicked or called
 // runtime.Goexit, Wait returns the zero value and a *PanicError (which
-// Close then no longer reports; see the package doc's "Backlog, panics,
-// shutdown" for a future nobody waits for); if fn was
+// Close then no longer reports; see the package doc's "Panics and
+// Goexit" for a future nobody waits for); if fn was
 // skipped because its context ended first, a *SkippedError.
 //
 // Called from a task with that task's worker, Wait helps run the tasks of

@@ -51,8 +51,8 @@ func Map[T, R any](w *Worker, in []T, f func(w *Worker, x T) R) []R {
 // call was made, it is a *SkippedError counting the calls not made. A
 // panic in f cancels the rest likewise, and MapErr returns it, as a
 // *PanicError, once every call that started has returned: MapErr returns
-// an error, so it does not re-raise (see the package doc's "Backlog,
-// panics, shutdown").
+// an error, so it does not re-raise (see the package doc's "Panics and
+// Goexit").
 //
 // Tasks that f spawns do not see that context: they run even if they
 // start after MapErr has returned (see the package doc's "Spawned tasks

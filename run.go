@@ -9,9 +9,9 @@ import "context"
 // A panic in fn (or in the work it waits for) is returned as a
 // *PanicError, and so is a runtime.Goexit in fn, with ErrGoexit as its
 // Value: Run returns an error, so it does not re-raise (see the package
-// doc's "Backlog, panics, shutdown"). Run returns ErrClosed, without running fn, if the pool
-// is closed, and a *SkippedError if the pool's context was cancelled
-// (Shutdown gave up) before fn started.
+// doc's "Panics and Goexit"). Run returns ErrClosed, without running fn,
+// if the pool is closed, and a *SkippedError if the pool's context was
+// cancelled (Shutdown gave up) before fn started.
 //
 // Called from a task of the same pool, Run runs fn at once on the calling
 // worker, as part of the calling task (with its handle and context),

@@ -14,8 +14,8 @@ type Stall struct {
 	// Worker is the stalled worker's ID: one of the pool's own (0 to
 	// Workers()-1), or a spare (from Workers() up) stuck in a task while
 	// it stands in for a worker blocked in Worker.Block or waiting after
-	// lending it a submitted task (see the package doc's "Waiting on the
-	// pool from inside it"). A worker with a spare standing in for it is
+	// lending it a task (see the package doc's "Waiting inside the
+	// pool"). A worker with a spare standing in for it is
 	// not reported itself: its spare is, if stuck.
 	Worker  int
 	Running time.Duration // at least this long without starting a task or taking a step
