@@ -78,6 +78,7 @@ type Group struct {
 	nkids  uint8    // kids handed out
 
 	err     atomic.Pointer[error] // the round's first error; set once
+	refused atomic.Bool           // the pool refused a child of the round (ErrClosed)
 	skipped atomic.Int64
 	// skipCause is why the round's first skipped child (or that of a
 	// group nested in one) was skipped. It is not always the cause of the
@@ -203,6 +204,9 @@ func (g *Group) newRound() {
 	if g.err.Load() != nil {
 		g.err.Store(nil)
 	}
+	if g.refused.Load() {
+		g.refused.Store(false)
+	}
 	if g.skipped.Load() != 0 {
 		g.skipped.Store(0)
 		g.skipCause.Store(nil)
@@ -234,8 +238,8 @@ func (g *Group) Context() context.Context {
 // workers may steal it; for a Pool.Group, into the pool's inject queue
 // (blocking like Submit if WithMaxQueued is full, unless called from a task
 // of the pool). If the pool is closed, fn is not run and Wait returns
-// ErrClosed (unless a child failed first); the children queued before
-// closing began still run. If the group has a limit (SetLimit), Go first
+// ErrClosed (unless a child failed); the children queued before closing
+// began still run. If the group has a limit (SetLimit), Go first
 // waits for a child to finish while the limit is reached: see SetLimit.
 func (g *Group) Go(fn func(w *Worker) error) {
 	if fn == nil {
@@ -268,23 +272,22 @@ func (g *Group) Go(fn func(w *Worker) error) {
 // child as skipped, like any child whose context ended before it started.
 func (g *Group) notQueued(ctx context.Context, err error) {
 	if err == ErrClosed {
-		g.refuse(err)
+		g.refuse()
 		return
 	}
 	g.addSkipped(1, context.Cause(ctx))
 }
 
-// refuse records err, a closed pool's refusal of a child, as the round's
-// first error, for Wait to return, but leaves the round's context alone:
+// refuse records a closed pool's refusal of a child, for Wait to return
+// ErrClosed unless a child fails, but leaves the round's context alone:
 // no child failed, and the children queued before closing began must
-// still run, as Close promises. Cancelling it, as fail does, skipped them.
-func (g *Group) refuse(err error) {
-	if g.err.Load() != nil {
-		return
+// still run, as Close promises (cancelling it, as fail does, skipped
+// them). It is not the round's first error either: a child that fails
+// later still cancels the context, as a child's error always does.
+func (g *Group) refuse() {
+	if !g.refused.Load() {
+		g.refused.Store(true)
 	}
-	first := new(error)
-	*first = err
-	g.err.CompareAndSwap(nil, first)
 }
 
 // addChild counts a new child in the current round and returns its task.
@@ -426,6 +429,8 @@ func (g *Group) endRound() error {
 	var err error
 	if p := g.err.Load(); p != nil {
 		err = *p
+	} else if g.refused.Load() {
+		err = ErrClosed
 	}
 	n := g.skipped.Load()
 	var cause error

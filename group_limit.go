@@ -195,7 +195,7 @@ func (g *Group) addShared(fn func(*Worker) error, s slotter, try bool) bool {
 			g.childDone()
 			return false
 		default:
-			g.refuse(err) // ErrClosed, as notQueued
+			g.refuse() // ErrClosed, as notQueued
 			g.childDone()
 		}
 		return true

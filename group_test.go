@@ -656,3 +656,33 @@ func TestGroupRecordsServeOneTask(t *testing.T) {
 		kept.Spawn(func(*Worker) {})
 	})
 }
+
+// A child that fails after a Go was refused by Close still cancels the
+// round's context, as a child's error always does: the refusal must not
+// take the place of the first error that cancels. Siblings that wait for
+// the context would otherwise keep the round, and Close, waiting.
+func TestPoolGroupFailureAfterRefusalCancels(t *testing.T) {
+	p := New(WithWorkers(2))
+	g := p.Group(context.Background())
+	boom := errors.New("boom")
+	fail, started := make(chan struct{}), make(chan struct{}, 2)
+	g.Go(func(*Worker) error { started <- struct{}{}; <-fail; return boom })
+	g.Go(func(*Worker) error { started <- struct{}{}; <-g.Context().Done(); return nil })
+	<-started
+	<-started
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close() }()
+	if !waitUntil(p.closed.Load) {
+		t.Fatal("Close did not begin")
+	}
+	g.Go(func(*Worker) error { t.Error("a child refused by Close ran"); return nil })
+	close(fail)
+	waited := make(chan error, 1)
+	go func() { waited <- g.Wait() }()
+	if err := waitValue(t, waited, "Wait"); !errors.Is(err, boom) {
+		t.Errorf("Wait = %v, want the child's error", err)
+	}
+	if err := waitValue(t, closed, "Close"); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
