@@ -77,8 +77,7 @@ type Group struct {
 	round1 bool     // the first round is on: kids may be handed out
 	nkids  uint8    // kids handed out
 
-	err     atomic.Pointer[error] // the round's first error; set once
-	refused atomic.Bool           // the pool refused a child of the round (ErrClosed)
+	err     atomic.Pointer[error] // the round's first error, set once, or refusedMark
 	skipped atomic.Int64
 	// skipCause is why the round's first skipped child (or that of a
 	// group nested in one) was skipped. It is not always the cause of the
@@ -204,9 +203,6 @@ func (g *Group) newRound() {
 	if g.err.Load() != nil {
 		g.err.Store(nil)
 	}
-	if g.refused.Load() {
-		g.refused.Store(false)
-	}
 	if g.skipped.Load() != 0 {
 		g.skipped.Store(0)
 		g.skipCause.Store(nil)
@@ -285,10 +281,15 @@ func (g *Group) notQueued(ctx context.Context, err error) {
 // them). It is not the round's first error either: a child that fails
 // later still cancels the context, as a child's error always does.
 func (g *Group) refuse() {
-	if !g.refused.Load() {
-		g.refused.Store(true)
+	if g.err.Load() == nil {
+		g.err.CompareAndSwap(nil, refusedMark)
 	}
 }
+
+// refusedMark in a Group's err says that the pool refused a child of the
+// round, and no child has failed: Wait returns ErrClosed, and a child's
+// failure still takes its place and cancels the round (fail).
+var refusedMark = func() *error { err := ErrClosed; return &err }()
 
 // addChild counts a new child in the current round and returns its task.
 // c is the owner's worker for a NewGroup, nil for a Pool.Group.
@@ -429,8 +430,6 @@ func (g *Group) endRound() error {
 	var err error
 	if p := g.err.Load(); p != nil {
 		err = *p
-	} else if g.refused.Load() {
-		err = ErrClosed
 	}
 	n := g.skipped.Load()
 	var cause error
@@ -483,12 +482,12 @@ func (g *Group) Skipped() int { return int(g.skipped.Load()) }
 
 // fail records the round's first error and cancels its context.
 func (g *Group) fail(err error) {
-	if g.err.Load() != nil {
+	if p := g.err.Load(); p != nil && p != refusedMark {
 		return
 	}
 	first := new(error)
 	*first = err
-	if !g.err.CompareAndSwap(nil, first) {
+	if !g.err.CompareAndSwap(nil, first) && !g.err.CompareAndSwap(refusedMark, first) {
 		return
 	}
 	if lazy := g.lazy(); lazy != nil {
