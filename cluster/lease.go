@@ -297,6 +297,12 @@ func (w *Worker) fence() {
 			return
 		}
 	}
+	// The workers bucket may have been created again (a restart of the
+	// servers, another worker's reopenWorkers): a watch of it resumed
+	// on the new one waits for sequences of the old, and a monitor's
+	// view would keep workers that left since, whose records its orphan
+	// scans then skip as a member's. Read the view again.
+	poke(w.rewatch)
 	poke(w.reload)
 }
 
