@@ -280,11 +280,7 @@ func (g *Group) notQueued(ctx context.Context, err error) {
 // still run, as Close promises (cancelling it, as fail does, skipped
 // them). It is not the round's first error either: a child that fails
 // later still cancels the context, as a child's error always does.
-func (g *Group) refuse() {
-	if g.err.Load() == nil {
-		g.err.CompareAndSwap(nil, refusedMark)
-	}
-}
+func (g *Group) refuse() { g.err.CompareAndSwap(nil, refusedMark) }
 
 // refusedMark in a Group's err says that the pool refused a child of the
 // round, and no child has failed: Wait returns ErrClosed, and a child's
