@@ -102,22 +102,10 @@ func summaryTable(w io.Writer, r *cmpReport) {
 	for _, n := range r.Config.Workers {
 		for _, mode := range r.Config.Modes {
 			fmt.Fprintf(w, "**Summary**, W = %d, %s: jobs/s of each design / jobs/s of %s in the same run (above 1: faster than %s); CPU per job in brackets, the same way (below 1: cheaper)\n\n", n, mode, fk, fk)
-			fmt.Fprintf(w, "| workload | %s |\n|%s\n", strings.Join(r.Config.Designs, " | "), strings.Repeat("---|", len(r.Config.Designs)+1))
-			for _, wl := range r.Config.Workloads {
-				base := findIn(r.Cells, mode, wl.Name, fk, n)
-				row := []string{wl.Name}
-				for _, d := range r.Config.Designs {
-					c := findIn(r.Cells, mode, wl.Name, d, n)
-					if c == nil || c.MedianMS == 0 {
-						row = append(row, "–")
-						continue
-					}
-					row = append(row, ratio(c.JobsPerS, base, func(b *cell) float64 { return b.JobsPerS })+
-						" ("+ratio(c.CPUPerJobUS, base, func(b *cell) float64 { return b.CPUPerJobUS })+")")
-				}
-				fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
-			}
-			fmt.Fprintln(w)
+			designTable(w, r, n, mode, func(c, base *cell) string {
+				return ratio(c.JobsPerS, base, func(b *cell) float64 { return b.JobsPerS }) +
+					" (" + ratio(c.CPUPerJobUS, base, func(b *cell) float64 { return b.CPUPerJobUS }) + ")"
+			})
 		}
 	}
 }
@@ -132,21 +120,32 @@ func cpuSplitTable(w io.Writer, r *cmpReport) {
 	}
 	for _, n := range r.Config.Workers {
 		fmt.Fprintf(w, "**Where the CPU goes**, W = %d, processes: CPU µs per job of the process holding the server and the submitter + of the %d worker processes; in brackets, how many times a worker process's thread was put on a CPU (a wake-up, or a return after being preempted; from each thread's `/proc/<pid>/task/<tid>/schedstat`), per job\n\n", n, n)
-		fmt.Fprintf(w, "| workload | %s |\n|%s\n", strings.Join(r.Config.Designs, " | "), strings.Repeat("---|", len(r.Config.Designs)+1))
-		for _, wl := range r.Config.Workloads {
-			row := []string{wl.Name}
-			for _, d := range r.Config.Designs {
-				c := findIn(r.Cells, modeProcesses, wl.Name, d, n)
-				if c == nil || c.MedianMS == 0 {
-					row = append(row, "–")
-					continue
-				}
-				row = append(row, fmt.Sprintf("%.0f + %.0f (%.1f)", c.SelfCPUUS, c.KidCPUUS, c.KidSlices))
-			}
-			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
-		}
-		fmt.Fprintln(w)
+		designTable(w, r, n, modeProcesses, func(c, _ *cell) string {
+			return fmt.Sprintf("%.0f + %.0f (%.1f)", c.SelfCPUUS, c.KidCPUUS, c.KidSlices)
+		})
 	}
+}
+
+// designTable writes one row a workload and one column a design of the
+// cells at W = n in mode, each as text makes it from the cell and the
+// baseline's cell of its workload (nil without one); "–" for a cell that
+// did not run or finish.
+func designTable(w io.Writer, r *cmpReport, n int, mode string, text func(c, base *cell) string) {
+	fmt.Fprintf(w, "| workload | %s |\n|%s\n", strings.Join(r.Config.Designs, " | "), strings.Repeat("---|", len(r.Config.Designs)+1))
+	for _, wl := range r.Config.Workloads {
+		base := findIn(r.Cells, mode, wl.Name, r.Config.baseline(), n)
+		row := []string{wl.Name}
+		for _, d := range r.Config.Designs {
+			c := findIn(r.Cells, mode, wl.Name, d, n)
+			if c == nil || c.MedianMS == 0 {
+				row = append(row, "–")
+				continue
+			}
+			row = append(row, text(c, base))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+	fmt.Fprintln(w)
 }
 
 // scaleModes lists the modes the scale cells ran.

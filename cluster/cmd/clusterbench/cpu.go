@@ -24,22 +24,16 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// pidCPU is the CPU time process pid has used so far: the sum of its
+// pidSched is the CPU time process pid has used so far: the sum of its
 // threads' run time in nanoseconds from /proc/<pid>/task/*/schedstat
 // (Linux), or, where that cannot be read, user + system time from
 // /proc/<pid>/stat, in clock ticks (see statCPU); 0 where neither can.
-// A thread that has exited is no longer counted; a Go program's threads
-// rarely exit.
-func pidCPU(pid int) time.Duration {
-	t, _ := pidSched(pid)
-	return t
-}
-
-// pidSched is pidCPU and, beside it, how many times the threads of pid
-// have been put on a CPU (schedstat's third field: every wake-up after a
-// sleep, and every return after being preempted), 0 where schedstat
-// cannot be read. A process that handles a job with many hand-offs
-// between goroutines and threads shows it here.
+// Beside it, how many times those threads have been put on a CPU
+// (schedstat's third field: every wake-up after a sleep, and every return
+// after being preempted), 0 where schedstat cannot be read: a process that
+// handles a job with many hand-offs between goroutines and threads shows
+// it here. A thread that has exited is no longer counted; a Go program's
+// threads rarely exit.
 func pidSched(pid int) (time.Duration, int64) {
 	dir := "/proc/" + strconv.Itoa(pid)
 	tasks, err := os.ReadDir(dir + "/task")
