@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +64,21 @@ const (
 	// publishing nothing, and acknowledges the job once the subtree is
 	// done: local stealing alone, no balancing between workers.
 	centralLocal
+	// centralLedger is centralAsync that also records each job's
+	// completion, as the cluster package does, under the job message's
+	// stream sequence (these jobs carry no id): a create-only write of
+	// cd.<sequence> to a ledger stream, published asynchronously.
+	// The worker runs its next job at once; an acker goroutine of its own
+	// acknowledges the job once that write and its children are stored.
+	// It shows what a central queue pays for one recorded completion per
+	// job.
+	centralLedger
+)
+
+// The ledger of centralLedger.
+const (
+	ledgerStream  = "CD"
+	ledgerSubject = "cd."
 )
 
 func newCentralSystem(e *natsserver.Server, k int, kind centralKind, wl workload, gate <-chan struct{}, ackWait time.Duration) (*centralSystem, error) {
@@ -102,6 +118,14 @@ func (s *centralSystem) setup(ackWait time.Duration) error {
 	if err != nil {
 		return err
 	}
+	if s.kind == centralLedger {
+		_, err = s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name: ledgerStream, Subjects: []string{ledgerSubject + ">"}, Storage: jetstream.MemoryStorage,
+		})
+		if err != nil {
+			return err
+		}
+	}
 	_, err = s.js.CreateOrUpdateConsumer(ctx, queueStream, jetstream.ConsumerConfig{
 		Durable: queueConsumer, AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait,
 	})
@@ -132,13 +156,18 @@ func (s *centralSystem) start(ctx context.Context, from, to int) error {
 			s.pools = append(s.pools, pool)
 			s.mu.Unlock()
 		}
-		s.wg.Go(func() { s.loop(js, cons, pool) })
+		var acks chan pendingAck
+		if s.kind == centralLedger {
+			acks = make(chan pendingAck, 4*s.k)
+			s.wg.Go(func() { ackStored(s.ctx, acks, &s.done, s.onDone) })
+		}
+		s.wg.Go(func() { s.loop(js, cons, pool, acks) })
 	}
 	return nil
 }
 
 // loop is one worker: fetch up to k jobs, run each as it arrives.
-func (s *centralSystem) loop(js jetstream.JetStream, cons jetstream.Consumer, pool *steal.Pool) {
+func (s *centralSystem) loop(js jetstream.JetStream, cons jetstream.Consumer, pool *steal.Pool, acks chan<- pendingAck) {
 	for s.ctx.Err() == nil {
 		ctx, cancel := context.WithTimeout(s.ctx, fetchWait)
 		t0 := time.Now()
@@ -154,7 +183,7 @@ func (s *centralSystem) loop(js jetstream.JetStream, cons jetstream.Consumer, po
 				s.noteFetch(time.Since(t0))
 				first = false
 			}
-			s.run(js, m, pool)
+			s.run(js, m, pool, acks)
 		}
 		cancel()
 	}
@@ -175,8 +204,9 @@ func (s *centralSystem) noteFetch(d time.Duration) {
 }
 
 // run runs one job: its work, its children published to the stream (or,
-// centralLocal, its subtree run on pool), then its Ack.
-func (s *centralSystem) run(js jetstream.JetStream, m jetstream.Msg, pool *steal.Pool) {
+// centralLocal, its subtree run on pool), then its Ack (centralLedger:
+// hands it to acks, whose acker acknowledges it).
+func (s *centralSystem) run(js jetstream.JetStream, m jetstream.Msg, pool *steal.Pool, acks chan<- pendingAck) {
 	select {
 	case <-s.gate:
 	case <-s.ctx.Done():
@@ -191,9 +221,21 @@ func (s *centralSystem) run(js jetstream.JetStream, m jetstream.Msg, pool *steal
 		if err := pool.Run(func(w *steal.Worker) { s.subtree(w, d) }); err != nil {
 			return
 		}
+	case centralLedger:
+		s.wl.work()
+		futs, ok := s.publishAsync(js, m, d)
+		if !ok {
+			return
+		}
+		select {
+		case acks <- pendingAck{m: m, futs: futs}:
+		case <-s.ctx.Done():
+		}
+		return // the acker acknowledges it and counts it done
 	case centralAsync:
 		s.wl.work()
-		if !s.publishAsync(js, d) {
+		futs, ok := s.publishAsync(js, m, d)
+		if !ok || !allStored(s.ctx, futs) {
 			return
 		}
 	default:
@@ -212,35 +254,31 @@ func (s *centralSystem) run(js jetstream.JetStream, m jetstream.Msg, pool *steal
 	}
 }
 
-// publishAsync publishes the children of a job of payload d at once and
-// reports whether the server stored every one (within fetchWait each).
-func (s *centralSystem) publishAsync(js jetstream.JetStream, d int) bool {
+// publishAsync publishes the children of m, a job of payload d, at once
+// (centralLedger: and its completion) and returns their acks to come.
+func (s *centralSystem) publishAsync(js jetstream.JetStream, m jetstream.Msg, d int) ([]jetstream.PubAckFuture, bool) {
 	n := s.wl.children(d)
-	if n == 0 {
-		return true
-	}
-	futs := make([]jetstream.PubAckFuture, 0, n)
+	futs := make([]jetstream.PubAckFuture, 0, n+1)
 	for range n {
 		f, err := js.PublishAsync(queueSubject, depthPayload(d-1))
 		if err != nil {
-			return false
+			return nil, false
 		}
 		futs = append(futs, f)
 	}
-	limit := time.NewTimer(fetchWait)
-	defer limit.Stop()
-	for _, f := range futs {
-		select {
-		case <-f.Ok():
-		case <-f.Err():
-			return false
-		case <-limit.C:
-			return false
-		case <-s.ctx.Done():
-			return false
+	if s.kind == centralLedger {
+		md, err := m.Metadata()
+		if err != nil {
+			return nil, false
 		}
+		f, err := js.PublishAsync(ledgerSubject+strconv.FormatUint(md.Sequence.Stream, 10), nil,
+			jetstream.WithExpectLastSequencePerSubject(0))
+		if err != nil {
+			return nil, false
+		}
+		futs = append(futs, f)
 	}
-	return true
+	return futs, true
 }
 
 // subtree runs the job of payload d and then, depth-first on w's pool,

@@ -209,3 +209,33 @@ func TestCompareFlagsIgnored(t *testing.T) {
 		}
 	}
 }
+
+// TestLedgerDesigns runs the designs that only -designs adds, steal-wq
+// (a prototype of the one-message layout) and central-ledger (a central
+// queue that records each completion), on every kind of workload, with
+// workers in this process and in processes of their own.
+func TestLedgerDesigns(t *testing.T) {
+	cfg := quickCmpConfig()
+	cfg.Designs = []string{"steal-wq", "central-ledger", cfg.baseline()}
+	cfg.Modes = []string{modeInProcess, modeProcesses}
+	cfg.Workloads = []workload{
+		{Name: "tree-spawn", Kind: kindTree, Fanout: 2, Roots: []int{2, 2}},
+		{Name: "flat-noop", Kind: kindThroughput, Jobs: 10},
+		{Name: "flat-noop-batch", Kind: kindThroughput, Jobs: 10, Bundle: 4},
+		{Name: "skew-sleep", Kind: kindSkew, Job: ms1, Jobs: 10},
+	}
+	cfg.Scale.Workers, cfg.Scale.Designs = []int{2}, cfg.Designs
+	var log bytes.Buffer
+	r, err := measureCompare(cfg, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if want := len(cfg.Workloads) * len(cfg.Designs) * 2; len(r.Cells) != want {
+		t.Errorf("%d results, want %d", len(r.Cells), want)
+	}
+	for _, c := range r.Cells {
+		if c.Failed > 0 || len(c.RunsMS) != cfg.Runs || c.MedianMS <= 0 {
+			t.Errorf("%s %s %s: %d failed, runs %v\n%s", c.Workload, c.Design, c.Mode, c.Failed, c.RunsMS, log.String())
+		}
+	}
+}

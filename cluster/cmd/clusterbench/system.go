@@ -109,15 +109,19 @@ func centralDesign(k int) design {
 }
 
 // compareDesigns adds to designs those of the comparison (-compare):
-// steal-bundle, steal with its batches submitted as bundles, and two
-// further central queues: central-async, Fetch(fetchK) with children
-// published asynchronously, and central-local, Fetch(1) with each fetched
-// job's subtree run in the worker's own steal.Pool.
+// steal-bundle, steal with its batches submitted as bundles, two further
+// central queues: central-async, Fetch(fetchK) with children published
+// asynchronously, and central-local, Fetch(1) with each fetched job's
+// subtree run in the worker's own steal.Pool; and steal-wq, a prototype
+// of a layout where a job is one message (wq.go), which runs only when
+// -designs names it.
 func compareDesigns(fetchK int) []design {
 	return append(designs(fetchK),
 		bundleDesign(distDesign("steal-bundle", cluster.StealHalf)),
 		centralVariant("central-async", fetchK, centralAsync),
-		centralVariant("central-local", 1, centralLocal))
+		centralVariant("central-local", 1, centralLocal),
+		centralVariant("central-ledger", fetchK, centralLedger),
+		wqDesign())
 }
 
 func centralVariant(name string, k int, kind centralKind) design {
