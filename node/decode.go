@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -256,10 +257,15 @@ func (d *decoder) leaf(b []byte, i int, dst any, structName, field string) int {
 // the field left out, as for any field.
 func (d *decoder) strings(b []byte, i int, dst *[]string, field string) int {
 	var list []*string
+	first := d.err == nil
 	end := d.leaf(b, i, &list, "request", field)
 	var mistyped *json.UnmarshalTypeError
-	if errors.As(d.err, &mistyped) && mistyped.Type == reflect.TypeFor[[]*string]() {
-		mistyped.Type = reflect.TypeFor[[]string]() // name the field's type, not the walk's
+	if first && errors.As(d.err, &mistyped) {
+		if mistyped.Type == reflect.TypeFor[[]*string]() {
+			mistyped.Type = reflect.TypeFor[[]string]() // name the field's type, not the walk's
+		} else {
+			d.err = notString(b[i:end], field) // an element's: say which
+		}
 	}
 	if list == nil {
 		*dst = nil
@@ -268,12 +274,26 @@ func (d *decoder) strings(b []byte, i int, dst *[]string, field string) int {
 	*dst = make([]string, len(list))
 	for k, s := range list {
 		if s == nil {
-			d.fail(malformed("%s[%d] must be a string, not null", field, k))
+			d.fail(malformed("%s[%d] must be a string, not null", strings.TrimPrefix(field, "body."), k))
 			continue
 		}
 		(*dst)[k] = *s
 	}
 	return end
+}
+
+// notString names the first element of list, a JSON array, that is
+// neither a string nor null (a null is refused by strings itself).
+func notString(list []byte, field string) error {
+	field = strings.TrimPrefix(field, "body.")
+	var elems []json.RawMessage
+	json.Unmarshal(list, &elems) // list is valid JSON: the walk skipped it
+	for k, e := range elems {
+		if c := e[0]; c != '"' && c != 'n' {
+			return malformed("%s[%d] must be a string, not %s", field, k, gotText(kind(c)))
+		}
+	}
+	return malformed("%s must be a list of strings", field)
 }
 
 // object walks the object at b[i], calling m for each member in order, and

@@ -17,8 +17,9 @@
 // Every request body has a string "type" and an integer "msg_id"; every
 // reply body has a "type" and "in_reply_to", the request's msg_id. Other
 // fields are listed below with each message; a field not marked optional is
-// required, a field of the wrong JSON type is malformed (error 12), and
-// fields the node does not know are ignored. Keys are matched exactly, as
+// required, a field of the wrong JSON type is malformed (error 12, with a
+// text such as "thief_worker must be a string, not a number"), and fields
+// the node does not know are ignored. Keys are matched exactly, as
 // written here: "TYPE" or "Msg_Id" is not a field the node knows, and is
 // ignored like any other. A string anywhere in a message, key or value,
 // that is not valid UTF-8 or holds a lone surrogate escape such as \ud800

@@ -1,8 +1,11 @@
 package node
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/worksteal/steal/coord"
 )
@@ -48,6 +51,10 @@ func toWire(err error) *wireError {
 	if errors.As(err, &w) {
 		return w
 	}
+	var mistyped *json.UnmarshalTypeError
+	if errors.As(err, &mistyped) {
+		return &wireError{CodeMalformed, DecodeErrorText(err)}
+	}
 	var c *coord.Error
 	if errors.As(err, &c) {
 		if code, ok := codes[c.Kind]; ok {
@@ -55,4 +62,81 @@ func toWire(err error) *wireError {
 		}
 	}
 	return &wireError{CodeMalformed, err.Error()}
+}
+
+// DecodeErrorText is the text of the error reply (code CodeMalformed) that
+// the node writes for err, an error from decoding a message with
+// encoding/json: a field of the wrong JSON type is named with the type it
+// must have, in the protocol's words rather than Go's ("thief_worker must
+// be a string, not a number"); any other error gives its own text. Any
+// goroutine may call it; a program that answers the protocol itself calls
+// it so that its texts are the node's.
+func DecodeErrorText(err error) string {
+	var mistyped *json.UnmarshalTypeError
+	if !errors.As(err, &mistyped) {
+		return err.Error()
+	}
+	return mistypedText(mistyped)
+}
+
+// mistypedText says which field of e holds a value of the wrong JSON type,
+// and what it must be: a client in any language reads that, where
+// encoding/json's own text names Go structs and types.
+func mistypedText(e *json.UnmarshalTypeError) string {
+	field := strings.TrimPrefix(e.Field, "body.")
+	if field == "" {
+		field = "the body"
+	}
+	return fmt.Sprintf("%s must be %s, not %s", field, wantText(e.Type), gotText(e.Value))
+}
+
+// wantText names the JSON that decodes into t.
+func wantText(t reflect.Type) string {
+	if t == nil {
+		return "a value of another type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		if e := t.Elem(); e.Kind() == reflect.String || e.Kind() == reflect.Pointer && e.Elem().Kind() == reflect.String {
+			return "a list of strings"
+		}
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "a value of another type"
+}
+
+// gotText names the JSON value encoding/json found: its kind, or for a
+// number that does not fit, the number itself.
+func gotText(v string) string {
+	switch v {
+	case "string":
+		return "a string"
+	case "number":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	}
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		return n
+	}
+	return v
 }

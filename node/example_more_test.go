@@ -1,6 +1,8 @@
 package node_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 
@@ -56,4 +58,14 @@ func ExampleNode_Handle_cutOff() {
 	os.Stdout.Write(reply)
 	// Output:
 	// {"src": "n", "dest": "c", "body": {"type": "run_simulation_ok", "in_reply_to": 1, "duration_ms": 15, "results": [{"policy": "none", "finished": false, "lower_bound_ms": 20, "utilisation": 0.667, "steals": 0, "failed_steals": 0, "jobs_moved": 0, "jobs_completed": 2, "jobs_left": 4, "completed": {"w1": 1, "w2": 1, "w3": 0}, "idle_ms": {"w1": 0, "w2": 0, "w3": 15}, "queue_sizes": {"w1": 2, "w2": 2, "w3": 0}}], "all_idle": false}}
+}
+
+// A field of the wrong JSON type is named with the type it must have.
+func ExampleDecodeErrorText() {
+	var req struct {
+		Worker string `json:"worker"`
+	}
+	err := json.Unmarshal([]byte(`{"worker": 5}`), &req)
+	fmt.Println(node.DecodeErrorText(err))
+	// Output: worker must be a string, not a number
 }

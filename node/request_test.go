@@ -374,9 +374,9 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 // "unknown worker" with no name, and workers [null] "empty worker name".
 func TestNullInAStringListIsMalformed(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
-		{`{"type": "steal_job", "msg_id": 1, "thief_worker": "w3", "busy_workers": ["w1", null]}`, "body.busy_workers[1] must be a string, not null"},
-		{`{"type": "init", "msg_id": 1, "workers": [null, "w1"]}`, "body.workers[0] must be a string, not null"},
-		{`{"type": "run_simulation", "msg_id": 1, "duration_ms": 5, "policies": ["none", "none", null]}`, "body.policies[2] must be a string, not null"},
+		{`{"type": "steal_job", "msg_id": 1, "thief_worker": "w3", "busy_workers": ["w1", null]}`, "busy_workers[1] must be a string, not null"},
+		{`{"type": "init", "msg_id": 1, "workers": [null, "w1"]}`, "workers[0] must be a string, not null"},
+		{`{"type": "run_simulation", "msg_id": 1, "duration_ms": 5, "policies": ["none", "none", null]}`, "policies[2] must be a string, not null"},
 	} {
 		n := New()
 		before := fingerprint(n)

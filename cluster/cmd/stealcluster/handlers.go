@@ -137,7 +137,7 @@ func stringList(list []*string, field string) ([]string, error) {
 	out := make([]string, len(list))
 	for k, s := range list {
 		if s == nil {
-			return nil, fail(node.CodeMalformed, "body.%s[%d] must be a string, not null", field, k)
+			return nil, fail(node.CodeMalformed, "%s[%d] must be a string, not null", field, k)
 		}
 		out[k] = *s
 	}

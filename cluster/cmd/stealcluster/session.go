@@ -111,7 +111,7 @@ func (s *session) handle(ctx context.Context, msg []byte) ([]byte, error) {
 	}
 	idErr := req.parseID() // even a malformed request gets in_reply_to when it can
 	if err != nil {
-		err = fail(node.CodeMalformed, "malformed request: %v", err)
+		err = fail(node.CodeMalformed, "%s", node.DecodeErrorText(err))
 	} else {
 		err = idErr
 	}
