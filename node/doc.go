@@ -242,7 +242,9 @@
 // again on its own. A value that grows past MaxMessageBytes is followed in
 // the same way to its end, its text no longer kept, and skipped. So is a
 // value nested deeper than encoding/json takes (10,000 levels): it is a
-// JSON prefix however deep it goes, and is skipped whole at its end.
+// JSON prefix however deep it goes, and is skipped whole at its end. A
+// UTF-8 byte order mark at the very start of the input is ignored; one
+// anywhere else is not JSON white space, and its message is skipped.
 //
 // A program that serves this protocol with handlers of its own (as steal
 // node -nats does, against a cluster on NATS) frames its input with

@@ -244,12 +244,21 @@ var errLongLine = errors.New("node: line longer than the limit")
 // chunks, each fed to the scans of the value it may continue and of the
 // line on its own, then dropped, so that it never occupies more than the
 // limit; readLine then returns errLongLine.
+// utf8BOM is the byte order mark in UTF-8, U+FEFF.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
 func (v *Reader) readLine() ([]byte, error) {
 	chunk, err := v.r.ReadSlice('\n')
 	if len(chunk) == 0 {
 		return nil, err // io.EOF, or a read error, with nothing read
 	}
 	v.line++
+	if v.line == 1 {
+		// A byte order mark opening the input is not part of its first
+		// message: RFC 8259 lets a parser ignore it, and some writers
+		// (.NET's UTF-8 StreamWriter, Windows PowerShell) put one there.
+		chunk = bytes.TrimPrefix(chunk, utf8BOM)
+	}
 	if err == nil || err == io.EOF {
 		line := trimEOL(chunk)
 		if len(line) <= v.limit {

@@ -266,3 +266,25 @@ func TestReaderBlankLinesAreJSONWhiteSpace(t *testing.T) {
 		t.Fatalf("stdout %q, stderr %q", out, log)
 	}
 }
+
+// A byte order mark opening the input is ignored: the first message is
+// answered. One later in the input is not white space: that line is
+// skipped, and the reader goes on.
+func TestReaderIgnoresLeadingBOM(t *testing.T) {
+	bom := "\xef\xbb\xbf"
+	out, log := serve(t, bom+`{"src": "c", "dest": "n", "body": {"type": "check_cluster_state", "msg_id": 1}}`+"\n"+
+		bom+`{"src": "c", "dest": "n", "body": {"type": "check_cluster_state", "msg_id": 2}}`+"\n"+
+		`{"src": "c", "dest": "n", "body": {"type": "check_cluster_state", "msg_id": 3}}`+"\n")
+	if !strings.Contains(out, `"in_reply_to": 1,`) || strings.Contains(out, `"in_reply_to": 2,`) || !strings.Contains(out, `"in_reply_to": 3,`) {
+		t.Errorf("replies:\n%s", out)
+	}
+	if !strings.Contains(log, "line 2") {
+		t.Errorf("the second line's mark was not reported: %q", log)
+	}
+	// A mark alone on the first line is a blank line; a pretty-printed
+	// value may start after it.
+	out, _ = serve(t, bom+"\n{\n"+`"src": "c", "dest": "n", "body": {"type": "check_cluster_state", "msg_id": 4}`+"\n}\n")
+	if !strings.Contains(out, `"in_reply_to": 4,`) {
+		t.Errorf("after a mark alone on line 1: %q", out)
+	}
+}
