@@ -36,7 +36,8 @@
 // body receives from a channel or selects. The function must run as a
 // goroutine: a function literal or function started by a go statement
 // of the package (or passed to sync.WaitGroup.Go or errgroup's
-// Group.Go), or a method named like a run loop (Run, Loop, RunLoop,
+// Group.Go), directly or through a variable that a function literal is
+// assigned to (worker := func() {...}; go worker()), or a method named like a run loop (Run, Loop, RunLoop,
 // Serve, Work, Worker, Poll, Consume, Dispatch, any name ending in
 // Loop, in either case), since such methods are usually started from
 // another package.

@@ -87,6 +87,7 @@ func run(pass *analysis.Pass) (any, error) {
 func goroutines(pass *analysis.Pass, insp *inspector.Inspector) (map[types.Object]bool, map[*ast.FuncLit]bool) {
 	fns := make(map[types.Object]bool)
 	lits := make(map[*ast.FuncLit]bool)
+	startedVars := make(map[*types.Var]bool) // go f() with f a variable
 	started := func(e ast.Expr) {
 		// go f[T](x) names the generic function through an index
 		// expression.
@@ -100,8 +101,11 @@ func goroutines(pass *analysis.Pass, insp *inspector.Inspector) (map[types.Objec
 		case *ast.FuncLit:
 			lits[e] = true
 		case *ast.Ident:
-			if fn, ok := pass.TypesInfo.Uses[e].(*types.Func); ok {
-				fns[fn.Origin()] = true
+			switch obj := pass.TypesInfo.Uses[e].(type) {
+			case *types.Func:
+				fns[obj.Origin()] = true
+			case *types.Var:
+				startedVars[obj] = true
 			}
 		case *ast.SelectorExpr: // a method value or pkg.F
 			if fn, ok := pass.TypesInfo.Uses[e.Sel].(*types.Func); ok {
@@ -117,6 +121,34 @@ func goroutines(pass *analysis.Pass, insp *inspector.Inspector) (map[types.Objec
 			fn := funcs.Callee(pass.TypesInfo, n)
 			if len(n.Args) == 1 && (funcs.Is(fn, "sync", "Go") || funcs.Is(fn, "golang.org/x/sync/errgroup", "Go")) {
 				started(n.Args[0])
+			}
+		}
+	}
+	if len(startedVars) > 0 {
+		// worker := func() {...}; go worker(): the literals assigned to
+		// a started variable run as goroutines.
+		lit := func(id *ast.Ident, e ast.Expr) {
+			fl, ok := ast.Unparen(e).(*ast.FuncLit)
+			if v, isVar := pass.TypesInfo.ObjectOf(id).(*types.Var); ok && isVar && startedVars[v] {
+				lits[fl] = true
+			}
+		}
+		for cur := range insp.Root().Preorder((*ast.AssignStmt)(nil), (*ast.ValueSpec)(nil)) {
+			switch n := cur.Node().(type) {
+			case *ast.AssignStmt:
+				if len(n.Lhs) == len(n.Rhs) {
+					for i, l := range n.Lhs {
+						if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+							lit(id, n.Rhs[i])
+						}
+					}
+				}
+			case *ast.ValueSpec:
+				if len(n.Names) == len(n.Values) {
+					for i, id := range n.Names {
+						lit(id, n.Values[i])
+					}
+				}
 			}
 		}
 	}

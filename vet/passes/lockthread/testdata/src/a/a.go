@@ -164,3 +164,39 @@ func (p *Poller) Loop(n int) {
 		process(Request{})
 	}
 }
+
+// A function literal kept in a variable and started with go.
+func closureVar(ch chan Request) {
+	worker := func() {
+		runtime.LockOSThread() // want `LockOSThread starvation`
+		for req := range ch {
+			process(req)
+		}
+	}
+	go worker()
+}
+
+// The same, declared with var and started through sync.WaitGroup.Go.
+func closureVarGo(ch chan Request) {
+	var loop = func() {
+		runtime.LockOSThread() // want `LockOSThread starvation`
+		defer runtime.UnlockOSThread()
+		for req := range ch {
+			process(req)
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Go(loop)
+	wg.Wait()
+}
+
+// A function literal in a variable that is only called, not started.
+func closureCalled(ch chan Request) {
+	serveHere := func() {
+		runtime.LockOSThread()
+		for req := range ch {
+			process(req)
+		}
+	}
+	serveHere()
+}
