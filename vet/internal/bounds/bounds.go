@@ -237,6 +237,7 @@ func Budgeted(info *types.Info, loop ast.Node, cur inspector.Cursor) bool {
 // a receive on a Done channel bounds nothing. Function literals, and what
 // g itself runs, are not looked into.
 func Scan(info *types.Info, scope *ast.BlockStmt, g *ast.GoStmt, eventLoop bool) (found bool, events, tokens int) {
+	others := otherCases(scope, g)
 	var visit func(n ast.Node) bool
 	visit = func(n ast.Node) bool {
 		if found {
@@ -250,6 +251,19 @@ func Scan(info *types.Info, scope *ast.BlockStmt, g *ast.GoStmt, eventLoop bool)
 				return false // what the goroutine does is not a bound on starting it
 			}
 		case *ast.CommClause:
+			// The receive of another case of g's select is an
+			// alternative to g's case (another event, or a quit
+			// channel), not a wait for the goroutine g started.
+			if recv := commRecv(n.Comm); recv != nil && others[n] {
+				if !IsDone(recv) {
+					events++
+				}
+				ast.Inspect(recv, visit)
+				for _, s := range n.Body {
+					ast.Inspect(s, visit)
+				}
+				return false
+			}
 			// A send in a select with a default never waits: it bounds
 			// what its own case starts (a try-acquire), nothing else.
 			if send, ok := n.Comm.(*ast.SendStmt); ok && hasDefault(scope, n) {
@@ -296,6 +310,41 @@ func Scan(info *types.Info, scope *ast.BlockStmt, g *ast.GoStmt, eventLoop bool)
 	}
 	ast.Inspect(scope, visit)
 	return found, events, tokens
+}
+
+// otherCases returns the cases of the selects in scope that hold g in
+// one of their other cases.
+func otherCases(scope ast.Node, g *ast.GoStmt) map[*ast.CommClause]bool {
+	out := make(map[*ast.CommClause]bool)
+	ast.Inspect(scope, func(n ast.Node) bool {
+		s, ok := n.(*ast.SelectStmt)
+		if !ok || n.Pos() > g.Pos() || g.End() > n.End() {
+			return n == nil || n.Pos() <= g.Pos() && g.End() <= n.End()
+		}
+		for _, c := range s.Body.List {
+			if cc := c.(*ast.CommClause); cc.Pos() > g.Pos() || g.End() > cc.End() {
+				out[cc] = true
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// commRecv returns the channel that a select case's comm receives
+// from, or nil for a send or the default case.
+func commRecv(comm ast.Stmt) ast.Expr {
+	var x ast.Expr
+	switch comm := comm.(type) {
+	case *ast.ExprStmt:
+		x = comm.X
+	case *ast.AssignStmt:
+		x = comm.Rhs[0]
+	}
+	if u, ok := ast.Unparen(x).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		return u.X
+	}
+	return nil
 }
 
 // hasDefault reports whether the select in scope that holds the case cc

@@ -41,7 +41,7 @@
 // *http.Request parameter) outside any loop, unless the loop or the
 // handler bounds it. The bounds are those of the unboundedgo analyzer:
 // a channel send (semaphore acquire), a receive after the go statement
-// or a token receive, a call named Wait, Acquire, TryAcquire or
+// (other than in another case of its select) or a token receive, a call named Wait, Acquire, TryAcquire or
 // containing "acquire", or an if statement around the go statement
 // that starts once or counts up to a limit.
 //

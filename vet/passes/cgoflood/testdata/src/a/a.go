@@ -165,3 +165,17 @@ func sliceFlood(data [][]byte) { // want sliceFlood:"callsCgo"
 		go process(d) // want `goroutine that calls C started in a loop`
 	}
 }
+
+// twoStreams starts a C call per event of either stream.
+func twoStreams(events, urgent chan []byte, done chan struct{}) { // want twoStreams:"callsCgo"
+	for {
+		select {
+		case ev := <-events:
+			go process(ev) // want `goroutine that calls C started in a loop with no bound`
+		case ev := <-urgent:
+			go process(ev) // want `goroutine that calls C started in a loop with no bound`
+		case <-done:
+			return
+		}
+	}
+}

@@ -313,3 +313,19 @@ func countedInBody(tokens chan struct{}, n int) {
 		}()
 	}
 }
+
+// twoStreams starts a goroutine per event of either of two streams: the
+// second case's receive is another event, not a wait for the first
+// case's goroutine.
+func twoStreams(ctx context.Context, events, urgent chan Event) {
+	for {
+		select {
+		case ev := <-events:
+			go process(ev) // want `go statement per received event`
+		case ev := <-urgent:
+			go process(ev) // want `go statement per received event`
+		case <-ctx.Done():
+			return
+		}
+	}
+}
