@@ -37,10 +37,12 @@
 // goroutine: a function literal or function started by a go statement
 // of the package (or passed to sync.WaitGroup.Go or errgroup's
 // Group.Go), directly or through a variable that a function literal is
-// assigned to (worker := func() {...}; go worker()), or a method named like a run loop (Run, Loop, RunLoop,
-// Serve, Work, Worker, Poll, Consume, Dispatch, any name ending in
-// Loop, in either case), since such methods are usually started from
-// another package.
+// assigned to (worker := func() {...}; go worker()); a function called
+// as a statement of such a literal's body (go func() { defer wg.Done();
+// worker(ch) }()), which is the goroutine's body; or a method named
+// like a run loop (Run, Loop, RunLoop, Serve, Work, Worker, Poll,
+// Consume, Dispatch, any name ending in Loop, in either case), since
+// such methods are usually started from another package.
 //
 // # What is deliberately not reported
 //

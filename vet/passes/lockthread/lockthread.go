@@ -152,6 +152,19 @@ func goroutines(pass *analysis.Pass, insp *inspector.Inspector) (map[types.Objec
 			}
 		}
 	}
+	// go func() { defer wg.Done(); worker(ch) }(): a function called as
+	// a statement of a started literal's body is that goroutine's body.
+	for lit := range lits {
+		for _, stmt := range lit.Body.List {
+			if es, ok := stmt.(*ast.ExprStmt); ok {
+				if call, ok := ast.Unparen(es.X).(*ast.CallExpr); ok {
+					if fn := funcs.Callee(pass.TypesInfo, call); fn != nil && fn.Pkg() == pass.Pkg {
+						fns[fn.Origin()] = true
+					}
+				}
+			}
+		}
+	}
 	return fns, lits
 }
 

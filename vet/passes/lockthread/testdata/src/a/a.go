@@ -200,3 +200,42 @@ func closureCalled(ch chan Request) {
 	}
 	serveHere()
 }
+
+// A worker pool whose goroutines call the locked worker: the literal
+// started with go runs pooledWorker as the goroutine's body.
+func pooledWorker(id int, ch chan Request) {
+	runtime.LockOSThread() // want `LockOSThread starvation`
+	defer runtime.UnlockOSThread()
+	for req := range ch {
+		process(req)
+	}
+}
+
+func startPooled(ch chan Request) {
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pooledWorker(i, ch)
+		}()
+	}
+	wg.Wait()
+}
+
+// Called from a started literal only under a condition: not the
+// goroutine's body, left alone.
+func maybeServe(ch chan Request) {
+	runtime.LockOSThread()
+	for req := range ch {
+		process(req)
+	}
+}
+
+func startMaybe(ch chan Request, on bool) {
+	go func() {
+		if on {
+			maybeServe(ch)
+		}
+	}()
+}
