@@ -87,6 +87,9 @@ func mistypedText(e *json.UnmarshalTypeError) string {
 	if field == "" {
 		field = "the body"
 	}
+	if n, ok := strings.CutPrefix(e.Value, "number "); ok && outOfRange(n, e.Type) {
+		return fmt.Sprintf("%s %s is out of range", field, n)
+	}
 	return fmt.Sprintf("%s must be %s, not %s", field, wantText(e.Type), gotText(e.Value))
 }
 
@@ -139,4 +142,25 @@ func gotText(v string) string {
 		return n
 	}
 	return v
+}
+
+// outOfRange reports whether n, a JSON number that did not decode into t,
+// is of the kind t takes but does not fit it: 1e400 for a float64, an
+// integer beyond 64 bits, a non-negative one for an unsigned field.
+func outOfRange(n string, t reflect.Type) bool {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return !strings.ContainsAny(n, ".eE")
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return !strings.ContainsAny(n, ".eE-")
+	}
+	return false
 }

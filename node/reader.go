@@ -239,14 +239,14 @@ var newline = []byte{'\n'}
 // errLongLine tells Next that readLine read a line over the limit through.
 var errLongLine = errors.New("node: line longer than the limit")
 
+// utf8BOM is the byte order mark in UTF-8, U+FEFF.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
 // readLine returns the next line without its line ending. A line longer
 // than the limit is not returned: it is read through in bufio-sized
 // chunks, each fed to the scans of the value it may continue and of the
 // line on its own, then dropped, so that it never occupies more than the
 // limit; readLine then returns errLongLine.
-// utf8BOM is the byte order mark in UTF-8, U+FEFF.
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
-
 func (v *Reader) readLine() ([]byte, error) {
 	chunk, err := v.r.ReadSlice('\n')
 	if len(chunk) == 0 {

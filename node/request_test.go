@@ -319,7 +319,7 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		`{"body":{"cost":{"model":"fixed"},"cost":{"mean_ms":3}}}`, `{"body":{"cost":5,"cost":{"mean_ms":3}}}`,
 		`{"src":5,"body":{"msg_id":"x","thief_worker":7,"workers":["a",5],"seed":-1}}`, `{"body":{"cost":{"model":5,"mean_ms":"x"}}}`,
 		`{"body":null}`, `{"body":5}`, `{"body":{},"body":[]}`, `[]`, `null`, `"x"`, `{"body":{"t\u0079pe":"a","\u0000":1}}`,
-		`{"body":{"workers":null,"payload":null,"msg_id":null,"cost":null}}`, `{"body":{"workers":["a",null],"busy_workers":[null,5]}}`, `{"x":{"body":1},"body":{"type":"a"}}`,
+		`{"body":{"workers":null,"payload":null,"msg_id":null,"cost":null}}`, `{"body":{"workers":["a",null],"busy_workers":[null,5]}}`, `{"body":{"busy_workers":[5]}}`, `{"x":{"body":1},"body":{"type":"a"}}`,
 		"{\"body\":{\"type\":\"\xff\"}}", `{"body":{"type":"\ud800\udc00\udc00"}}`, `{"body":{"type":"\\ud800"}}`,
 		`{"`, `{"\"`, `{"a":`, `{"a":{"b`, `{"body":{"cost":{"mo`, `{"a" 1}`, `{"a":1 "b"}`, `{"body":[}`, `{"src":"x\u12`,
 	} {
@@ -340,6 +340,13 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 			// A null in a list of strings, which encoding/json takes as "",
 			// or a bad string, which it takes too: there must be one.
 			if strings.HasSuffix(w.text, "must be a string, not null") && strings.Contains(in, "null") {
+				return
+			}
+			// An element of a list of strings that is not a string:
+			// encoding/json names the list, the decoder the element.
+			var mistyped *json.UnmarshalTypeError
+			if errors.As(json.Unmarshal([]byte(in), new(plainEnvelope)), &mistyped) &&
+				strings.HasPrefix(w.text, strings.TrimPrefix(mistyped.Field, "body.")+"[") {
 				return
 			}
 			if utf8.ValidString(in) && !surrogateEscape.MatchString(in) {

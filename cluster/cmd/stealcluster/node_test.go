@@ -144,6 +144,8 @@ func TestNodeNATSSession(t *testing.T) {
 		{`"type": "steal_job", "thief_worker": "w9"`, `"code": 1000, "text": "unknown worker: w9"`},
 		{`"type": "steal_job", "thief_worker": "w2", "busy_workers": ["w9"]`, `"code": 1000, "text": "unknown worker: w9"`},
 		{`"type": "steal_job", "thief_worker": "w2", "busy_workers": ["w1", null]`, `"code": 12, "text": "busy_workers[1] must be a string, not null"`},
+		{`"type": "steal_job", "thief_worker": "w2", "busy_workers": ["w1", 5]`, `"code": 12, "text": "busy_workers[1] must be a string, not a number"`},
+		{`"type": "steal_job", "thief_worker": "w2", "busy_workers": [null, ["w1"]]`, `"code": 12, "text": "busy_workers[1] must be a string, not a list"`},
 		{`"type": "steal_job", "thief_worker": "w1"`, `"code": 1002, "text": "nothing to steal: no candidate worker has a queued job"`},
 		{`"type": "steal_job"`, `"code": 12, "text": "missing field thief_worker"`},
 		{`"type": "pop_job", "worker": "w2"`, `"code": 10, "text": "worker w2 runs its own jobs: pop_job serves only names that no live worker of the cluster holds (this gateway then hosts a worker of that name)"`},

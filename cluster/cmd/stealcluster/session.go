@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -111,7 +112,7 @@ func (s *session) handle(ctx context.Context, msg []byte) ([]byte, error) {
 	}
 	idErr := req.parseID() // even a malformed request gets in_reply_to when it can
 	if err != nil {
-		err = fail(node.CodeMalformed, "%s", node.DecodeErrorText(err))
+		err = fail(node.CodeMalformed, "%s", decodeErrorText(err, msg))
 	} else {
 		err = idErr
 	}
@@ -127,6 +128,28 @@ func (s *session) handle(ctx context.Context, msg []byte) ([]byte, error) {
 		reply, err = node.AppendReply(nil, env.Dest, env.Src, errorBody(req, fail(node.CodeMalformed, "%v", err))...)
 	}
 	return reply, err
+}
+
+// decodeErrorText is node.DecodeErrorText, but names an element of
+// busy_workers that is not a string by its index, as steal node does:
+// encoding/json names only the list.
+func decodeErrorText(err error, msg []byte) string {
+	var mistyped *json.UnmarshalTypeError
+	if errors.As(err, &mistyped) && mistyped.Field == "body.busy_workers" && mistyped.Type.Kind() == reflect.String {
+		var e struct {
+			Body struct {
+				BusyWorkers []json.RawMessage `json:"busy_workers"`
+			} `json:"body"`
+		}
+		json.Unmarshal(msg, &e)
+		for k, v := range e.Body.BusyWorkers {
+			if v[0] != '"' && v[0] != 'n' {
+				mistyped.Field = fmt.Sprintf("body.busy_workers[%d]", k)
+				break
+			}
+		}
+	}
+	return node.DecodeErrorText(err)
 }
 
 // parseID reads msg_id when it is an integer.
