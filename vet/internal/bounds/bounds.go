@@ -254,7 +254,7 @@ func Scan(info *types.Info, scope *ast.BlockStmt, g *ast.GoStmt, eventLoop bool)
 			// The receive of another case of g's select is an
 			// alternative to g's case (another event, or a quit
 			// channel), not a wait for the goroutine g started.
-			if recv := commRecv(n.Comm); recv != nil && others[n] {
+			if recv := CommRecv(n.Comm); recv != nil && others[n] {
 				if !IsDone(recv) {
 					events++
 				}
@@ -331,9 +331,9 @@ func otherCases(scope ast.Node, g *ast.GoStmt) map[*ast.CommClause]bool {
 	return out
 }
 
-// commRecv returns the channel that a select case's comm receives
+// CommRecv returns the channel that a select case's comm receives
 // from, or nil for a send or the default case.
-func commRecv(comm ast.Stmt) ast.Expr {
+func CommRecv(comm ast.Stmt) ast.Expr {
 	var x ast.Expr
 	switch comm := comm.(type) {
 	case *ast.ExprStmt:

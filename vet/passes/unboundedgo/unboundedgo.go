@@ -135,7 +135,7 @@ func eventLoop(info *types.Info, cur inspector.Cursor) (ast.Stmt, []*ast.IfStmt)
 			// of that case: per tick or on cancellation when it
 			// receives from a time or Done channel, whatever the
 			// other cases receive.
-			if recv := commRecv(n.Comm); recv != nil && !isEventChan(info, recv) {
+			if recv := bounds.CommRecv(n.Comm); recv != nil && !isEventChan(info, recv) {
 				return nil, nil
 			}
 		case *ast.RangeStmt:
@@ -168,22 +168,6 @@ func isEventChan(info *types.Info, x ast.Expr) bool {
 		}
 	}
 	return !bounds.IsDone(x) // cancellation is not an event stream
-}
-
-// commRecv returns the channel a select case's comm receives from, or
-// nil for a send or the default case.
-func commRecv(comm ast.Stmt) ast.Expr {
-	var x ast.Expr
-	switch comm := comm.(type) {
-	case *ast.ExprStmt:
-		x = comm.X
-	case *ast.AssignStmt:
-		x = comm.Rhs[0]
-	}
-	if u, ok := ast.Unparen(x).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
-		return u.X
-	}
-	return nil
 }
 
 // receivesBefore reports whether the loop receives an event before pos,
