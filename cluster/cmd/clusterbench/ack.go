@@ -67,3 +67,19 @@ func allStored(ctx context.Context, futs []jetstream.PubAckFuture) bool {
 	}
 	return true
 }
+
+// awaitAcks waits for the server's answer to every publish of futs and
+// returns the first error, or ctx's: how the designs' batch submissions
+// learn that a call's jobs are stored.
+func awaitAcks(ctx context.Context, futs []jetstream.PubAckFuture) error {
+	for _, f := range futs {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}

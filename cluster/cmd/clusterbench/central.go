@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/worksteal/steal"
 	"github.com/worksteal/steal/cluster/natsserver"
@@ -29,23 +26,12 @@ const (
 // each job. Acks are the client's plain Ack, which the server does not
 // confirm; completions are counted when Ack returns.
 type centralSystem struct {
-	dial   dialer
-	k      int
-	kind   centralKind
-	wl     workload
-	gate   <-chan struct{}
-	nc     *nats.Conn
-	js     jetstream.JetStream
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	done   atomic.Int64
-	mu     sync.Mutex
-	conns  []*nats.Conn
-	fetch  []time.Duration // time to the first message of each Fetch that got one
-	pools  []*steal.Pool   // centralLocal: each worker's own
-	onMsg  func(jetstream.Msg)
-	onDone func() // when set, called each time a job has run
+	jsBase
+	k     int
+	kind  centralKind
+	fetch []time.Duration // time to the first message of each Fetch that got one
+	pools []*steal.Pool   // centralLocal: each worker's own
+	onMsg func(jetstream.Msg)
 }
 
 // centralKind is how a central worker runs a job's children.
@@ -82,18 +68,18 @@ const (
 )
 
 func newCentralSystem(e *natsserver.Server, k int, kind centralKind, wl workload, gate <-chan struct{}, ackWait time.Duration) (*centralSystem, error) {
-	nc, err := e.Connect()
-	if err != nil {
-		return nil, err
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		nc.Close()
-		return nil, err
-	}
 	s := newCentralWorkers(inProcess(e), k, kind, wl, gate)
-	s.nc, s.js = nc, js
-	if err := s.setup(ackWait); err != nil {
+	streams := []jetstream.StreamConfig{{Name: queueStream, Subjects: []string{queueSubject},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage}}
+	if kind == centralLedger {
+		streams = append(streams, jetstream.StreamConfig{Name: ledgerStream, Subjects: []string{ledgerSubject + ">"},
+			Storage: jetstream.MemoryStorage})
+	}
+	err := s.submitter(e, streams...)
+	if err == nil {
+		err = s.consumer(ackWait)
+	}
+	if err != nil {
 		s.close()
 		return nil, err
 	}
@@ -104,29 +90,16 @@ func newCentralSystem(e *natsserver.Server, k int, kind centralKind, wl workload
 // submitting connection: what a worker process runs. Its connections come
 // from dial.
 func newCentralWorkers(dial dialer, k int, kind centralKind, wl workload, gate <-chan struct{}) *centralSystem {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &centralSystem{dial: dial, k: k, kind: kind, wl: wl, gate: gate, ctx: ctx, cancel: cancel}
+	s := &centralSystem{k: k, kind: kind}
+	s.init(dial, wl, gate)
+	return s
 }
 
-func (s *centralSystem) setup(ackWait time.Duration) error {
+// consumer creates the durable consumer every worker fetches from.
+func (s *centralSystem) consumer(ackWait time.Duration) error {
 	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
 	defer cancel()
-	_, err := s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: queueStream, Subjects: []string{queueSubject},
-		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage,
-	})
-	if err != nil {
-		return err
-	}
-	if s.kind == centralLedger {
-		_, err = s.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-			Name: ledgerStream, Subjects: []string{ledgerSubject + ">"}, Storage: jetstream.MemoryStorage,
-		})
-		if err != nil {
-			return err
-		}
-	}
-	_, err = s.js.CreateOrUpdateConsumer(ctx, queueStream, jetstream.ConsumerConfig{
+	_, err := s.js.CreateOrUpdateConsumer(ctx, queueStream, jetstream.ConsumerConfig{
 		Durable: queueConsumer, AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait,
 	})
 	return err
@@ -134,14 +107,7 @@ func (s *centralSystem) setup(ackWait time.Duration) error {
 
 func (s *centralSystem) start(ctx context.Context, from, to int) error {
 	for range to - from {
-		nc, err := s.dial()
-		if err != nil {
-			return err
-		}
-		s.mu.Lock()
-		s.conns = append(s.conns, nc)
-		s.mu.Unlock()
-		js, err := jetstream.New(nc)
+		_, js, err := s.workerConn()
 		if err != nil {
 			return err
 		}
@@ -321,20 +287,10 @@ func (s *centralSystem) submitBatch(ctx context.Context, ids []string, payload [
 		}
 		futs = append(futs, f)
 	}
-	for _, f := range futs {
-		select {
-		case <-f.Ok():
-		case err := <-f.Err():
-			return err
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
+	return awaitAcks(ctx, futs)
 }
 
-func (s *centralSystem) completed() int64 { return s.done.Load() }
-func (s *centralSystem) stolen() int64    { return 0 }
+func (s *centralSystem) stolen() int64 { return 0 }
 
 // fetchTimes returns the recorded Fetch latencies.
 func (s *centralSystem) fetchTimes() []time.Duration {
@@ -344,17 +300,10 @@ func (s *centralSystem) fetchTimes() []time.Duration {
 }
 
 func (s *centralSystem) close() {
-	s.cancel()
-	s.wg.Wait()
+	s.jsBase.close()
 	s.mu.Lock()
-	for _, nc := range s.conns {
-		nc.Close()
-	}
 	for _, p := range s.pools {
 		p.Close()
 	}
 	s.mu.Unlock()
-	if s.nc != nil {
-		s.nc.Close()
-	}
 }

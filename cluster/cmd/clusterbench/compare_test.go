@@ -16,15 +16,21 @@ import (
 // (a failed run shows in Failed), the idle and scaling cells and the
 // models have figures, and the outputs name every design. It asserts
 // nothing about speed.
-func TestCompare(t *testing.T) {
-	cfg := quickCmpConfig()
-	cfg.Modes = []string{modeInProcess, modeProcesses}
-	cfg.Workloads = []workload{
+// tinyWorkloads is one small workload of each kind: a tree, flat jobs one
+// at a time and in batches, and a skewed start.
+func tinyWorkloads() []workload {
+	return []workload{
 		{Name: "tree-spawn", Kind: kindTree, Fanout: 2, Roots: []int{2, 2}},
 		{Name: "flat-noop", Kind: kindThroughput, Jobs: 10},
 		{Name: "flat-noop-batch", Kind: kindThroughput, Jobs: 10, Bundle: 4},
 		{Name: "skew-sleep", Kind: kindSkew, Job: ms1, Jobs: 10},
 	}
+}
+
+func TestCompare(t *testing.T) {
+	cfg := quickCmpConfig()
+	cfg.Modes = []string{modeInProcess, modeProcesses}
+	cfg.Workloads = tinyWorkloads()
 	cfg.Scale.Workers = []int{2}
 	var log bytes.Buffer
 	r, err := measureCompare(cfg, &log)
@@ -218,12 +224,7 @@ func TestLedgerDesigns(t *testing.T) {
 	cfg := quickCmpConfig()
 	cfg.Designs = []string{"steal-wq", "central-ledger", cfg.baseline()}
 	cfg.Modes = []string{modeInProcess, modeProcesses}
-	cfg.Workloads = []workload{
-		{Name: "tree-spawn", Kind: kindTree, Fanout: 2, Roots: []int{2, 2}},
-		{Name: "flat-noop", Kind: kindThroughput, Jobs: 10},
-		{Name: "flat-noop-batch", Kind: kindThroughput, Jobs: 10, Bundle: 4},
-		{Name: "skew-sleep", Kind: kindSkew, Job: ms1, Jobs: 10},
-	}
+	cfg.Workloads = tinyWorkloads()
 	cfg.Scale.Workers, cfg.Scale.Designs = []int{2}, cfg.Designs
 	var log bytes.Buffer
 	r, err := measureCompare(cfg, &log)

@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/worksteal/steal/cluster"
 	"github.com/worksteal/steal/cluster/natsserver"
 )
@@ -37,6 +40,81 @@ func inProcess(e *natsserver.Server) dialer { return e.Connect }
 
 func overTCP(url string) dialer {
 	return func(opts ...nats.Option) (*nats.Conn, error) { return nats.Connect(url, opts...) }
+}
+
+// jsBase is what the designs built on JetStream alone (the central queues
+// and steal-wq) share: the workload, the gate, the submitter's connection
+// (when the system submits), the workers' connections, and the count of
+// completed jobs.
+type jsBase struct {
+	dial   dialer
+	wl     workload
+	gate   <-chan struct{}
+	nc     *nats.Conn // the submitter's; nil in a worker process
+	js     jetstream.JetStream
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	done   atomic.Int64
+	mu     sync.Mutex
+	conns  []*nats.Conn
+	onDone func() // when set, called each time a job has run
+}
+
+func (b *jsBase) init(dial dialer, wl workload, gate <-chan struct{}) {
+	b.dial, b.wl, b.gate = dial, wl, gate
+	b.ctx, b.cancel = context.WithCancel(context.Background())
+}
+
+// submitter connects the submitting side to e, and creates streams.
+func (b *jsBase) submitter(e *natsserver.Server, streams ...jetstream.StreamConfig) error {
+	nc, err := e.Connect()
+	if err != nil {
+		return err
+	}
+	b.nc = nc
+	if b.js, err = jetstream.New(nc); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	for _, c := range streams {
+		if _, err := b.js.CreateOrUpdateStream(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// workerConn opens a worker's connection, kept for close, and returns it
+// with its JetStream context.
+func (b *jsBase) workerConn() (*nats.Conn, jetstream.JetStream, error) {
+	nc, err := b.dial()
+	if err != nil {
+		return nil, nil, err
+	}
+	b.mu.Lock()
+	b.conns = append(b.conns, nc)
+	b.mu.Unlock()
+	js, err := jetstream.New(nc)
+	return nc, js, err
+}
+
+func (b *jsBase) completed() int64 { return b.done.Load() }
+
+// close stops the workers, waits for their goroutines and closes every
+// connection.
+func (b *jsBase) close() {
+	b.cancel()
+	b.wg.Wait()
+	b.mu.Lock()
+	for _, nc := range b.conns {
+		nc.Close()
+	}
+	b.mu.Unlock()
+	if b.nc != nil {
+		b.nc.Close()
+	}
 }
 
 // A design names a system and how to build one: make builds the whole

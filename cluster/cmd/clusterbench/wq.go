@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,21 +57,10 @@ const (
 
 // wqSystem is the submitter's side and, in-process, the workers.
 type wqSystem struct {
-	dial   dialer
-	wl     workload
-	gate   <-chan struct{}
-	nc     *nats.Conn
-	js     jetstream.JetStream
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	done   atomic.Int64
-	stole  atomic.Int64
-	deal   atomic.Uint64
-	mu     sync.Mutex
-	conns  []*nats.Conn
-	parts  []string // the submitter's list of partitions, read once
-	onDone func()
+	jsBase
+	stole atomic.Int64
+	deal  atomic.Uint64
+	parts []string // the submitter's list of partitions, read once (under mu)
 }
 
 func wqDesign() design {
@@ -88,48 +76,28 @@ func wqDesign() design {
 }
 
 func newWQSystem(e *natsserver.Server, wl workload, gate <-chan struct{}) (*wqSystem, error) {
-	nc, err := e.Connect()
-	if err != nil {
-		return nil, err
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		nc.Close()
-		return nil, err
-	}
 	s := newWQWorkers(inProcess(e), wl, gate)
-	s.nc, s.js = nc, js
-	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
-	defer cancel()
-	for _, c := range []jetstream.StreamConfig{
-		{Name: wqStream, Subjects: []string{"wq.>"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage},
-		{Name: wqLedger, Subjects: []string{"wd.>"}, Storage: jetstream.MemoryStorage},
-	} {
-		if _, err := js.CreateOrUpdateStream(ctx, c); err != nil {
-			s.close()
-			return nil, err
-		}
+	if err := s.submitter(e,
+		jetstream.StreamConfig{Name: wqStream, Subjects: []string{"wq.>"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage},
+		jetstream.StreamConfig{Name: wqLedger, Subjects: []string{"wd.>"}, Storage: jetstream.MemoryStorage},
+	); err != nil {
+		s.close()
+		return nil, err
 	}
 	return s, nil
 }
 
 func newWQWorkers(dial dialer, wl workload, gate <-chan struct{}) *wqSystem {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &wqSystem{dial: dial, wl: wl, gate: gate, ctx: ctx, cancel: cancel}
+	s := new(wqSystem)
+	s.init(dial, wl, gate)
+	return s
 }
 
 func wqPart(i int) string { return "p" + strconv.Itoa(i) }
 
 func (s *wqSystem) start(ctx context.Context, from, to int) error {
 	for i := from; i < to; i++ {
-		nc, err := s.dial()
-		if err != nil {
-			return err
-		}
-		s.mu.Lock()
-		s.conns = append(s.conns, nc)
-		s.mu.Unlock()
-		js, err := jetstream.New(nc)
+		nc, js, err := s.workerConn()
 		if err != nil {
 			return err
 		}
@@ -364,16 +332,7 @@ func (s *wqSystem) submitBatch(ctx context.Context, ids []string, payload []byte
 		}
 		futs = append(futs, f)
 	}
-	for _, f := range futs {
-		select {
-		case <-f.Ok():
-		case err := <-f.Err():
-			return err
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
+	return awaitAcks(ctx, futs)
 }
 
 func (s *wqSystem) partition(ctx context.Context, first bool) (string, error) {
@@ -403,18 +362,4 @@ func (s *wqSystem) pause() {
 	}
 }
 
-func (s *wqSystem) completed() int64 { return s.done.Load() }
-func (s *wqSystem) stolen() int64    { return s.stole.Load() }
-
-func (s *wqSystem) close() {
-	s.cancel()
-	s.wg.Wait()
-	s.mu.Lock()
-	for _, nc := range s.conns {
-		nc.Close()
-	}
-	s.mu.Unlock()
-	if s.nc != nil {
-		s.nc.Close()
-	}
-}
+func (s *wqSystem) stolen() int64 { return s.stole.Load() }
