@@ -42,8 +42,8 @@ const (
 	// server's ack awaited before the next), then acknowledges the job.
 	centralSync centralKind = iota
 	// centralAsync publishes every child with PublishAsync, awaits all
-	// their acks, then acknowledges the job: the strongest durable central
-	// queue, with no round trip per child.
+	// their acks, then acknowledges the job: no round trip per child, but
+	// one per job with children, during which the worker waits.
 	centralAsync
 	// centralLocal runs a fetched job's whole subtree in the worker's own
 	// steal.Pool (one worker, so one job at a time, as every design here),
@@ -59,6 +59,12 @@ const (
 	// It shows what a central queue pays for one recorded completion per
 	// job.
 	centralLedger
+	// centralPipelined is centralLedger without the ledger: children
+	// published asynchronously, the next job run at once, the job
+	// acknowledged by the acker once its children are stored. The
+	// strongest durable central queue measured here: no worker waits for
+	// the server between jobs.
+	centralPipelined
 )
 
 // The ledger of centralLedger.
@@ -123,7 +129,7 @@ func (s *centralSystem) start(ctx context.Context, from, to int) error {
 			s.mu.Unlock()
 		}
 		var acks chan pendingAck
-		if s.kind == centralLedger {
+		if s.pipelined() {
 			acks = make(chan pendingAck, 4*s.k)
 			s.wg.Go(func() { ackStored(s.ctx, acks, &s.done, s.onDone) })
 		}
@@ -169,9 +175,15 @@ func (s *centralSystem) noteFetch(d time.Duration) {
 	s.mu.Unlock()
 }
 
+// pipelined reports whether s's workers hand their jobs' acks to an
+// acker and run the next job at once.
+func (s *centralSystem) pipelined() bool {
+	return s.kind == centralLedger || s.kind == centralPipelined
+}
+
 // run runs one job: its work, its children published to the stream (or,
-// centralLocal, its subtree run on pool), then its Ack (centralLedger:
-// hands it to acks, whose acker acknowledges it).
+// centralLocal, its subtree run on pool), then its Ack (centralLedger and
+// centralPipelined: hands it to acks, whose acker acknowledges it).
 func (s *centralSystem) run(js jetstream.JetStream, m jetstream.Msg, pool *steal.Pool, acks chan<- pendingAck) {
 	select {
 	case <-s.gate:
@@ -187,7 +199,7 @@ func (s *centralSystem) run(js jetstream.JetStream, m jetstream.Msg, pool *steal
 		if err := pool.Run(func(w *steal.Worker) { s.subtree(w, d) }); err != nil {
 			return
 		}
-	case centralLedger:
+	case centralLedger, centralPipelined:
 		s.wl.work()
 		futs, ok := s.publishAsync(js, m, d)
 		if !ok {

@@ -190,15 +190,17 @@ func centralDesign(k int) design {
 // steal-bundle, steal with its batches submitted as bundles, two further
 // central queues: central-async, Fetch(fetchK) with children published
 // asynchronously, and central-local, Fetch(1) with each fetched job's
-// subtree run in the worker's own steal.Pool; and steal-wq, a prototype
-// of a layout where a job is one message (wq.go), which runs only when
-// -designs names it.
+// subtree run in the worker's own steal.Pool; and, only when -designs
+// names them, central-ledger and central-pipelined (central-async with
+// its acks pipelined, with and without a ledger write per job) and
+// steal-wq, a prototype of a layout where a job is one message (wq.go).
 func compareDesigns(fetchK int) []design {
 	return append(designs(fetchK),
 		bundleDesign(distDesign("steal-bundle", cluster.StealHalf)),
 		centralVariant("central-async", fetchK, centralAsync),
 		centralVariant("central-local", 1, centralLocal),
 		centralVariant("central-ledger", fetchK, centralLedger),
+		centralVariant("central-pipelined", fetchK, centralPipelined),
 		wqDesign())
 }
 
