@@ -2,6 +2,7 @@ package containerprocs
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/version"
 
 	"golang.org/x/tools/go/analysis"
@@ -117,7 +118,8 @@ func suggest(pass *analysis.Pass, cur inspector.Cursor) (analysis.SuggestedFix, 
 }
 
 // countMaxprocs counts the runtime.GOMAXPROCS calls in the package's
-// non-test files that set the value (GOMAXPROCS(0) only reads it). The
+// non-test files that set the value (GOMAXPROCS(n) with n < 1 only reads
+// it). The
 // whole package, not only the function: main runs after every init,
 // and an init after the ones before it, so a NumCPU call there may be
 // undoing a call made elsewhere in the package, which deleting it
@@ -133,7 +135,8 @@ func countMaxprocs(pass *analysis.Pass) int {
 			if !ok || len(call.Args) != 1 || !funcs.Is(funcs.Callee(pass.TypesInfo, call), "runtime", "GOMAXPROCS") {
 				return true
 			}
-			if v := pass.TypesInfo.Types[call.Args[0]].Value; v == nil || v.String() != "0" {
+			// An argument below 1 only reads the setting.
+			if v := pass.TypesInfo.Types[call.Args[0]].Value; v == nil || constant.Sign(v) > 0 {
 				n++
 			}
 			return true
