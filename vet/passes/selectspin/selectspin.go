@@ -96,22 +96,62 @@ func run(pass *analysis.Pass) (any, error) {
 
 // defaultSelects returns the select statements with a default case in
 // body, leaving out those in nested loops (which are loops of their
-// own), function literals and other selects.
+// own), function literals and other selects' cases, but for a select in
+// another's default case: it runs when nothing else is ready, and its
+// own default keeps that path from blocking.
 func defaultSelects(body *ast.BlockStmt) []*ast.SelectStmt {
 	var out []*ast.SelectStmt
-	ast.Inspect(body, func(n ast.Node) bool {
+	var visit func(ast.Node) bool
+	visit = func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
 			return false
 		case *ast.SelectStmt:
-			if defaultClause(n) != nil {
+			if d := defaultClause(n); d != nil {
 				out = append(out, n)
+				for _, st := range d.Body {
+					ast.Inspect(st, func(m ast.Node) bool {
+						// Try a send, else drain the channel and try again
+						// (a value replaced by a newer one): when the send
+						// is not ready the channel is full, so the drain
+						// is. Not a spin; the inner select stays "blocking".
+						if inner, ok := m.(*ast.SelectStmt); ok && drains(inner, n) {
+							return false
+						}
+						return visit(m)
+					})
+				}
 			}
 			return false
 		}
 		return true
-	})
+	}
+	ast.Inspect(body, visit)
 	return out
+}
+
+// drains reports whether inner receives from a channel that a case of
+// outer sends to.
+func drains(inner, outer *ast.SelectStmt) bool {
+	sent := make(map[string]bool)
+	for _, c := range outer.Body.List {
+		if send, ok := c.(*ast.CommClause).Comm.(*ast.SendStmt); ok {
+			sent[types.ExprString(send.Chan)] = true
+		}
+	}
+	for _, c := range inner.Body.List {
+		var x ast.Expr
+		switch comm := c.(*ast.CommClause).Comm.(type) {
+		case *ast.ExprStmt:
+			x = comm.X
+		case *ast.AssignStmt:
+			x = comm.Rhs[0]
+		}
+		if u, ok := ast.Unparen(x).(*ast.UnaryExpr); ok && u.Op == token.ARROW && sent[types.ExprString(u.X)] {
+			return true
+		}
+	}
+	return false
 }
 
 func defaultClause(s *ast.SelectStmt) *ast.CommClause {

@@ -201,3 +201,54 @@ func timeout(ch chan int) {
 		}
 	}
 }
+
+// nestedDefault polls a second channel from the first select's default:
+// when neither is ready, the loop goes round without blocking.
+func nestedDefault(a, b chan int) {
+	for {
+		select {
+		case <-a:
+			return
+		default: // want `channel-driven spin:`
+			select {
+			case <-b:
+				return
+			default:
+			}
+		}
+	}
+}
+
+// nestedBlocking waits on the second channel in the first one's default:
+// not a spin.
+func nestedBlocking(a, b chan int) {
+	for {
+		select {
+		case <-a:
+			return
+		default:
+			select {
+			case <-b:
+			case <-a:
+				return
+			}
+		}
+	}
+}
+
+// replaceLatest sends the newest value, dropping an unread older one:
+// when the send is not ready the channel is full, so the drain is ready.
+// Not a spin.
+func replaceLatest(ch chan int, v int) {
+	for {
+		select {
+		case ch <- v:
+			return
+		default:
+			select {
+			case <-ch:
+			default:
+			}
+		}
+	}
+}
