@@ -140,14 +140,7 @@ func drains(inner, outer *ast.SelectStmt) bool {
 		}
 	}
 	for _, c := range inner.Body.List {
-		var x ast.Expr
-		switch comm := c.(*ast.CommClause).Comm.(type) {
-		case *ast.ExprStmt:
-			x = comm.X
-		case *ast.AssignStmt:
-			x = comm.Rhs[0]
-		}
-		if u, ok := ast.Unparen(x).(*ast.UnaryExpr); ok && u.Op == token.ARROW && sent[types.ExprString(u.X)] {
+		if ch := bounds.CommRecv(c.(*ast.CommClause).Comm); ch != nil && sent[types.ExprString(ch)] {
 			return true
 		}
 	}
