@@ -30,18 +30,7 @@ func (w *Worker) dispatch() {
 	for w.ctx.Err() == nil {
 		w.rounds.Add(1)
 		w.mu.Lock()
-		for w.running < w.cfg.slots && !w.closing { // no new job once Close began
-			e := w.popFrontLocked()
-			if e == nil {
-				break
-			}
-			w.running++
-			w.asked = false
-			if !e.mem && e.borrow == nil {
-				w.runs[e.id] = e
-			}
-			w.pool.Submit(context.Background(), func(sw *steal.Worker) { w.run(e, sw) })
-		}
+		w.startLocked()
 		hungry := w.running < w.cfg.slots && w.dq.Len() == 0
 		w.mu.Unlock()
 		wait := w.st.lease / 4 // a signal (w.wake) comes with every change; this is a safety net
@@ -68,6 +57,27 @@ func (w *Worker) dispatch() {
 		case <-t.C:
 		}
 		t.Stop()
+	}
+}
+
+// startLocked hands queued jobs to the pool while slots are free; none
+// once Close began. The dispatcher calls it each round, and the watch of
+// the worker's own records when it queues a record, so that a job that
+// arrives at an idle worker starts without a round of the dispatcher: a
+// hand-off less per job, which on a machine shared by many worker
+// processes is a thread woken less.
+func (w *Worker) startLocked() {
+	for w.running < w.cfg.slots && !w.closing {
+		e := w.popFrontLocked()
+		if e == nil {
+			return
+		}
+		w.running++
+		w.asked = false
+		if !e.mem && e.borrow == nil {
+			w.runs[e.id] = e
+		}
+		w.pool.Submit(context.Background(), func(sw *steal.Worker) { w.run(e, sw) })
 	}
 }
 

@@ -33,21 +33,26 @@ func (w *Worker) ownLoop() {
 func (w *Worker) onOwn(e jetstream.KeyValueEntry, initial bool) {
 	id := strings.TrimPrefix(e.Key(), "q."+w.name+".")
 	w.mu.Lock()
-	if e.Operation() == jetstream.KeyValuePut {
-		en := decodeEntry(id, e.Revision(), e.Value())
-		en.verify = initial
-		if w.adoptLocked(en, false) {
-			poke(w.kick) // a record a client wrote: its surplus may be worth a hint
-		} else if w.letGoLocked(en) && w.reclaiming[id] < en.rev {
-			w.reclaiming[id] = en.rev // a late delivery of an older revision must not hide this one
-			w.wg.Add(1)               // the own loop, in wg, is running: Close waits for it
-			go w.reclaim(en)
-		}
-	} else {
+	defer w.mu.Unlock()
+	if e.Operation() != jetstream.KeyValuePut {
+		// Most often the echo of the worker's own delete. Nothing the
+		// dispatcher waits for changed: a queued entry it made stale is
+		// dropped when popped.
 		w.retireLocked(id, e.Revision())
+		return
 	}
-	w.mu.Unlock()
-	w.signal()
+	en := decodeEntry(id, e.Revision(), e.Value())
+	en.verify = initial
+	if w.adoptLocked(en, false) {
+		w.startLocked()
+		if w.surplusLocked() > 0 {
+			poke(w.kick) // a record a client wrote: its surplus may be worth a hint
+		}
+	} else if w.letGoLocked(en) && w.reclaiming[id] < en.rev {
+		w.reclaiming[id] = en.rev // a late delivery of an older revision must not hide this one
+		w.wg.Add(1)               // the own loop, in wg, is running: Close waits for it
+		go w.reclaim(en)
+	}
 }
 
 // letGoLocked reports whether e is a record at a revision the worker let
