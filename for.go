@@ -12,7 +12,9 @@ import "time"
 // pushes the upper half of the remaining range for them and keeps the lower
 // half. With no idle worker, 10 iterations cost 10 calls and a few pushes;
 // with idle workers, 10 million cost a few thousand tasks. There is no grain
-// size to tune.
+// size to tune. Like Fork2, For allocates nothing: a half it offers is a
+// record from a per-worker free list (one that a thief took is not reused,
+// so the next is made anew).
 //
 // A panic in body stops the part of the loop that was running it; the
 // parts already split off still run (here or on their thieves), and the
@@ -26,11 +28,7 @@ func For(w *Worker, lo, hi int, body func(w *Worker, i int)) {
 	if body == nil {
 		nilFunc("For")
 	}
-	ForRange(w, lo, hi, func(w *Worker, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			body(w, i)
-		}
-	})
+	forRange(w, lo, hi, nil, body)
 }
 
 // ForRange is For for bodies that want whole sub-ranges: body(w, lo, hi)
@@ -45,17 +43,24 @@ func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 	if body == nil {
 		nilFunc("ForRange")
 	}
+	forRange(w, lo, hi, body, nil)
+}
+
+// forRange is ForRange with either body (each nil: For's body is called
+// for every index of a sub-range). The halves it offers are forTask
+// records from w's free list, not closures: a call allocates nothing
+// unless a thief takes a half, whose record is then not reused.
+func forRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int), each func(w *Worker, i int)) {
 	c := w.core()
 	var h offered
 	defer h.unwind(c, w) // finishes the halves if a Goexit, which nothing recovers, ends the loop
 	var pe *PanicError
 	for chunk := 1; lo < hi; {
 		if mid, ok := splitAt(lo, hi); ok && h.n < len(h.parts) && c.offerSplit() {
-			upper := hi
-			j := c.getJoinTask(func(w *Worker) { ForRange(w, mid, upper, body) }, w)
-			c.jobs.Push(&j.task)
+			ft := c.getForTask(mid, hi, body, each, w)
+			c.jobs.Push(&ft.task)
 			c.pool.wakep()
-			h.parts[h.n] = j
+			h.parts[h.n] = ft
 			h.n++
 			hi, chunk = mid, 1
 			continue
@@ -63,7 +68,7 @@ func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 		end := chunkEnd(lo, hi, chunk)
 		c.stepped()
 		start := time.Now()
-		if pe = callRecover(w, func(w *Worker) { body(w, lo, end) }); pe != nil {
+		if pe = callRange(w, lo, end, body, each); pe != nil {
 			break
 		}
 		lo = end
@@ -79,10 +84,60 @@ func ForRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int)) {
 	}
 }
 
+// callRange calls body(w, lo, hi), or each for every index of [lo, hi),
+// and returns its panic, if any, as a *PanicError.
+func callRange(w *Worker, lo, hi int, body func(w *Worker, lo, hi int), each func(w *Worker, i int)) (pe *PanicError) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe = newPanicError(r, w.c.id)
+		}
+	}()
+	if each == nil {
+		body(w, lo, hi)
+		return nil
+	}
+	for i := lo; i < hi; i++ {
+		each(w, i)
+	}
+	return nil
+}
+
+// forTask is the record of a half that ForRange offers to thieves: its
+// fn, bound once when the record is made, runs forRange on [lo, hi).
+type forTask struct {
+	joinTask
+	lo, hi int
+	body   func(w *Worker, lo, hi int)
+	each   func(w *Worker, i int)
+}
+
+func (ft *forTask) run(w *Worker) { forRange(w, ft.lo, ft.hi, ft.body, ft.each) }
+
+// getForTask takes a forTask off c's free list (shared with Fork2's and
+// Join2's records), or makes one, and makes it a part of from's task.
+func (c *core) getForTask(lo, hi int, body func(w *Worker, lo, hi int), each func(w *Worker, i int), from *Worker) *forTask {
+	var ft *forTask
+	if n := len(c.freeForks); n > 0 {
+		if f, ok := c.freeForks[n-1].(*forTask); ok {
+			ft = f
+			c.freeForks = c.freeForks[:n-1]
+		}
+	}
+	if ft == nil {
+		ft = &forTask{}
+		ft.done = &ft.latch
+		ft.fn = ft.run
+		ft.part = true
+	}
+	ft.lo, ft.hi, ft.body, ft.each = lo, hi, body, each
+	ft.forkedFrom(from)
+	return ft
+}
+
 // offered is what ForRange offered to thieves: the upper halves it split
 // off, in the order it pushed them, at most one per halving of the range.
 type offered struct {
-	parts [64]*joinTask
+	parts [64]*forTask
 	n     int
 }
 
@@ -94,7 +149,7 @@ type offered struct {
 func (o *offered) join(c *core, w *Worker) (first *PanicError) {
 	for o.n > 0 {
 		o.n--
-		if pe := c.joinBackRecover(w, o.parts[o.n]); first == nil {
+		if pe := c.joinForRecover(w, o.parts[o.n]); first == nil {
 			first = pe
 		}
 	}
@@ -178,6 +233,22 @@ func (c *core) takeBack(j *joinTask) bool {
 	}
 	c.waitThrough(&j.latch)
 	return false
+}
+
+// joinForRecover is joinBackRecover for a half ForRange offered: one that
+// ran here goes back to the free list, cleared of this call.
+func (c *core) joinForRecover(w *Worker, ft *forTask) (pe *PanicError) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe = newPanicError(r, c.id)
+		}
+	}()
+	pe, inline := c.joinBack(w, &ft.joinTask)
+	if inline {
+		ft.body, ft.each, ft.ctx, ft.latch.err, ft.latch.grp, ft.latch.joiner = nil, nil, nil, nil, nil, nil
+		c.putForkTask(ft)
+	}
+	return pe
 }
 
 // joinBackRecover is joinBack that also catches a panic of a task run

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -242,4 +243,40 @@ func TestForRangeHugeRanges(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// TestForAllocatesNothing: For and ForRange make no allocation per call
+// when no thief takes a part: on one worker, and on two while the other is
+// busy (their splits come back and their records are reused).
+func TestForAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	var sink atomic.Int64
+	each := func(_ *Worker, i int) { sink.Add(int64(i)) }
+	ranges := func(_ *Worker, lo, hi int) { sink.Add(int64(hi - lo)) }
+	check := func(t *testing.T, w *Worker) {
+		For(w, 0, 1000, each) // warm the free lists
+		ForRange(w, 0, 1000, ranges)
+		if a := testing.AllocsPerRun(20, func() { For(w, 0, 1000, each) }); a > 0 {
+			t.Errorf("For allocates %.1f objects per call, want 0", a)
+		}
+		if a := testing.AllocsPerRun(20, func() { ForRange(w, 0, 1000, ranges) }); a > 0 {
+			t.Errorf("ForRange allocates %.1f objects per call, want 0", a)
+		}
+	}
+	t.Run("one worker", func(t *testing.T) {
+		p := New(WithWorkers(1))
+		defer p.Close()
+		p.Run(func(w *Worker) { check(t, w) })
+	})
+	t.Run("other worker busy", func(t *testing.T) {
+		p := New(WithWorkers(2))
+		defer p.Close()
+		release, busy := make(chan struct{}), make(chan struct{})
+		p.Go(func() { close(busy); <-release })
+		<-busy
+		p.Run(func(w *Worker) { check(t, w) })
+		close(release)
+	})
 }
