@@ -150,7 +150,7 @@ func (c *Client) batchInput(call string, jobs []BatchJob, opts []SubmitOption) (
 	for _, o := range opts {
 		o(&so)
 	}
-	if so.to != "" && !validName(so.to) {
+	if so.toSet && !validName(so.to) {
 		return so, nil, fmt.Errorf("%s: To(%q): %w", call, so.to, ErrInvalidName)
 	}
 	recs := make([]record, len(jobs))

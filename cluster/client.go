@@ -41,13 +41,17 @@ func NewClient(ctx context.Context, nc *nats.Conn, opts ...Option) (*Client, err
 type SubmitOption func(*submitOpts)
 
 type submitOpts struct {
-	to   string
-	cost int64
+	to    string
+	toSet bool // To was given: an empty name is invalid, not "any worker"
+	cost  int64
 }
 
 // To places the job on the named worker's deque instead of on a worker the
-// servers pick (any of them, at random).
-func To(worker string) SubmitOption { return func(o *submitOpts) { o.to = worker } }
+// servers pick (any of them, at random). An invalid name, the empty one
+// included, makes the submission fail with ErrInvalidName.
+func To(worker string) SubmitOption {
+	return func(o *submitOpts) { o.to, o.toSet = worker, true }
+}
 
 // Cost attaches a cost hint, handed to the handler as Job.Cost.
 func Cost(c int64) SubmitOption { return func(o *submitOpts) { o.cost = c } }
@@ -63,7 +67,8 @@ func Cost(c int64) SubmitOption { return func(o *submitOpts) { o.cost = c } }
 // ErrInvalidType, ErrPayloadTooLarge or ErrInvalidName; an id already
 // completed, or submitted within the servers' duplicate window (2 minutes
 // by default), gives ErrDuplicateJob; no live worker (or none named To's
-// name) gives ErrNoWorkers. None of these changes anything. It costs one
+// name) in the client's view of the workers, at most lease/2 old, gives
+// ErrNoWorkers. None of these changes anything. It costs one
 // JetStream write and its answer.
 //
 // A transient error (no answer within WithRequestTimeout, as while the
@@ -82,7 +87,7 @@ func (c *Client) Submit(ctx context.Context, id, typ string, payload []byte, opt
 	for _, o := range opts {
 		o(&so)
 	}
-	if so.to != "" && !validName(so.to) { // options first, as SubmitBatch
+	if so.toSet && !validName(so.to) { // options first, as SubmitBatch
 		return ErrInvalidName
 	}
 	r := &record{ID: id, Type: typ, Payload: payload, Cost: so.cost}

@@ -71,18 +71,22 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("Submit(%.12q, %q, %d bytes) = %v, want %v", c.id, c.typ, len(c.payload), err, c.want)
 		}
 	}
-	if err := h.client.Submit(ctx, "x4", "ok", nil, To("no.such")); !errors.Is(err, ErrInvalidName) {
-		t.Errorf("Submit to an invalid worker name: %v, want ErrInvalidName", err)
+	for _, name := range []string{"no.such", ""} {
+		if err := h.client.Submit(ctx, "x4", "ok", nil, To(name)); !errors.Is(err, ErrInvalidName) {
+			t.Errorf("Submit To(%q): %v, want ErrInvalidName", name, err)
+		}
 	}
 	// Every way to submit checks its options before its jobs: one call
 	// with both wrong gets the same error from each.
-	for name, submit := range map[string]func() error{
-		"Submit":       func() error { return h.client.Submit(ctx, "a.b", "ok", nil, To("no.such")) },
-		"SubmitBatch":  func() error { return h.client.SubmitBatch(ctx, []BatchJob{{ID: "a.b", Type: "ok"}}, To("no.such")) },
-		"SubmitBundle": func() error { return h.client.SubmitBundle(ctx, []BatchJob{{ID: "a.b", Type: "ok"}}, To("no.such")) },
-	} {
-		if err := submit(); !errors.Is(err, ErrInvalidName) || errors.Is(err, ErrInvalidID) {
-			t.Errorf("%s with a bad id and a bad To: %v, want ErrInvalidName alone", name, err)
+	for _, to := range []string{"no.such", ""} {
+		for name, submit := range map[string]func() error{
+			"Submit":       func() error { return h.client.Submit(ctx, "a.b", "ok", nil, To(to)) },
+			"SubmitBatch":  func() error { return h.client.SubmitBatch(ctx, []BatchJob{{ID: "a.b", Type: "ok"}}, To(to)) },
+			"SubmitBundle": func() error { return h.client.SubmitBundle(ctx, []BatchJob{{ID: "a.b", Type: "ok"}}, To(to)) },
+		} {
+			if err := submit(); !errors.Is(err, ErrInvalidName) || errors.Is(err, ErrInvalidID) {
+				t.Errorf("%s with a bad id and To(%q): %v, want ErrInvalidName alone", name, to, err)
+			}
 		}
 	}
 	if err := h.client.Submit(ctx, "x5", "ok", nil, To("nosuch")); !errors.Is(err, ErrNoWorkers) {

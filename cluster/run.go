@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nats-io/nuid"
 	"github.com/worksteal/steal"
@@ -324,12 +325,17 @@ func (w *Worker) failed(e *entry, err error, out *outcome) bool {
 // every other job of its bundle) would run again forever.
 const maxFailText = 16 << 10
 
-// failText is text cut to maxFailText bytes.
+// failText is text cut to at most maxFailText bytes, "..." included,
+// between two characters.
 func failText(text string) string {
-	if len(text) > maxFailText {
-		return text[:maxFailText] + "..."
+	if len(text) <= maxFailText {
+		return text
 	}
-	return text
+	cut := maxFailText - len("...")
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + "..."
 }
 
 type panicError struct{ v any }

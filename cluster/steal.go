@@ -131,9 +131,9 @@ func (w *Worker) takeBack(max int) []taken {
 		return nil
 	}
 	n := w.dq.Len()
-	k := n - n/2
+	k := n - n/2 // half, as an idle worker takes
 	if max > 0 {
-		k = min(k, max)
+		k = min(n, max)
 	}
 	k = min(k, maxStealJobs)
 	var out []taken

@@ -54,14 +54,19 @@ func TestClientStealAndWorkers(t *testing.T) {
 	if err != nil || len(res.Jobs) != 1 || res.VictimQueue != 2 || res.Jobs[0] != ids[3] {
 		t.Fatalf("steal: %+v, %v; want the back job %s and 2 left", res, err, ids[3])
 	}
-	close(release)
-	if r := h.wait(res.Jobs[0]); r.Worker != "w2" || string(r.Value) != "w2" {
-		t.Fatalf("stolen job recorded by %s (%s), want w2", r.Worker, r.Value)
+	// n > 0 takes up to n, not up to half: both of the 2 left.
+	res2, err := h.client.Steal(ctx, "w2", "w1", 2)
+	if err != nil || len(res2.Jobs) != 2 || res2.VictimQueue != 0 {
+		t.Fatalf("steal of 2 from a queue of 2: %+v, %v; want both and none left", res2, err)
 	}
-	for _, id := range ids[:3] {
-		if r := h.wait(id); r.Worker != "w1" {
-			t.Errorf("%s ran on %s, want w1", id, r.Worker)
+	close(release)
+	for _, id := range append(res.Jobs, res2.Jobs...) {
+		if r := h.wait(id); r.Worker != "w2" || string(r.Value) != "w2" {
+			t.Fatalf("stolen job %s recorded by %s (%s), want w2", id, r.Worker, r.Value)
 		}
+	}
+	if r := h.wait(ids[0]); r.Worker != "w1" {
+		t.Errorf("%s ran on %s, want w1", ids[0], r.Worker)
 	}
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -69,7 +74,7 @@ func TestClientStealAndWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	states := bothWorkers(t, h)
-	if states[0].Completed != 3 || states[0].Given != 1 || states[1].Completed != 1 {
+	if states[0].Completed != 1 || states[0].Given != 3 || states[1].Completed != 3 {
 		t.Fatalf("final states %+v", states)
 	}
 }

@@ -70,7 +70,7 @@ func workerAndJob(req *request) (string, string, error) {
 		return "", "", fail(node.CodeMalformed, "missing field worker")
 	}
 	if *req.Worker == "" {
-		// cluster.To("") would leave the choice of worker to the cluster.
+		// cluster.To("") is refused too (ErrInvalidName); this text names the field.
 		return "", "", fail(node.CodeMalformed, "empty field worker: it must name a worker")
 	}
 	if req.JobID == nil {
