@@ -40,7 +40,10 @@ var (
 	// documentation); the submission changed nothing.
 	ErrDuplicateJob = &Error{"duplicate", "duplicate job id"}
 	// ErrNoWorkers: no live worker to take the submission (none holds a
-	// lease, or none of the name given).
+	// lease, or none of the name given), as the client last read the
+	// workers bucket, at most lease/2 before. A worker that left within
+	// that time may still be given a job: its record is then taken over
+	// by a survivor, or by the next worker to start if none is left.
 	ErrNoWorkers = &Error{"no_workers", "no worker is listening"}
 	// ErrClosed: the worker or client is closed.
 	ErrClosed = &Error{"closed", "closed"}

@@ -90,7 +90,9 @@ func defaults() config {
 }
 
 // Option configures a Worker or a Client. Options that do not apply to the
-// value being built are ignored.
+// value being built have no effect on it, but every option's value is
+// checked: an invalid one makes NewWorker and NewClient alike return
+// ErrInvalidOption, so that one list of options serves both.
 type Option func(*config)
 
 // WithCluster names the cluster (default "default"): subjects live under

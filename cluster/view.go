@@ -30,7 +30,7 @@ type WorkerState struct {
 	Running   int   // jobs its handlers are running
 	Busy      bool  // it holds a job: queued, running, moving or being submitted
 	Completed int64 // completions it recorded since it started (failures included)
-	Stolen    int64 // jobs it took from victims since it started
+	Stolen    int64 // jobs it took from victims since it started (not those Client.Steal moved to it)
 	Given     int64 // jobs it handed to thieves since it started
 }
 
@@ -61,7 +61,8 @@ type StealResult struct {
 }
 
 // Steal asks victim to give up to n of its queued jobs (n <= 0: half,
-// as an idle worker takes) to thief, as if thief had asked: the victim
+// as an idle worker takes) to thief, as if thief had asked (the victim
+// counts them as Given; the thief does not count them as Stolen): the victim
 // pops them from the back of its deque and moves their records to thief in
 // one atomic batch, and thief, which watches its records, queues and runs
 // them. Both must be live workers: ErrUnknownWorker when either holds no

@@ -350,7 +350,7 @@ type stats struct {
 // WorkerStats counts what a worker did since it started.
 type WorkerStats struct {
 	Completed  int64 // completions this worker recorded (failures included)
-	Stolen     int64 // jobs taken from victims
+	Stolen     int64 // jobs taken from victims (not those Client.Steal moved here)
 	Given      int64 // jobs handed to thieves
 	TakenOver  int64 // jobs moved here from dead workers
 	Fenced     int64 // times the worker found its lease lost and re-registered
