@@ -306,7 +306,7 @@ func (w *Worker) failed(e *entry, err error, out *outcome) bool {
 		out.Code, out.Text = ErrHandlerPanic.Code, failText(pe.Error())
 	case w.jobCtx.Err() != nil:
 		return false // closing: leave the job for another worker
-	case errors.Is(err, ErrFenced):
+	case errors.Is(err, ErrFenced) && w.fencedOut(e):
 		// Spawn found the job's record (or its anchor's) taken over: its
 		// new owner runs it again. A job without a record could still
 		// write d.<id>, and must not record this run's failure.
@@ -318,6 +318,24 @@ func (w *Worker) failed(e *entry, err error, out *outcome) bool {
 		out.Code, out.Text = ErrHandler.Code, failText(err.Error())
 	}
 	return true
+}
+
+// fencedOut reports whether the record that fences e's run (its own, or
+// its anchor's) has moved away, checked when its handler returned
+// ErrFenced. A handler may pass on ErrFenced from a *Job kept past its own
+// run, or return it by mistake: the job is then not fenced, and its
+// failure is recorded as any other, rather than left to a new owner that
+// nothing makes. A job held in memory has no record to read: taken as
+// fenced. When the servers cannot tell, neither: its completion is
+// conditional on the record anyway.
+func (w *Worker) fencedOut(e *entry) bool {
+	if e.mem {
+		return true
+	}
+	w.mu.Lock()
+	key, rev := w.guardLocked(e)
+	w.mu.Unlock()
+	return key == "" || !w.stillOurs(key, rev)
 }
 
 // maxFailText bounds the text a failure records: a completion larger than
