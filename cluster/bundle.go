@@ -215,7 +215,13 @@ func (w *Worker) executeBundle(e *entry, sw *steal.Worker, run string, out *outc
 		return true
 	}
 	outs := make([]outcome, 0, len(r.Bundle))
-	for i := range r.Bundle {
+	i, returned := 0, false
+	defer func() {
+		if !returned {
+			w.bundleGoexit(e, run, outs, i)
+		}
+	}()
+	for i = range r.Bundle {
 		m := &r.Bundle[i]
 		if !validID(m.ID) || repeats(r.Bundle[:i], m.ID) {
 			continue
@@ -224,14 +230,42 @@ func (w *Worker) executeBundle(e *entry, sw *steal.Worker, run string, out *outc
 		j := &Job{ID: m.ID, Type: m.Type, Payload: m.Payload, Cost: m.Cost, Attempt: r.Attempt,
 			StolenFrom: r.From, w: w, e: e, local: sw}
 		if !w.handle(e, j, &o) {
+			returned = true
 			return false
+		}
+		outs = append(outs, o)
+	}
+	returned = true
+	w.mu.Lock()
+	e.outs = outs
+	w.mu.Unlock()
+	return true
+}
+
+// bundleGoexit keeps in e.outs the outcomes of bundle e's jobs when the
+// handler of its job at index at called runtime.Goexit, which ends the
+// bundle's run (see runRecord): outs, those of the jobs that ran before;
+// that job's failure, as for a panic; and for each job after it, a
+// failure saying that it did not run. A Goexit cannot be stopped, and the
+// bundle's completions are recorded together: left out, those jobs would
+// be lost with the bundle's record.
+func (w *Worker) bundleGoexit(e *entry, run string, outs []outcome, at int) {
+	r := e.rec
+	for i := at; i < len(r.Bundle); i++ {
+		m := &r.Bundle[i]
+		if !validID(m.ID) || repeats(r.Bundle[:i], m.ID) {
+			continue
+		}
+		o := outcome{ID: m.ID, Type: m.Type, Worker: w.name, Run: run, Attempt: r.Attempt, Hops: r.Hops,
+			Code: ErrHandlerPanic.Code, Text: goexitText}
+		if i > at {
+			o.Text = "did not run: job " + r.Bundle[at].ID + " of its bundle called runtime.Goexit"
 		}
 		outs = append(outs, o)
 	}
 	w.mu.Lock()
 	e.outs = outs
 	w.mu.Unlock()
-	return true
 }
 
 // repeats reports whether one of jobs has id (a bundle's jobs are few:

@@ -244,7 +244,11 @@
 //     handler, whose handler panics or fails, whose result is too large, or
 //     whose record does not decode is recorded as failed with a code
 //     (ErrUnknownType, ErrHandlerPanic, ErrHandler, ErrResultTooLarge,
-//     ErrMalformedJob), and the worker goes on (TestBadInput).
+//     ErrMalformedJob), and the worker goes on (TestBadInput). A handler
+//     that calls runtime.Goexit (as t.FailNow does) fails its job as a
+//     panic does, and the jobs of its bundle after it do not run and are
+//     recorded as failed with the same code, saying why
+//     (TestGoexitFailsJob, TestGoexitBundle).
 //
 // # Security
 //

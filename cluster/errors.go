@@ -87,7 +87,9 @@ var (
 	// job's type on the worker that ran it.
 	ErrUnknownType = &Error{"unknown_type", "no handler for the job's type"}
 	// ErrHandlerPanic is recorded when the handler panicked; the text holds
-	// the panic value.
+	// the panic value. It is recorded too when the handler called
+	// runtime.Goexit, and for the jobs of a bundle that did not run because
+	// an earlier job of theirs called it; the text says which.
 	ErrHandlerPanic = &Error{"panic", "handler panicked"}
 	// ErrResultTooLarge is recorded when the handler's result is larger
 	// than the configured maximum payload.

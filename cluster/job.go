@@ -12,6 +12,10 @@ import (
 
 // Handler runs one job and returns its result. A returned error is recorded
 // as the job's failure (code "handler"). ctx ends when the worker closes.
+// A handler that panics, or calls runtime.Goexit (as t.FailNow does), has
+// its job recorded as failed with ErrHandlerPanic, and the worker goes on;
+// in a bundle, the jobs after one that called Goexit do not run and are
+// recorded as failed with ErrHandlerPanic too, their text saying why.
 type Handler func(ctx context.Context, j *Job) ([]byte, error)
 
 // Job is a job as its handler sees it.

@@ -185,7 +185,7 @@ func (w *Worker) unsubscribe() {
 // returns a result is recorded; one that returns an error after Close
 // began is not (its job stays queued for another worker). Close returns
 // the pool's error (panics not recovered as job failures: none are
-// expected), joined with ErrNotHandedOver when no server answered the
+// expected; a handler's runtime.Goexit is its job's failure), joined with ErrNotHandedOver when no server answered the
 // lease's release. Any goroutine may call it, also after the worker
 // stopped serving on its own (Err). A handler may call it too: it then
 // returns nil once intake has stopped, and the worker finishes closing
@@ -244,6 +244,7 @@ func (w *Worker) Close() error {
 // waits for the completions being written and the loans' returns, closes
 // Done and gives up the lease unless the worker stopped on its own (self).
 func (w *Worker) closeRest(self bool, perr error) error {
+	perr = w.dropGoexits(perr)
 	w.mu.Lock()
 	w.sealed = true // no loan's return starts a write from here on
 	w.mu.Unlock()
@@ -254,6 +255,43 @@ func (w *Worker) closeRest(self bool, perr error) error {
 		return perr
 	}
 	return errors.Join(perr, w.deregister())
+}
+
+// dropGoexits takes out of perr, the pool's error, the tasks that a
+// handler's runtime.Goexit ended (w.goexits): the pool reports each as a
+// *steal.PanicError wrapping steal.ErrGoexit, or counts it in a
+// *steal.DroppedPanicsError past its limit, and each was recorded as its
+// job's failure. Other Goexits (a task a handler spawned on the pool) are
+// indistinguishable from these: as many are kept as were not handled.
+func (w *Worker) dropGoexits(perr error) error {
+	n := uint64(w.goexits.Swap(0))
+	if n == 0 || perr == nil {
+		return perr
+	}
+	errs := []error{perr}
+	if j, ok := perr.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	keep := make([]error, 0, len(errs))
+	for _, err := range errs {
+		if pe, ok := err.(*steal.PanicError); ok && n > 0 && pe.Value == steal.ErrGoexit {
+			n--
+			continue
+		}
+		keep = append(keep, err)
+	}
+	for i, err := range keep {
+		if d, ok := err.(*steal.DroppedPanicsError); ok && n > 0 {
+			c := min(n, d.Count)
+			n -= c
+			if c == d.Count {
+				keep[i] = nil // errors.Join leaves nils out
+			} else {
+				keep[i] = &steal.DroppedPanicsError{Count: d.Count - c, Limit: d.Limit}
+			}
+		}
+	}
+	return errors.Join(keep...)
 }
 
 // deregister deletes the lease if it is still ours, so that watchers see

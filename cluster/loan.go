@@ -136,6 +136,10 @@ func (w *Worker) queuedLocked() {
 // runMem runs e, a job whose spawned jobs live in memory, and finishes
 // it once its subtree has. It returns the next job for its slot, or nil
 // when it gave the slot back.
+//
+// A handler that calls runtime.Goexit fails its job, as in runRecord: a
+// job held in memory counts as a failed child, and its subtree closes as
+// for any run that returned.
 func (w *Worker) runMem(e *entry, sw *steal.Worker) *entry {
 	if !e.mem && w.alreadyDone(e) {
 		w.skipDone(e)
@@ -143,6 +147,12 @@ func (w *Worker) runMem(e *entry, sw *steal.Worker) *entry {
 	}
 	var out *outcome // the completion to write once the subtree finished
 	ok, failed := false, false
+	returned := false
+	defer func() {
+		if !returned {
+			w.goexitedMem(e, out)
+		}
+	}()
 	if e.mem {
 		var o outcome // nothing records a job held in memory: o stays on the stack
 		ok = w.execute(e, sw, &o)
@@ -156,6 +166,26 @@ func (w *Worker) runMem(e *entry, sw *steal.Worker) *entry {
 			out = nil
 		}
 	}
+	returned = true
+	return w.ranMem(e, out, ok, failed, true)
+}
+
+// goexitedMem ends the run of e, held in memory or with a record, whose
+// handler called runtime.Goexit (see runMem); out is the outcome of one
+// with a record.
+func (w *Worker) goexitedMem(e *entry, out *outcome) {
+	if out != nil && !isBundle(e) {
+		out.Code, out.Text, out.Result = ErrHandlerPanic.Code, goexitText, nil
+	}
+	w.goexits.Add(1)
+	w.ranMem(e, out, true, true, false)
+}
+
+// ranMem ends the run of e (its outcome out, for a job with a record;
+// ok false: none to record; failed: a job held in memory failed) and
+// returns the next job for its slot, or nil when it gave the slot back;
+// goon false gives it back.
+func (w *Worker) ranMem(e *entry, out *outcome, ok, failed, goon bool) *entry {
 	w.mu.Lock()
 	w.held++
 	e.ranMem = true
@@ -170,7 +200,7 @@ func (w *Worker) runMem(e *entry, sw *steal.Worker) *entry {
 		}
 	}
 	ready := w.closeLocked(e)
-	next := w.nextLocked()
+	next := w.nextLocked(goon)
 	w.mu.Unlock()
 	w.finish(ready)
 	if next == nil {
@@ -181,9 +211,10 @@ func (w *Worker) runMem(e *entry, sw *steal.Worker) *entry {
 }
 
 // nextLocked pops the next job for the slot the caller holds, or gives
-// the slot back (nil).
-func (w *Worker) nextLocked() *entry {
-	if !w.closing {
+// the slot back (nil); always when !goon (a run that runtime.Goexit
+// ends: the next job cannot run on its goroutine).
+func (w *Worker) nextLocked(goon bool) *entry {
+	if goon && !w.closing {
 		if e := w.popFrontLocked(); e != nil {
 			if !e.mem && e.borrow == nil {
 				w.runs[e.id] = e

@@ -98,13 +98,33 @@ func (w *Worker) run(e *entry, sw *steal.Worker) {
 
 // runRecord runs a job whose spawned jobs get records (WithSpawnRecords,
 // the default) and returns the next job for its slot, or nil.
+//
+// A handler that calls runtime.Goexit (t.FailNow does) ends the pool
+// task's goroutine, and nothing can stop that: the deferred call then
+// records the job as failed (goexited) and gives the slot back, since the
+// next job cannot run on this goroutine; the dispatcher starts it.
 func (w *Worker) runRecord(e *entry, sw *steal.Worker) *entry {
 	if w.alreadyDone(e) {
 		w.skipDone(e)
 		return nil
 	}
 	out := new(outcome)
-	if !w.execute(e, sw, out) {
+	returned := false
+	defer func() {
+		if !returned {
+			w.goexited(e, out)
+		}
+	}()
+	ok := w.execute(e, sw, out)
+	returned = true
+	return w.ranRecord(e, out, ok, true)
+}
+
+// ranRecord ends the run of e, whose outcome is out (none to record when
+// !ok), and returns the next job for its slot, or nil when it gave the
+// slot back; goon false gives it back.
+func (w *Worker) ranRecord(e *entry, out *outcome, ok, goon bool) *entry {
+	if !ok {
 		out = nil
 	}
 	w.mu.Lock()
@@ -119,7 +139,7 @@ func (w *Worker) runRecord(e *entry, sw *steal.Worker) *entry {
 		w.record(e)
 	}
 	w.mu.Lock()
-	next := w.nextLocked()
+	next := w.nextLocked(goon)
 	w.mu.Unlock()
 	if !now {
 		w.recordLater(e)
@@ -129,6 +149,22 @@ func (w *Worker) runRecord(e *entry, sw *steal.Worker) *entry {
 		w.signal()
 	}
 	return next
+}
+
+// goexitText is the failure recorded for a job whose handler called
+// runtime.Goexit.
+const goexitText = "handler called runtime.Goexit"
+
+// goexited ends the run of e, with a record, whose handler called
+// runtime.Goexit (see runRecord): it is recorded as failed, as for a
+// panic, and the slot is given back. A bundle's outcomes are in e.outs
+// already (executeBundle).
+func (w *Worker) goexited(e *entry, out *outcome) {
+	if !isBundle(e) {
+		out.Code, out.Text, out.Result = ErrHandlerPanic.Code, goexitText, nil
+	}
+	w.goexits.Add(1)
+	w.ranRecord(e, out, true, false)
 }
 
 // skipDone gives back the slot of e, a job alreadyDone found completed,

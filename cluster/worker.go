@@ -282,6 +282,7 @@ type Worker struct {
 	recq    chan *entry   // completions to write, to an idle recorder (run.go)
 	hinted  atomic.Bool   // a hint came since the dispatcher last looked
 	rounds  atomic.Int64  // the dispatcher's rounds, for the tests of its wakeups
+	goexits atomic.Int64  // runs a handler's runtime.Goexit ended, recorded as failures (run.go)
 	scan    chan struct{} // asks for an orphan scan
 	reload  chan struct{} // restarts the watch of the own records
 	rewatch chan struct{} // restarts the watch of the workers bucket
