@@ -218,6 +218,9 @@ func (w *Worker) executeBundle(e *entry, sw *steal.Worker, run string, out *outc
 	i, returned := 0, false
 	defer func() {
 		if !returned {
+			if r := recover(); r != nil {
+				panic(r) // the worker's own, not a handler's (callHandler recovers those)
+			}
 			w.bundleGoexit(e, run, outs, i)
 		}
 	}()

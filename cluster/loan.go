@@ -150,6 +150,9 @@ func (w *Worker) runMem(e *entry, sw *steal.Worker) *entry {
 	returned := false
 	defer func() {
 		if !returned {
+			if r := recover(); r != nil {
+				panic(r) // the worker's own, not a handler's (callHandler recovers those)
+			}
 			w.goexitedMem(e, out)
 		}
 	}()
