@@ -44,6 +44,19 @@ func (h *harness) idleBrief() {
 	}
 }
 
+// goesOn checks that w1 still runs a job ("n", of type job) and that the
+// cluster then goes idle.
+func (h *harness) goesOn(t *testing.T) {
+	t.Helper()
+	if err := h.client.Submit(context.Background(), "n", "job", nil, To("w1")); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.waitBrief("n"); r.Err != nil || string(r.Value) != "done:n" {
+		t.Errorf("n: result %q, err %v", r.Value, r.Err)
+	}
+	h.idleBrief()
+}
+
 // wantFailed fails the test unless r is a failure recorded with
 // ErrHandlerPanic's code whose text holds text.
 func wantFailed(t *testing.T, id string, r *Result, text string) {
@@ -84,13 +97,7 @@ func TestGoexitFailsJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantFailed(t, "g", h.waitBrief("g"), "runtime.Goexit")
-	if err := h.client.Submit(context.Background(), "n", "job", nil, To("w1")); err != nil {
-		t.Fatal(err)
-	}
-	if r := h.waitBrief("n"); r.Err != nil || string(r.Value) != "done:n" {
-		t.Errorf("n: result %q, err %v", r.Value, r.Err)
-	}
-	h.idleBrief()
+	h.goesOn(t)
 	if n := h.runCount("g"); n != 1 {
 		t.Errorf("g ran %d times, want 1", n)
 	}
@@ -157,13 +164,7 @@ func TestGoexitBundle(t *testing.T) {
 			t.Errorf("%s ran %d times, want 0", id, n)
 		}
 	}
-	if err := h.client.Submit(context.Background(), "n", "job", nil, To("w1")); err != nil {
-		t.Fatal(err)
-	}
-	if r := h.waitBrief("n"); r.Err != nil {
-		t.Errorf("n: %v", r.Err)
-	}
-	h.idleBrief()
+	h.goesOn(t)
 	if n := h.count("q.>"); n != 0 {
 		t.Errorf("%d records live, want 0", n)
 	}
