@@ -114,12 +114,13 @@ func notHere(stderr io.Writer, what string) {
 	fmt.Fprintf(stderr, "%s: this build leaves out NATS, which the command needs; run %s\n", what, FullProgram)
 }
 
-// parse parses a command's flags, which take every argument: none of the
-// commands has operands, and a stray word is most often a flag's value
-// given twice ("-workers 4 8"), which must not run as if it were absent.
+// Parse parses a command's flags, this program's and stealcluster's, which
+// take every argument: none of the commands has operands, and a stray word
+// is most often a flag's value given twice ("-workers 4 8"), which must
+// not run as if it were absent.
 // It returns the exit status to return at once, or -1 to go on: 0 after
 // -h, which printed the usage as asked, and 2 after a usage error.
-func parse(fs *flag.FlagSet, args []string, stderr io.Writer) int {
+func Parse(fs *flag.FlagSet, args []string, stderr io.Writer) int {
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return 0
 	} else if err != nil {

@@ -71,7 +71,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(Program+" demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f.register(fs)
-	if code := parse(fs, args, stderr); code >= 0 {
+	if code := Parse(fs, args, stderr); code >= 0 {
 		return code
 	}
 	if msg := f.check(); msg != "" {

@@ -23,7 +23,7 @@ func runNode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: steal node < messages\n\nReads one JSON message per line (a value may span lines) and writes one reply per line.")
 	}
-	if code := parse(fs, args, stderr); code >= 0 {
+	if code := Parse(fs, args, stderr); code >= 0 {
 		return code
 	}
 	if err := node.New().Serve(stdin, stdout, stderr); err != nil {

@@ -113,7 +113,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var f simFlags
 	f.register(fs)
-	if code := parse(fs, args, stderr); code >= 0 {
+	if code := Parse(fs, args, stderr); code >= 0 {
 		return code
 	}
 	if err := f.applySampleDefaults(fs); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/worksteal/steal"
 	"github.com/worksteal/steal/cluster"
 	"github.com/worksteal/steal/cluster/natsserver"
+	"github.com/worksteal/steal/internal/cli"
 )
 
 const clusterUsage = `usage: stealcluster cluster up   [flags]   NATS and workers, until SIGINT or SIGTERM
@@ -151,7 +152,10 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "up" && args[0] != "demo") {
 		fmt.Fprint(stderr, clusterUsage, "\nstealcluster cluster up -h and stealcluster cluster demo -h list the flags.\n")
-		if len(args) > 0 && args[0] != "-h" && args[0] != "-help" && args[0] != "--help" {
+		if len(args) > 0 && isHelp(args[0]) {
+			return 0 // the usage, as asked
+		}
+		if len(args) > 0 {
 			fmt.Fprintf(stderr, "\nstealcluster cluster: unknown subcommand %q: up or demo\n", args[0])
 		}
 		return 2
@@ -161,8 +165,8 @@ func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	f.register(fs)
 	fs.Usage = func() { fmt.Fprint(stderr, clusterUsage, "\nflags:\n"); fs.PrintDefaults() }
-	if err := fs.Parse(args[1:]); err != nil {
-		return 2
+	if code := cli.Parse(fs, args[1:], stderr); code >= 0 {
+		return code
 	}
 	if err := f.check(fs); err != nil {
 		fmt.Fprintf(stderr, "stealcluster cluster %s: %v\n", args[0], err)
@@ -213,3 +217,6 @@ func stopReport(stdout, stderr io.Writer, sub string, err error) {
 		"once their workers' leases expire, if a server that holds them comes back\n", sub)
 	fmt.Fprintf(stdout, "cluster stopped; jobs of %d workers not handed over\n", kept)
 }
+
+// isHelp reports whether arg asks for the usage, as the flag package reads it.
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }

@@ -42,6 +42,12 @@ func TestUsageAndBadFlags(t *testing.T) {
 		{[]string{"cluster"}, 2, "stealcluster cluster up"},
 		{[]string{"cluster", "down"}, 2, `stealcluster cluster: unknown subcommand "down"`},
 		{[]string{"cluster"}, 2, "stealcluster cluster up -h and stealcluster cluster demo -h list the flags"},
+		// -h asks for the usage: exit 0, as the root program's commands.
+		{[]string{"cluster", "-h"}, 0, "stealcluster cluster up -h and stealcluster cluster demo -h list the flags"},
+		{[]string{"cluster", "demo", "--help"}, 0, "flags:"},
+		{[]string{"node", "--help"}, 0, "exactly as the root program's steal node"},
+		// A stray word is refused, as by the root program's commands.
+		{[]string{"worker", "-nats", "nats://x", "-name", "w1", "extra"}, 2, `unexpected argument "extra"`},
 		// Names are checked before connecting: an unreachable server or
 		// a started one must not hide a bad name.
 		{[]string{"worker", "-nats", "nats://127.0.0.1:1", "-name", "a b"}, 2, `-name must be 1 to 64 of A-Z a-z 0-9 _ -, not "a b"`},
@@ -74,11 +80,11 @@ func TestUsageAndBadFlags(t *testing.T) {
 		{[]string{"node", "-cluster", "x"}, 2, "-cluster applies only with -nats"},
 		{[]string{"node", "-tlsca", "ca.pem", "-user", "u"}, 2, "-tlsca and -user apply only with -nats"},
 		{[]string{"node", "-nats", ""}, 2, "-nats needs a URL"},
-		{[]string{"node", "-h"}, 2, "exactly as the root program's steal node"},
+		{[]string{"node", "-h"}, 0, "exactly as the root program's steal node"},
 		// A cluster's buckets keep the lease and storage they were made
 		// with: worker -lease 30s on a cluster of 3 s leases has 3 s.
-		{[]string{"worker", "-h"}, 2, "if this process creates the cluster: one that exists keeps its own"},
-		{[]string{"cluster", "up", "-h"}, 2, "memory or file,\n    \tif this process creates the cluster: one that exists keeps its own"},
+		{[]string{"worker", "-h"}, 0, "if this process creates the cluster: one that exists keeps its own"},
+		{[]string{"cluster", "up", "-h"}, 0, "memory or file,\n    \tif this process creates the cluster: one that exists keeps its own"},
 		{[]string{"node", "-nats", "nats://x", "-lease", "1ms"}, 2, "-lease must be 1s to 1h0m0s, not 1ms"},
 		// A lease this long overflowed a worker's read interval: a panic.
 		{[]string{"cluster", "up", "-lease", "2562047h"}, 2, "-lease must be 1s to 1h0m0s, not 2562047h"},

@@ -36,8 +36,8 @@ func runNode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c connFlags
 	c.register(fs, "serve against the cluster on the NATS server at this URL")
 	fs.Usage = func() { fmt.Fprint(stderr, nodeUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code := cli.Parse(fs, args, stderr); code >= 0 {
+		return code
 	}
 	if c.url == "" && fs.NFlag() > 0 {
 		fmt.Fprintln(stderr, "stealcluster node:", withoutNATS(fs))

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/worksteal/steal"
 	"github.com/worksteal/steal/cluster"
+	"github.com/worksteal/steal/internal/cli"
 )
 
 const workerUsage = `usage: stealcluster worker -nats URL -name W [-creds F] [-slots N] [-cluster C]
@@ -40,8 +41,8 @@ func runWorker(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	slots := fs.Int("slots", runtime.GOMAXPROCS(0), "jobs run at once")
 	loss := fs.Duration("server-loss-limit", time.Minute, "stop, exiting 1, when no server renewed the lease for this long (at least 2s)")
 	fs.Usage = func() { fmt.Fprint(stderr, workerUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code := cli.Parse(fs, args, stderr); code >= 0 {
+		return code
 	}
 	if err := workerArgs(fs, &c, *name, *slots); err != nil {
 		fmt.Fprintln(stderr, "stealcluster worker:", err)
