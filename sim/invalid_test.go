@@ -21,6 +21,7 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 		{func(w *Workload) { w.Spawn.Prob = math.Inf(1) }, []string{"spawn probability", "+Inf"}},
 		{func(w *Workload) { w.Spawn.Prob = -0.5 }, []string{"spawn probability", "-0.5"}},
 		{func(w *Workload) { w.Spawn.Children = -3 }, []string{"spawn children", "-3"}},
+		{func(w *Workload) { w.Spawn.Children = MaxTasks + 1 }, []string{"spawn children", fmt.Sprint(MaxTasks + 1), fmt.Sprint(MaxTasks)}},
 		{func(w *Workload) { w.Spawn.Depth = -4 }, []string{"spawn depth", "-4"}},
 		{func(w *Workload) { w.Spawn.Cost.Mean = -ms }, []string{"spawn cost", "-1ms"}},
 		{func(w *Workload) { w.Spawn.Cost.Model = 9 }, []string{"spawn cost model", "CostModel(9)"}},

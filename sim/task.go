@@ -21,7 +21,8 @@ type Task struct {
 type Spawn struct {
 	// Prob is the probability that a completing job spawns.
 	Prob float64
-	// Children is how many jobs a spawning job creates.
+	// Children is how many jobs a spawning job creates, at most MaxTasks;
+	// a job whose children would take the run past MaxTasks spawns none.
 	Children int
 	// Depth bounds the generations: jobs at this depth spawn no more.
 	Depth int

@@ -38,9 +38,17 @@ func TestSpawnChildrenIsDeterministicAndBounded(t *testing.T) {
 // TestHugeSpawnChildrenStopAtMaxTasks: a child count near the largest int
 // wrapped the check against MaxTasks (tasks so far + children went
 // negative), so the job spawned them all, without bound, until memory ran
-// out. Past MaxTasks jobs stop spawning, whatever the count.
+// out. A count above MaxTasks, which no run could hold, is refused; a job
+// whose children would take the run past MaxTasks spawns none.
 func TestHugeSpawnChildrenStopAtMaxTasks(t *testing.T) {
-	for _, children := range []int{math.MaxInt, math.MaxInt - 2, MaxTasks} {
+	for _, children := range []int{math.MaxInt, math.MaxInt - 2, MaxTasks + 1} {
+		wl := Workload{Workers: 2, Jobs: 3, Cost: Cost{Model: Fixed, Mean: time.Millisecond},
+			Spawn: Spawn{Prob: 1, Children: children, Depth: 1}, Seed: 1}
+		if wl.Validate() == nil {
+			t.Errorf("%d children accepted, more than MaxTasks", children)
+		}
+	}
+	for _, children := range []int{MaxTasks, MaxTasks - 2} {
 		wl := Workload{Workers: 2, Jobs: 3, Cost: Cost{Model: Fixed, Mean: time.Millisecond},
 			Spawn: Spawn{Prob: 1, Children: children, Depth: 1}, Seed: 1}
 		for _, p := range AllPolicies() {

@@ -50,8 +50,8 @@ func (wl Workload) Validate() error {
 		return fieldError("CentralService", "central service time", "must not be negative", wl.CentralService, "")
 	case !(s.Prob >= 0 && s.Prob <= 1): // written so that NaN fails too
 		return fieldError("Spawn.Prob", "spawn probability", "must be in [0, 1]", s.Prob, "")
-	case s.Children < 0:
-		return fieldError("Spawn.Children", "spawn children", "must not be negative", s.Children, "")
+	case s.Children < 0 || s.Children > MaxTasks: // more could never be spawned
+		return fieldError("Spawn.Children", "spawn children", fmt.Sprintf("must be in [0, %d]", MaxTasks), s.Children, "")
 	case s.Depth < 0:
 		return fieldError("Spawn.Depth", "spawn depth", "must not be negative", s.Depth, "")
 	case !s.Cost.Model.valid():

@@ -209,7 +209,7 @@ func TestSimWorkloadErrorsNameTheirFlag(t *testing.T) {
 		{"-spawn-prob", "1.5", "-spawn-prob must be in [0, 1], not 1.5"},
 		{"-spawn-prob", "NaN", "-spawn-prob must be in [0, 1], not NaN"},
 		{"-spawn-prob", "-Inf", "-spawn-prob must be in [0, 1], not -Inf"},
-		{"-spawn-children", "-1", "-spawn-children must not be negative, not -1"},
+		{"-spawn-children", "-1", "-spawn-children must be in [0, 67108864], not -1"},
 		{"-spawn-depth", "-2", "-spawn-depth must not be negative, not -2"},
 	} {
 		code, out, errs := runWith([]string{"sim", "-jobs", "10", tc.flag, tc.value}, "")

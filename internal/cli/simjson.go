@@ -27,7 +27,7 @@ type jsonResult struct {
 	Policy        string       `json:"policy"`
 	MakespanMS    float64      `json:"makespan_ms"`
 	LowerBoundMS  float64      `json:"lower_bound_ms"`
-	Ratio         float64      `json:"makespan_ratio"`
+	Ratio         *float64     `json:"makespan_ratio,omitempty"` // left out when not finished: a cut-off is no makespan
 	Utilisation   float64      `json:"utilisation"`
 	Steals        int          `json:"steals"`
 	FailedSteals  int          `json:"failed_steals"`
@@ -46,12 +46,22 @@ type jsonSample struct {
 	Utilisation float64 `json:"utilisation"` // busy share of worker time since the previous sample
 }
 
+// ratio is r's makespan over its lower bound, or nil for a run cut off
+// before it finished, whose "makespan" is only where it was cut off.
+func ratio(r sim.Result) *float64 {
+	if !r.Finished {
+		return nil
+	}
+	x := r.Ratio()
+	return &x
+}
+
 func writeJSON(w io.Writer, wl sim.Workload, results []sim.Result) error {
 	out := simJSON{wl.Workers, wl.Jobs, wl.Distribution.String(), wl.Cost.Model.String(),
 		ms(wl.Cost.Mean), ms(wl.StealLatency), wl.Seed, nil}
 	for _, r := range results {
 		out.Results = append(out.Results, jsonResult{
-			r.Policy.String(), ms(r.Makespan), r.LowerBoundNanos() / float64(time.Millisecond), r.Ratio(), r.Utilisation(),
+			r.Policy.String(), ms(r.Makespan), r.LowerBoundNanos() / float64(time.Millisecond), ratio(r), r.Utilisation(),
 			r.Steals, r.FailedSteals, r.Moved, r.Jobs(), r.Left(), r.Finished, samples(r),
 		})
 	}
