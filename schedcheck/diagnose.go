@@ -166,7 +166,7 @@ func minLocked(s Snapshot, c config) int {
 	if c.minLocked > 0 {
 		return c.minLocked
 	}
-	return max(3, s.GOMAXPROCS/2)
+	return max(3, (s.GOMAXPROCS+1)/2) // half, rounded up: 5 of 9 Ps, not 4
 }
 
 // pinnedThreads: threads beyond what the Ps and system calls need, over

@@ -129,6 +129,12 @@ func TestDiagnose(t *testing.T) {
 		{name: "a GUI thread and a library thread on 4 Ps",
 			hist: series(5, healthy, func(i int, s *Snapshot) { s.Threads, s.NotInGo, s.Locked = 9, 0, 2 }, nil)},
 		{name: "one locked goroutine", hist: series(5, healthy, func(i int, s *Snapshot) { pinned(i, s); s.Locked = 1 }, nil)},
+		// "At least half of GOMAXPROCS": 4 of 9 Ps is less than half.
+		{name: "4 locked goroutines on 9 Ps",
+			hist: series(5, healthy, func(i int, s *Snapshot) { s.GOMAXPROCS, s.Threads, s.NotInGo, s.Locked = 9, 9+4+4, 0, 4 }, nil)},
+		{name: "5 locked goroutines on 9 Ps",
+			hist: series(5, healthy, func(i int, s *Snapshot) { s.GOMAXPROCS, s.Threads, s.NotInGo, s.Locked = 9, 9+4+5, 0, 5 }, nil),
+			want: []string{"pinned-threads"}},
 		{name: "locked, but threads fell back in one sample",
 			hist: series(5, healthy, func(i int, s *Snapshot) {
 				pinned(i, s)

@@ -19,7 +19,7 @@ type config struct {
 	p99, p999   time.Duration
 	growth      int64
 	slack       int64
-	minLocked   int // 0: max(3, GOMAXPROCS/2)
+	minLocked   int // 0: max(3, half of GOMAXPROCS rounded up)
 	cgoInFlight int64
 	onFinding   func(Finding)
 	fsys        fs.FS

@@ -42,6 +42,9 @@
 // so the fix replaces it with runtime.SetDefaultGOMAXPROCS(), which has
 // that effect without losing the container-aware default. Before go
 // 1.25 no fix is offered: deleting the call would not fix a container.
+// Nor when runtime is dot-imported (import . "runtime"): the drivers do
+// not remove an unused dot import, and the replacement needs the
+// package's name.
 //
 // # What is deliberately not reported
 //
