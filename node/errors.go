@@ -70,8 +70,13 @@ func toWire(err error) *wireError {
 // must have, in the protocol's words rather than Go's ("thief_worker must
 // be a string, not a number"); any other error gives its own text. Any
 // goroutine may call it; a program that answers the protocol itself calls
-// it so that its texts are the node's.
+// it so that its texts are the node's. For an error from DecodeMessage or
+// ParseMsgID it is the text the node writes.
 func DecodeErrorText(err error) string {
+	var w *wireError
+	if errors.As(err, &w) {
+		return w.text // from DecodeMessage or ParseMsgID
+	}
 	var mistyped *json.UnmarshalTypeError
 	if !errors.As(err, &mistyped) {
 		return err.Error()

@@ -101,11 +101,7 @@ func (s *session) stealJob(ctx context.Context, req *request) (obj, error) {
 	if req.ThiefWorker == nil {
 		return nil, fail(node.CodeMalformed, "missing field thief_worker")
 	}
-	thief := *req.ThiefWorker
-	busy, err := stringList(req.BusyWorkers, "busy_workers")
-	if err != nil {
-		return nil, err
-	}
+	thief, busy := *req.ThiefWorker, req.BusyWorkers
 	states, err := s.client.Workers(ctx)
 	if err != nil {
 		return nil, err
@@ -125,23 +121,6 @@ func (s *session) stealJob(ctx context.Context, req *request) (obj, error) {
 	}
 	return obj{kv("type", "job_stolen"), kv("in_reply_to", *req.id), kv("thief", thief), kv("victim", victim.Name),
 		kv("job_id", res.Jobs[0]), kv("victim_queue_size", res.VictimQueue)}, nil
-}
-
-// stringList reads a list of strings of the request's field, as steal node
-// does: a null element is an error naming it (encoding/json would read it
-// as ""), and a null list is the field left out.
-func stringList(list []*string, field string) ([]string, error) {
-	if list == nil {
-		return nil, nil
-	}
-	out := make([]string, len(list))
-	for k, s := range list {
-		if s == nil {
-			return nil, fail(node.CodeMalformed, "%s[%d] must be a string, not null", field, k)
-		}
-		out[k] = *s
-	}
-	return out, nil
 }
 
 // pickVictim applies the node's default victim policy, most_loaded, to

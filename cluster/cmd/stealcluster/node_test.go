@@ -153,6 +153,14 @@ func TestNodeNATSSession(t *testing.T) {
 		{`"type": "pop_job"`, `"code": 12, "text": "missing field worker"`},
 		{`"type": "complete_job", "worker": "w1", "job_id": "a"`, `"code": 1003, "text": "unknown job: a is not in flight at worker w1 (jobs are in flight only at workers this gateway hosts, from pop_job to complete_job)"`},
 		{`"type": "fly"`, `"code": 10, "text": "unknown message type \"fly\""`},
+		// Keys are matched exactly, as by steal node: a key cased
+		// otherwise is not the field, and must not act on the cluster.
+		{`"type": "push_job", "WORKER": "w1", "job_id": "d"`, `"code": 12, "text": "missing field worker"`},
+		{`"type": "steal_job", "Thief_Worker": "w2"`, `"code": 12, "text": "missing field thief_worker"`},
+		// A string that is not UTF-8, or a lone surrogate, is refused,
+		// not read with U+FFFD in its place.
+		{`"type": "steal_job", "thief_worker": "w\ud800"`, `"code": 12, "text": "lone surrogate \\ud800 in body.thief_worker"`},
+		{"\"type\": \"steal_job\", \"thief_worker\": \"w\xff\"", `"code": 12, "text": "invalid UTF-8 (byte 0xff) in body.thief_worker"`},
 	} {
 		s.expect(tc.body, "error", tc.want)
 		s.state(loaded)
@@ -167,6 +175,17 @@ func TestNodeNATSSession(t *testing.T) {
 	got = s.sendRaw(`{"src": "c1", "dest": "n1", "body": {"type": "push_job", "msg_id": "x", "worker": "w1", "job_id": "d"}}` + "\n")
 	if want := `{"src": "n1", "dest": "c1", "body": {"type": "error", "code": 12, "text": "msg_id must be an integer, not \"x\""}}` + "\n"; got != want {
 		t.Errorf("msg_id \"x\"\n got %s\nwant %s", got, want)
+	}
+	s.state(loaded)
+	// Nor one that does not fit in 64 bits: steal node's text.
+	got = s.sendRaw(`{"src": "c1", "dest": "n1", "body": {"type": "check_cluster_state", "msg_id": 123456789012345678901234567890}}` + "\n")
+	if want := `{"src": "n1", "dest": "c1", "body": {"type": "error", "code": 12, "text": "msg_id 123456789012345678901234567890 is out of range: it must be an integer in [-9223372036854775808, 9223372036854775807]"}}` + "\n"; got != want {
+		t.Errorf("msg_id out of range\n got %s\nwant %s", got, want)
+	}
+	// A message without a body object ("Body" is not "body") gets no reply.
+	got = s.sendRaw(`{"src": "c1", "dest": "n1", "Body": {"type": "check_cluster_state", "msg_id": 1}}` + "\n" + `{"src": "c1", "dest": "n1", "body": {"type": "check_cluster_state", "msg_id": 2}}` + "\n")
+	if !strings.Contains(got, `"type": "cluster_state_ok", "in_reply_to": 2,`) {
+		t.Errorf("a message with Body, not body, was answered, or the next one was not: %s", got)
 	}
 	s.state(loaded)
 

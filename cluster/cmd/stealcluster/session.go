@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
-	"strconv"
 	"time"
 
 	"github.com/worksteal/steal/cluster"
@@ -25,24 +23,45 @@ type session struct {
 	timeout time.Duration // for each request to the cluster
 }
 
-// envelope and request are the parts of a message this session reads.
-type envelope struct {
-	Src  string   `json:"src"`
-	Dest string   `json:"dest"`
-	Body *request `json:"body"`
+// request is the part of a message's body this session reads, decoded as
+// steal node decodes its own (node.DecodeMessage): keys matched exactly,
+// strings that are not UTF-8 refused, a null in busy_workers refused.
+type request struct {
+	Type        *string
+	MsgID       json.RawMessage
+	ThiefWorker *string
+	BusyWorkers []string
+	Worker      *string
+	JobID       *string
+	JobType     *string
+	Payload     json.RawMessage
+	CostMS      *float64
+	id          *int64 // MsgID when it is an integer
 }
 
-type request struct {
-	Type        *string         `json:"type"`
-	MsgID       json.RawMessage `json:"msg_id"`
-	ThiefWorker *string         `json:"thief_worker"`
-	BusyWorkers []*string       `json:"busy_workers"` // a null element is an error, not ""
-	Worker      *string         `json:"worker"`
-	JobID       *string         `json:"job_id"`
-	JobType     *string         `json:"job_type"`
-	Payload     json.RawMessage `json:"payload"`
-	CostMS      *float64        `json:"cost_ms"`
-	id          *int64
+// field returns a pointer to the field whose key is key, or nil.
+func (r *request) field(key string) any {
+	switch key {
+	case "type":
+		return &r.Type
+	case "msg_id":
+		return &r.MsgID
+	case "thief_worker":
+		return &r.ThiefWorker
+	case "busy_workers":
+		return &r.BusyWorkers
+	case "worker":
+		return &r.Worker
+	case "job_id":
+		return &r.JobID
+	case "job_type":
+		return &r.JobType
+	case "payload":
+		return &r.Payload
+	case "cost_ms":
+		return &r.CostMS
+	}
+	return nil
 }
 
 // replyError is an error reply: a node error code and a text naming the
@@ -96,25 +115,21 @@ func (s *session) serve(ctx context.Context, in io.Reader, out, log io.Writer) e
 // object gets no reply: handle returns an error to report instead, as
 // node.Node.Handle does.
 func (s *session) handle(ctx context.Context, msg []byte) ([]byte, error) {
-	var env envelope
-	err := json.Unmarshal(msg, &env)
-	var syntax *json.SyntaxError
-	if errors.As(err, &syntax) {
-		return nil, fmt.Errorf("not JSON: %v", err)
+	req := new(request)
+	src, dest, ok, err := node.DecodeMessage(msg, req.field)
+	if !ok {
+		return nil, err
 	}
-	var mistyped *json.UnmarshalTypeError
-	if env.Body == nil || errors.As(err, &mistyped) && mistyped.Field == "body" {
-		return nil, errors.New("no body object, nothing to reply to")
-	}
-	req := env.Body
 	if isSimulated(req) {
 		return s.simulate(msg)
 	}
-	idErr := req.parseID() // even a malformed request gets in_reply_to when it can
-	if err != nil {
-		err = fail(node.CodeMalformed, "%s", decodeErrorText(err, msg))
-	} else {
+	id, idErr := node.ParseMsgID(req.MsgID) // even a malformed request gets in_reply_to when it can
+	req.id = id
+	if err == nil {
 		err = idErr
+	}
+	if err != nil {
+		err = fail(node.CodeMalformed, "%s", node.DecodeErrorText(err))
 	}
 	var body obj
 	if err == nil {
@@ -123,46 +138,11 @@ func (s *session) handle(ctx context.Context, msg []byte) ([]byte, error) {
 	if err != nil {
 		body = errorBody(req, err)
 	}
-	reply, err := node.AppendReply(nil, env.Dest, env.Src, body...)
+	reply, err := node.AppendReply(nil, dest, src, body...)
 	if err != nil { // over node.MaxReplyBytes (a payload that large): say so instead
-		reply, err = node.AppendReply(nil, env.Dest, env.Src, errorBody(req, fail(node.CodeMalformed, "%v", err))...)
+		reply, err = node.AppendReply(nil, dest, src, errorBody(req, fail(node.CodeMalformed, "%v", err))...)
 	}
 	return reply, err
-}
-
-// decodeErrorText is node.DecodeErrorText, but names an element of
-// busy_workers that is not a string by its index, as steal node does:
-// encoding/json names only the list.
-func decodeErrorText(err error, msg []byte) string {
-	var mistyped *json.UnmarshalTypeError
-	if errors.As(err, &mistyped) && mistyped.Field == "body.busy_workers" && mistyped.Type.Kind() == reflect.String {
-		var e struct {
-			Body struct {
-				BusyWorkers []json.RawMessage `json:"busy_workers"`
-			} `json:"body"`
-		}
-		json.Unmarshal(msg, &e)
-		for k, v := range e.Body.BusyWorkers {
-			if v[0] != '"' && v[0] != 'n' {
-				mistyped.Field = fmt.Sprintf("body.busy_workers[%d]", k)
-				break
-			}
-		}
-	}
-	return node.DecodeErrorText(err)
-}
-
-// parseID reads msg_id when it is an integer.
-func (r *request) parseID() error {
-	if len(r.MsgID) == 0 {
-		return nil
-	}
-	id, err := strconv.ParseInt(string(r.MsgID), 10, 64)
-	if err != nil {
-		return fail(node.CodeMalformed, "msg_id must be an integer, not %s", r.MsgID)
-	}
-	r.id = &id
-	return nil
 }
 
 func errorBody(req *request, err error) obj {
