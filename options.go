@@ -128,8 +128,8 @@ func (c *config) fromEnv() {
 	}
 }
 
-// WithQueueWaitSampling sets how many submitted tasks (Submit, SubmitBatch,
-// TrySubmit, Go, Run, a Pool.Group's Go) there are to one whose queue wait
+// WithQueueWaitSampling sets how many submitted tasks (those counted in
+// Stats.Submitted) there are to one whose queue wait
 // is timed for Stats.QueueWait, and whose run is timed for Stats.TaskTime:
 // about one in n, chosen by a hash of the
 // task's place in the inject queue (Fibonacci hashing), which spreads the

@@ -153,7 +153,7 @@ func (h *waitHist) record(d time.Duration) {
 
 // WaitHistogram is a histogram of durations of submitted tasks: in
 // Stats.QueueWait, of how long they waited in the queue, from the moment
-// Submit, TrySubmit, Go, Run or a Pool.Group's Go queued the task to the
+// the task was queued (by one of the calls Stats.Submitted counts) to the
 // moment a worker picked it up (to run it, or to skip it; time that Submit
 // spent blocked on a full backlog, WithMaxQueued, is not part of it); in
 // Stats.TaskTime, of how long they ran. Only about one task in Every is

@@ -84,8 +84,10 @@ type Stats struct {
 	Spinning int // workers looking for work now, spares included
 
 	// Submitted counts the tasks queued through the pool's inject queue
-	// since it started: by Submit, SubmitBatch, TrySubmit, Go, Run and a
-	// Pool.Group's Go, from outside the pool or inside. Backlog is how many of them
+	// since it started: by Submit, SubmitBatch, TrySubmit, Go, Run, Join,
+	// For, ForRange, PoolSpawn, TryPoolSpawn, the PoolMap functions and the
+	// Go of a Pool.Group or PoolResultGroup, from outside the pool or
+	// inside (a Run inside a task runs inline, queuing nothing). Backlog is how many of them
 	// have neither started nor been skipped: the submitted work still
 	// waiting, in the inject queue or in a worker's own queue (WithMaxQueued
 	// counts only those still in the inject queue). Both are exact at

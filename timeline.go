@@ -88,8 +88,8 @@ type traceEvent struct {
 // (see Named; "task" if it has no name), a "parked" slice per park, and
 // for each steal an instant event on the thief with a flow arrow from the
 // victim. It must be called after Close or Shutdown has returned nil;
-// before, it returns ErrNotClosed. Without WithTimeline it writes an
-// empty trace.
+// before, it returns ErrNotClosed. Without WithTimeline it writes a
+// trace with no events but each worker's name.
 func (p *Pool) WriteTrace(out io.Writer) error {
 	select {
 	case <-p.done:

@@ -122,7 +122,7 @@ func TestCompletionRetryAckLost(t *testing.T) {
 // TestManyConcurrentCompletions: more completions at once than the server
 // takes atomic batches in flight on a stream. The limit is 50 by default
 // (streamDefaultMaxAtomicBatchInflightPerStream, server/stream.go); here
-// the server is started with 2 (JetStreamLimits.MaxBatchInflightPerStream)
+// the server is started with 1 (JetStreamLimits.MaxBatchInflightPerStream)
 // so that 120 completions at once overflow it on any machine: half of them
 // flat jobs, whose batches (delete the record, write the completion) stay
 // open between their two messages, and half children that complete while

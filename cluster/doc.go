@@ -67,8 +67,7 @@
 //     with SIGKILL has its records taken over by a survivor
 //     (TestKillWorker: a worker process is killed in the middle of a job;
 //     every job completes). With file storage, queued jobs survive a
-//     restart of the servers (TestServerRestart; with memory storage the
-//     same test loses them, as it should). Completed jobs stay completed
+//     restart of the servers (TestServerRestart). Completed jobs stay completed
 //     when a file-storage server is killed with SIGKILL and restarted: no
 //     record of theirs comes back, none runs again
 //     (TestServerKilledKeepsJobsDone). A job placed on a worker that left
@@ -89,12 +88,14 @@
 //   - A worker paused past its lease is fenced: its late completion is
 //     refused and it re-registers (TestPausedWorkerFenced: SIGSTOP, a
 //     survivor re-runs the job and is recorded, SIGCONT, the old worker's
-//     completion is refused and it fences itself). Its late steals are
+//     completion is refused and it fences itself; TestLoanPausedLender and
+//     TestLoanLenderKilled let the late completion come first, so that
+//     only the record's revision refuses it). Its late steals are
 //     refused by the same revision check, a steal of a job held in memory
-//     by its anchor's (TestStealFencedByAnchor), and once fenced its
-//     Spawn returns ErrFenced (TestStoreBatch checks the server behaviour:
-//     a stale batch writes nothing, a guarded put fails once its guard
-//     moved).
+//     by its anchor's (TestStealFencedByAnchor), and a Spawn once its
+//     job's record moved returns ErrFenced (TestBlackholePastLease;
+//     TestStoreBatch checks the server behaviour: a stale batch writes
+//     nothing, a guarded put fails once its guard moved).
 //   - A worker cut off by the network (its sockets open, no bytes
 //     flowing) past its lease is treated like a paused one: taken over,
 //     its late spawn and completion refused; when the network heals it

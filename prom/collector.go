@@ -74,7 +74,7 @@ func NewCollector(p *steal.Pool, name string) *Collector {
 			func(s *steal.Stats) float64 { return float64(s.Backlog) }},
 	}
 	c.counts = []metric{
-		{desc("tasks_submitted_total", "Tasks queued by Submit, SubmitBatch, TrySubmit, Go, Run and a Pool.Group's Go."),
+		{desc("tasks_submitted_total", "Tasks queued through the pool's inject queue: by Submit, SubmitBatch, TrySubmit, Go, Run, Join, For, ForRange, PoolSpawn, TryPoolSpawn, the PoolMap functions and the Go of a Pool.Group or PoolResultGroup."),
 			func(s *steal.Stats) float64 { return float64(s.Submitted) }},
 		{desc("tasks_completed_total", "Tasks that returned without a panic or runtime.Goexit."),
 			func(s *steal.Stats) float64 { return float64(s.Total.Completed) }},
@@ -82,7 +82,7 @@ func NewCollector(p *steal.Pool, name string) *Collector {
 			func(s *steal.Stats) float64 { return float64(s.Total.Panics) }},
 		{desc("tasks_skipped_total", "Tasks not run because their context was done before they started."),
 			func(s *steal.Stats) float64 { return float64(s.Total.Skipped) }},
-		{desc("tasks_spawned_total", "Tasks spawned from inside tasks with Worker.Spawn."),
+		{desc("tasks_spawned_total", "Tasks spawned from inside tasks, with Worker.Spawn or Spawn."),
 			func(s *steal.Stats) float64 { return float64(s.Total.Spawned) }},
 		{desc("steals_total", "Successful steals: one worker taking tasks from another's queues."),
 			func(s *steal.Stats) float64 { return float64(s.Total.Steals) }},

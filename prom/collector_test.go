@@ -56,7 +56,7 @@ steal_tasks_failed_total{pool="images"} 2
 # HELP steal_tasks_skipped_total Tasks not run because their context was done before they started.
 # TYPE steal_tasks_skipped_total counter
 steal_tasks_skipped_total{pool="images"} 1
-# HELP steal_tasks_submitted_total Tasks queued by Submit, SubmitBatch, TrySubmit, Go, Run and a Pool.Group's Go.
+# HELP steal_tasks_submitted_total Tasks queued through the pool's inject queue: by Submit, SubmitBatch, TrySubmit, Go, Run, Join, For, ForRange, PoolSpawn, TryPoolSpawn, the PoolMap functions and the Go of a Pool.Group or PoolResultGroup.
 # TYPE steal_tasks_submitted_total counter
 steal_tasks_submitted_total{pool="images"} 8
 # HELP steal_workers Workers the pool runs.
@@ -199,7 +199,7 @@ func TestCollectorCountsSubmitBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `
-# HELP steal_tasks_submitted_total Tasks queued by Submit, SubmitBatch, TrySubmit, Go, Run and a Pool.Group's Go.
+# HELP steal_tasks_submitted_total Tasks queued through the pool's inject queue: by Submit, SubmitBatch, TrySubmit, Go, Run, Join, For, ForRange, PoolSpawn, TryPoolSpawn, the PoolMap functions and the Go of a Pool.Group or PoolResultGroup.
 # TYPE steal_tasks_submitted_total counter
 steal_tasks_submitted_total{pool="b"} 2
 `
