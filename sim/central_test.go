@@ -2,6 +2,7 @@ package sim
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,4 +70,24 @@ func same(n int, c time.Duration) []Task {
 		out[i] = Task{Key: uint64(i), Cost: c}
 	}
 	return out
+}
+
+// TestCentralIgnoresDistribution: the Central policy's one queue holds the
+// jobs in id order whatever the distribution; joining the workers' queues
+// in worker order made RoundRobin's a different run.
+func TestCentralIgnoresDistribution(t *testing.T) {
+	for seed := range uint64(10) {
+		base := Workload{Workers: 3, Jobs: 12, Cost: Cost{Model: Exponential, Mean: time.Millisecond}, Seed: seed}
+		want := base.Run(Policy{Mode: Central})
+		for _, d := range []coord.Distribution{coord.RoundRobin, coord.Blocks, coord.Skewed} {
+			wl := base
+			wl.Distribution = d
+			if got := wl.Run(Policy{Mode: Central}); got.Makespan != want.Makespan || !slices.Equal(got.Completed, want.Completed) {
+				t.Errorf("seed %d, %v: makespan %v, completed %v; with the first distribution %v, %v", seed, d, got.Makespan, got.Completed, want.Makespan, want.Completed)
+			}
+			if got := wl.Compare([]Policy{{Mode: Central}})[0]; got.Makespan != want.Makespan {
+				t.Errorf("seed %d, %v: Compare's makespan %v, Run's %v", seed, d, got.Makespan, want.Makespan)
+			}
+		}
+	}
 }

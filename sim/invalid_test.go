@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -107,5 +108,26 @@ func TestSimulateRefusesInvalidArguments(t *testing.T) {
 	}
 	if r := Simulate(two(), Policy{Mode: Central, Victims: 42}, Options{}); !r.Finished {
 		t.Errorf("central ignores victims: %+v", r)
+	}
+}
+
+// TestRunPanicsWithValidateError: the value Run and Compare panic with is
+// Validate's error, wrapped, so that errors.As finds the *FieldError.
+func TestRunPanicsWithValidateError(t *testing.T) {
+	bad := Workload{Workers: 0, Jobs: 5, Cost: Cost{Mean: ms}}
+	for name, f := range map[string]func(){
+		"Run":     func() { bad.Run(Policy{}) },
+		"Compare": func() { bad.Compare(AllPolicies()) },
+	} {
+		func() {
+			defer func() {
+				err, _ := recover().(error)
+				var fe *FieldError
+				if !errors.As(err, &fe) || fe.Field != "Workers" {
+					t.Errorf("%s panicked with %v, want an error holding Validate's *FieldError for Workers", name, err)
+				}
+			}()
+			f()
+		}()
 	}
 }

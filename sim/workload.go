@@ -113,28 +113,60 @@ func (wl Workload) JobCost(k int) time.Duration {
 // the policy is.
 func (wl Workload) Run(p Policy) Result {
 	wl.mustValidate("Run")
-	return Simulate(wl.Queues(), p, wl.options())
+	return Simulate(wl.queuesFor(p), p, wl.options())
 }
 
 // Compare runs the same workload under each policy, in order. It panics as
 // Run does.
 func (wl Workload) Compare(policies []Policy) []Result {
 	wl.mustValidate("Compare")
-	queues := wl.Queues()
+	var queues, central [][]Task
 	out := make([]Result, len(policies))
 	for i, p := range policies {
-		out[i] = Simulate(queues, p, wl.options())
+		q := &queues
+		if p.Mode == Central {
+			q = &central
+		}
+		if *q == nil {
+			*q = wl.queuesFor(p)
+		}
+		out[i] = Simulate(*q, p, wl.options())
 	}
 	return out
 }
 
-// mustValidate panics with Validate's error: a workload with no workers,
-// for one, would place none of its jobs and report them all done.
+// queuesFor is the jobs' starting placement for p: Queues, but for the
+// Central policy, whose one queue ignores the distribution, every job in
+// id order (Simulate joins the workers' queues into the central one in
+// worker order, which depends on the distribution: RoundRobin's is not
+// the jobs' order).
+func (wl Workload) queuesFor(p Policy) [][]Task {
+	if p.Mode != Central {
+		return wl.Queues()
+	}
+	queues := make([][]Task, wl.Workers)
+	queues[0] = make([]Task, wl.Jobs)
+	for k := range queues[0] {
+		queues[0][k] = Task{Key: uint64(k), Cost: wl.JobCost(k)}
+	}
+	return queues
+}
+
+// mustValidate panics with Validate's error, wrapped to say who called:
+// a workload with no workers, for one, would place none of its jobs and
+// report them all done.
 func (wl Workload) mustValidate(caller string) {
 	if err := wl.Validate(); err != nil {
-		panic("sim: " + caller + ": " + strings.TrimPrefix(err.Error(), "sim: "))
+		panic(fmt.Errorf("sim: %s: %w", caller, unprefixed{err}))
 	}
 }
+
+// unprefixed is err without its "sim: " prefix, which the panic's own
+// prefix repeats; errors.As and errors.Is see err itself.
+type unprefixed struct{ err error }
+
+func (u unprefixed) Error() string { return strings.TrimPrefix(u.err.Error(), "sim: ") }
+func (u unprefixed) Unwrap() error { return u.err }
 
 func (wl Workload) options() Options {
 	spawn := wl.Spawn
