@@ -216,20 +216,13 @@ func (w *Worker) executeBundle(e *entry, sw *steal.Worker, run string, out *outc
 	}
 	outs := make([]outcome, 0, len(r.Bundle))
 	i, returned := 0, false
-	defer func() {
-		if !returned {
-			if r := recover(); r != nil {
-				panic(r) // the worker's own, not a handler's (callHandler recovers those)
-			}
-			w.bundleGoexit(e, run, outs, i)
-		}
-	}()
+	defer ifGoexit(&returned, func() { w.bundleGoexit(e, run, outs, i) })
 	for i = range r.Bundle {
 		m := &r.Bundle[i]
 		if !validID(m.ID) || repeats(r.Bundle[:i], m.ID) {
 			continue
 		}
-		o := outcome{ID: m.ID, Type: m.Type, Worker: w.name, Run: run, Attempt: r.Attempt, Hops: r.Hops}
+		o := w.bundleOutcome(r, m, run)
 		j := &Job{ID: m.ID, Type: m.Type, Payload: m.Payload, Cost: m.Cost, Attempt: r.Attempt,
 			StolenFrom: r.From, w: w, e: e, local: sw}
 		if !w.handle(e, j, &o) {
@@ -259,8 +252,8 @@ func (w *Worker) bundleGoexit(e *entry, run string, outs []outcome, at int) {
 		if !validID(m.ID) || repeats(r.Bundle[:i], m.ID) {
 			continue
 		}
-		o := outcome{ID: m.ID, Type: m.Type, Worker: w.name, Run: run, Attempt: r.Attempt, Hops: r.Hops,
-			Code: ErrHandlerPanic.Code, Text: goexitText}
+		o := w.bundleOutcome(r, m, run)
+		o.Code, o.Text = ErrHandlerPanic.Code, goexitText
 		if i > at {
 			o.Text = "did not run: job " + r.Bundle[at].ID + " of its bundle called runtime.Goexit"
 		}
@@ -269,6 +262,12 @@ func (w *Worker) bundleGoexit(e *entry, run string, outs []outcome, at int) {
 	w.mu.Lock()
 	e.outs = outs
 	w.mu.Unlock()
+}
+
+// bundleOutcome is the outcome of bundle r's job m, run by this worker
+// under run, before the job says how it ended.
+func (w *Worker) bundleOutcome(r, m *record, run string) outcome {
+	return outcome{ID: m.ID, Type: m.Type, Worker: w.name, Run: run, Attempt: r.Attempt, Hops: r.Hops}
 }
 
 // repeats reports whether one of jobs has id (a bundle's jobs are few:

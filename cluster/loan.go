@@ -148,14 +148,10 @@ func (w *Worker) runMem(e *entry, sw *steal.Worker) *entry {
 	var out *outcome // the completion to write once the subtree finished
 	ok, failed := false, false
 	returned := false
-	defer func() {
-		if !returned {
-			if r := recover(); r != nil {
-				panic(r) // the worker's own, not a handler's (callHandler recovers those)
-			}
-			w.goexitedMem(e, out)
-		}
-	}()
+	defer ifGoexit(&returned, func() {
+		w.goexitOutcome(e, out)
+		w.ranMem(e, out, true, true, false) // a job held in memory: a failed child
+	})
 	if e.mem {
 		var o outcome // nothing records a job held in memory: o stays on the stack
 		ok = w.execute(e, sw, &o)
@@ -171,17 +167,6 @@ func (w *Worker) runMem(e *entry, sw *steal.Worker) *entry {
 	}
 	returned = true
 	return w.ranMem(e, out, ok, failed, true)
-}
-
-// goexitedMem ends the run of e, held in memory or with a record, whose
-// handler called runtime.Goexit (see runMem); out is the outcome of one
-// with a record.
-func (w *Worker) goexitedMem(e *entry, out *outcome) {
-	if out != nil && !isBundle(e) {
-		out.Code, out.Text, out.Result = ErrHandlerPanic.Code, goexitText, nil
-	}
-	w.goexits.Add(1)
-	w.ranMem(e, out, true, true, false)
 }
 
 // ranMem ends the run of e (its outcome out, for a job with a record;

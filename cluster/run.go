@@ -101,7 +101,7 @@ func (w *Worker) run(e *entry, sw *steal.Worker) {
 //
 // A handler that calls runtime.Goexit (t.FailNow does) ends the pool
 // task's goroutine, and nothing can stop that: the deferred call then
-// records the job as failed (goexited) and gives the slot back, since the
+// records the job as failed (ifGoexit) and gives the slot back, since the
 // next job cannot run on this goroutine; the dispatcher starts it.
 func (w *Worker) runRecord(e *entry, sw *steal.Worker) *entry {
 	if w.alreadyDone(e) {
@@ -110,14 +110,10 @@ func (w *Worker) runRecord(e *entry, sw *steal.Worker) *entry {
 	}
 	out := new(outcome)
 	returned := false
-	defer func() {
-		if !returned {
-			if r := recover(); r != nil {
-				panic(r) // the worker's own, not a handler's (callHandler recovers those)
-			}
-			w.goexited(e, out)
-		}
-	}()
+	defer ifGoexit(&returned, func() {
+		w.goexitOutcome(e, out)
+		w.ranRecord(e, out, true, false)
+	})
 	ok := w.execute(e, sw, out)
 	returned = true
 	return w.ranRecord(e, out, ok, true)
@@ -158,16 +154,31 @@ func (w *Worker) ranRecord(e *entry, out *outcome, ok, goon bool) *entry {
 // runtime.Goexit.
 const goexitText = "handler called runtime.Goexit"
 
-// goexited ends the run of e, with a record, whose handler called
-// runtime.Goexit (see runRecord): it is recorded as failed, as for a
-// panic, and the slot is given back. A bundle's outcomes are in e.outs
-// already (executeBundle).
-func (w *Worker) goexited(e *entry, out *outcome) {
-	if !isBundle(e) {
+// ifGoexit is deferred by a function that runs a handler, with returned
+// set once that function has returned: if it has not, the handler called
+// runtime.Goexit (t.FailNow does), which nothing can stop, and ended ends
+// the run as a failure and gives the slot back. A panic is the worker's
+// own (callHandler recovers a handler's) and goes on unchanged. It
+// recovers, so it must be the deferred call itself.
+func ifGoexit(returned *bool, ended func()) {
+	if *returned {
+		return
+	}
+	if r := recover(); r != nil {
+		panic(r)
+	}
+	ended()
+}
+
+// goexitOutcome records, in out, the failure of e, whose handler called
+// runtime.Goexit, as for a panic (nil out: a job held in memory records
+// nothing; a bundle's outcomes are in e.outs already, see executeBundle),
+// and counts it for Close (dropGoexits).
+func (w *Worker) goexitOutcome(e *entry, out *outcome) {
+	if out != nil && !isBundle(e) {
 		out.Code, out.Text, out.Result = ErrHandlerPanic.Code, goexitText, nil
 	}
 	w.goexits.Add(1)
-	w.ranRecord(e, out, true, false)
 }
 
 // skipDone gives back the slot of e, a job alreadyDone found completed,
