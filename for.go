@@ -237,13 +237,8 @@ func (c *core) takeBack(j *joinTask) bool {
 
 // joinForRecover is joinBackRecover for a half ForRange offered: one that
 // ran here goes back to the free list, cleared of this call.
-func (c *core) joinForRecover(w *Worker, ft *forTask) (pe *PanicError) {
-	defer func() {
-		if r := recover(); r != nil {
-			pe = newPanicError(r, c.id)
-		}
-	}()
-	pe, inline := c.joinBack(w, &ft.joinTask)
+func (c *core) joinForRecover(w *Worker, ft *forTask) *PanicError {
+	pe, inline := c.joinBackCatch(w, &ft.joinTask)
 	if inline {
 		ft.body, ft.each, ft.ctx, ft.latch.err, ft.latch.grp, ft.latch.joiner = nil, nil, nil, nil, nil, nil
 		c.putForkTask(ft)
@@ -252,16 +247,23 @@ func (c *core) joinForRecover(w *Worker, ft *forTask) (pe *PanicError) {
 }
 
 // joinBackRecover is joinBack that also catches a panic of a task run
-// here, so ForRange can finish every half before it re-raises.
-func (c *core) joinBackRecover(w *Worker, j *joinTask) (pe *PanicError) {
+// here, so that its caller (a sequence map's join) can finish every part
+// before it re-raises; a part that ran here is recycled.
+func (c *core) joinBackRecover(w *Worker, j *joinTask) *PanicError {
+	pe, inline := c.joinBackCatch(w, j)
+	if inline {
+		c.putJoinTask(j)
+	}
+	return pe
+}
+
+// joinBackCatch is joinBack returning a panic of the task run here as a
+// *PanicError; inline is false then, and the task is not to be recycled.
+func (c *core) joinBackCatch(w *Worker, j *joinTask) (pe *PanicError, inline bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			pe = newPanicError(r, c.id)
 		}
 	}()
-	pe, inline := c.joinBack(w, j)
-	if inline {
-		c.putJoinTask(j)
-	}
-	return pe
+	return c.joinBack(w, j)
 }
