@@ -54,22 +54,30 @@ func (c *costSpec) UnmarshalJSON(b []byte) error {
 // member decodes the envelope member key, whose value starts at b[i], and
 // returns where the value ends.
 func (e *envelope) member(d *decoder, b []byte, key []byte, i int, path string) int {
+	return d.envelopeMember(b, key, i, &e.Src, &e.Dest, func(null bool) member {
+		if null {
+			e.Body = nil // as encoding/json sets a pointer for null
+			return nil
+		}
+		if e.Body == nil { // a repeated body merges, as in encoding/json
+			e.Body = new(request)
+		}
+		return e.Body.member
+	})
+}
+
+// envelopeMember decodes the envelope member key, whose value starts at
+// b[i], into src or dest, or, for body, walks the object with the member
+// that body(false) returns (body(true): the body is null). It returns
+// where the value ends.
+func (d *decoder) envelopeMember(b []byte, key []byte, i int, src, dest *string, body func(null bool) member) int {
 	switch string(key) {
 	case "src":
-		return d.leaf(b, i, &e.Src, "envelope", "src")
+		return d.leaf(b, i, src, "envelope", "src")
 	case "dest":
-		return d.leaf(b, i, &e.Dest, "envelope", "dest")
+		return d.leaf(b, i, dest, "envelope", "dest")
 	case "body":
-		return d.nested(b, i, "envelope", "body", reflect.TypeFor[request](), func(null bool) member {
-			if null {
-				e.Body = nil // as encoding/json sets a pointer for null
-				return nil
-			}
-			if e.Body == nil { // a repeated body merges, as in encoding/json
-				e.Body = new(request)
-			}
-			return e.Body.member
-		})
+		return d.nested(b, i, "envelope", "body", reflect.TypeFor[request](), body)
 	}
 	return d.skip(b, i)
 }

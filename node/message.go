@@ -69,21 +69,13 @@ func (e *fieldsEnvelope) UnmarshalJSON(b []byte) error {
 
 // member decodes the envelope member key, as envelope.member does.
 func (e *fieldsEnvelope) member(d *decoder, b []byte, key []byte, i int, path string) int {
-	switch string(key) {
-	case "src":
-		return d.leaf(b, i, &e.src, "envelope", "src")
-	case "dest":
-		return d.leaf(b, i, &e.dest, "envelope", "dest")
-	case "body":
-		return d.nested(b, i, "envelope", "body", reflect.TypeFor[request](), func(null bool) member {
-			e.hasBody = !null // a repeated body merges; a null one is none
-			if null {
-				return nil
-			}
-			return e.bodyMember
-		})
-	}
-	return d.skip(b, i)
+	return d.envelopeMember(b, key, i, &e.src, &e.dest, func(null bool) member {
+		e.hasBody = !null // a repeated body merges; a null one is none
+		if null {
+			return nil
+		}
+		return e.bodyMember
+	})
 }
 
 // bodyMember decodes the body member key into the pointer Fields gives.
