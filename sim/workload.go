@@ -120,17 +120,14 @@ func (wl Workload) Run(p Policy) Result {
 // Run does.
 func (wl Workload) Compare(policies []Policy) []Result {
 	wl.mustValidate("Compare")
-	var queues, central [][]Task
+	queues := wl.Queues()
 	out := make([]Result, len(policies))
 	for i, p := range policies {
-		q := &queues
+		q := queues
 		if p.Mode == Central {
-			q = &central
+			q = wl.centralQueues()
 		}
-		if *q == nil {
-			*q = wl.queuesFor(p)
-		}
-		out[i] = Simulate(*q, p, wl.options())
+		out[i] = Simulate(q, p, wl.options())
 	}
 	return out
 }
@@ -141,9 +138,15 @@ func (wl Workload) Compare(policies []Policy) []Result {
 // worker order, which depends on the distribution: RoundRobin's is not
 // the jobs' order).
 func (wl Workload) queuesFor(p Policy) [][]Task {
-	if p.Mode != Central {
-		return wl.Queues()
+	if p.Mode == Central {
+		return wl.centralQueues()
 	}
+	return wl.Queues()
+}
+
+// centralQueues is every job, in id order, on the first worker: the
+// Central policy's one queue.
+func (wl Workload) centralQueues() [][]Task {
 	queues := make([][]Task, wl.Workers)
 	queues[0] = make([]Task, wl.Jobs)
 	for k := range queues[0] {
