@@ -312,7 +312,10 @@ func (p *Pool) Close() error {
 // reported by the Group.Wait, Future.Wait or Pool.Run that waits for them),
 // except the halves of Join, Fork2 and For, which their forker needs. The
 // workers then finish in the background and exit; a later Close returns
-// their panics. Called from a task of the same pool, Shutdown returns
+// their panics. A pool whose tasks have all run when ctx ends, such as
+// one idle when Shutdown is called, is not cut short: Shutdown waits for
+// its workers to exit and returns what Close would, even for a ctx that
+// had already ended. Called from a task of the same pool, Shutdown returns
 // ErrInsideTask at once and changes nothing. A nil ctx means
 // context.Background(), which makes Shutdown Close.
 func (p *Pool) Shutdown(ctx context.Context) error {
@@ -350,8 +353,15 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 	select {
 	case <-finished:
 	case <-ctx.Done():
-		p.halt()
-		return ctx.Err()
+		select {
+		case <-p.done:
+			// Every task has run; only the workers' exit is left, which
+			// runs no task and does not wait for one.
+			<-finished
+		default:
+			p.halt()
+			return ctx.Err()
+		}
 	}
 	p.halt()
 	return p.panics.take()

@@ -764,3 +764,25 @@ func TestBacklogGroupGoWhenClosing(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownEndedContextIdlePool: a pool with nothing queued or running
+// has run all its tasks, so Shutdown returns what Close would, nil here,
+// even with a context that has already ended: the context bounds the wait
+// for tasks, and there are none. Each round also runs a task to the end
+// first, so that the workers park again before Shutdown begins.
+func TestShutdownEndedContextIdlePool(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for round := 0; round < 200; round++ {
+		p := New(WithWorkers(2))
+		if round%2 == 1 {
+			if err := p.Run(func(*Worker) {}); err != nil {
+				t.Fatal(err)
+			}
+			waitAllParked(t, p)
+		}
+		if err := p.Shutdown(ctx); err != nil {
+			t.Fatalf("round %d: Shutdown(ended ctx) of an idle pool = %v, want nil", round, err)
+		}
+	}
+}
