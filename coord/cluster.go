@@ -94,10 +94,15 @@ func (w *worker) eachFlying(f func(Job)) {
 }
 
 // New returns a cluster of the named workers, in that order, with empty
-// deques. Names must be non-empty and distinct.
+// deques. Names must be non-empty and distinct, and opts.Victims one of
+// the listed policies; otherwise New returns an Invalid or
+// DuplicateWorker error and no cluster.
 func New(names []string, opts Options) (*Cluster, error) {
 	if len(names) == 0 {
 		return nil, fail(Invalid, "a cluster needs at least one worker")
+	}
+	if opts.Victims < 0 || int(opts.Victims) >= len(victimNames) {
+		return nil, fail(Invalid, fmt.Sprintf("victim policy %v (want MostLoaded, Random or BestOfTwo)", opts.Victims))
 	}
 	c := &Cluster{
 		workers: make([]worker, len(names)),

@@ -33,3 +33,15 @@ func TestNewKeepsWorkerOrderAndOptions(t *testing.T) {
 		t.Fatalf("Victims = %v", c.Victims())
 	}
 }
+
+// TestNewRejectsUnknownVictimPolicy: a policy outside the listed ones is an
+// invalid argument, not MostLoaded in disguise.
+func TestNewRejectsUnknownVictimPolicy(t *testing.T) {
+	for _, p := range []VictimPolicy{-1, BestOfTwo + 1, 99} {
+		c, err := New([]string{"w1"}, Options{Victims: p})
+		if c != nil {
+			t.Errorf("New with Victims %v returned a cluster", p)
+		}
+		wantErr(t, err, ErrInvalid)
+	}
+}

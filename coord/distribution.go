@@ -50,7 +50,8 @@ func ParseDistribution(name string) (Distribution, error) {
 
 // Place calls place(job, worker) for job = 0..jobs-1 in order. It does no
 // allocation, so a simulator can place millions of jobs cheaply. It places
-// nothing when workers < 1.
+// nothing when workers < 1, and a Distribution other than the four listed
+// places like First.
 func (d Distribution) Place(jobs, workers int, place func(job, worker int)) {
 	if workers < 1 {
 		return

@@ -3,6 +3,7 @@ package coord
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -78,5 +79,22 @@ func TestParseDistribution(t *testing.T) {
 	}
 	if s := Distribution(9).String(); s != "Distribution(9)" {
 		t.Errorf("String of bad value = %q", s)
+	}
+}
+
+// TestPlaceUnknownDistributionIsFirst: a value outside the four places every
+// job on the first worker, as documented, and loses none.
+func TestPlaceUnknownDistributionIsFirst(t *testing.T) {
+	for _, d := range []Distribution{-1, Skewed + 1} {
+		var got []int
+		d.Place(5, 3, func(job, worker int) {
+			if job != len(got) {
+				t.Fatalf("%v placed job %d after %d jobs", d, job, len(got))
+			}
+			got = append(got, worker)
+		})
+		if len(got) != 5 || slices.ContainsFunc(got, func(w int) bool { return w != 0 }) {
+			t.Errorf("%v placed 5 jobs on workers %v, want all on 0", d, got)
+		}
 	}
 }

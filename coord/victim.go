@@ -51,6 +51,8 @@ func ParseVictimPolicy(name string) (VictimPolicy, error) {
 // deque length of each candidate in listed order, all of them > 0; r is
 // used only by the random policies. Pick panics on an empty list: callers
 // check first, which is what keeps a failed steal from consuming randomness.
+// A policy other than the three listed picks like MostLoaded (New refuses
+// one).
 func (p VictimPolicy) Pick(sizes []int, r *rand.Rand) int {
 	n := len(sizes)
 	switch {
