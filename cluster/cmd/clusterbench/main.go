@@ -112,6 +112,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	only := fs.String("only", "", "comma-separated workload names: run only their sweep, one line per cell")
 	procs := fs.Bool("procs", false, "run every sweep trial also with one process per worker, interleaved")
 	cpuProfile := fs.String("cpuprofile", "", "write this process's CPU profile to this file (in-process workers and the server included)")
+	mutexProfile := fs.String("mutexprofile", "", "write this process's mutex contention profile to this file (every contended lock, the server's included)")
 	fs.IntVar(&workerGOMAXPROCS, "worker-gomaxprocs", 0, "GOMAXPROCS of every design's worker processes (0: this process's environment decides, as for any Go program)")
 	var cf cmpFlags
 	cf.register(fs)
@@ -128,6 +129,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *cpuProfile != "" {
 		stop, err := startProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "clusterbench:", err)
+			return 1
+		}
+		defer stop()
+	}
+	if *mutexProfile != "" {
+		stop, err := startMutexProfile(*mutexProfile)
 		if err != nil {
 			fmt.Fprintln(stderr, "clusterbench:", err)
 			return 1
@@ -208,6 +217,21 @@ func startProfile(path string) (stop func(), err error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// startMutexProfile records every contended lock from now on, and writes
+// the profile to path when stop is called.
+func startMutexProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	runtime.SetMutexProfileFraction(1)
+	return func() {
+		pprof.Lookup("mutex").WriteTo(f, 0)
+		runtime.SetMutexProfileFraction(0)
+		f.Close()
+	}, nil
 }
 
 // sweepOnly runs the sweep of the named workloads and prints each cell:

@@ -45,7 +45,8 @@ var colours = []color.Color{
 var fixed = map[string]color.Color{
 	"steal": rgb(0x000000), "steal-one": rgb(0x8c564b), "no-steal": rgb(0x7f7f7f),
 	"central-f1": rgb(0xd62728), "central-f16": rgb(0x1f77b4), "central-async": rgb(0x2ca02c),
-	"central-local": rgb(0x9467bd),
+	"central-local": rgb(0x9467bd), "central-ledger": rgb(0xff7f0e), "central-pipelined": rgb(0x17becf),
+	"steal-mem": rgb(0xe377c2), "steal-bundle": rgb(0xbcbd22), "steal-wq": rgb(0x393b79),
 }
 
 func rgb(v uint32) color.Color {
