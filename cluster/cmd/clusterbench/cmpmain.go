@@ -31,7 +31,7 @@ type cmpFlags struct {
 func (f *cmpFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.compare, "compare", false, "run the comparison (trees, fan-out, uneven roots, flat jobs, skew; idle workers and W scaling; simulator) instead of the sweep")
 	fs.BoolVar(&f.big, "big", false, "-compare: spawn-heavy trees of 131,068 jobs instead of 4,092")
-	fs.StringVar(&f.designs, "designs", "", "-compare: comma-separated designs (default all but steal-one, central-ledger, central-pipelined and steal-wq)")
+	fs.StringVar(&f.designs, "designs", "", "-compare: comma-separated designs (default all but steal-one, central-ledger, central-pipelined, steal-wq and steal-wq-streams)")
 	fs.StringVar(&f.modes, "modes", "", "-compare: where the workers run: processes, in-process or both (default processes)")
 	fs.StringVar(&f.workers, "workers", "", "-compare: comma-separated W of the workload cells (default 16)")
 	fs.StringVar(&f.scaleW, "scale-workers", "", "-compare: comma-separated W of the idle and scaling cells (default 16,64,256; none: skip them)")

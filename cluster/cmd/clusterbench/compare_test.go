@@ -217,13 +217,13 @@ func TestCompareFlagsIgnored(t *testing.T) {
 }
 
 // TestLedgerDesigns runs the designs that only -designs adds, steal-wq
-// (a prototype of the one-message layout), central-ledger (a central
+// and steal-wq-streams (prototypes of the one-message layout), central-ledger (a central
 // queue that records each completion) and central-pipelined (its acks
 // pipelined), on every kind of workload, with workers in this process and
 // in processes of their own.
 func TestLedgerDesigns(t *testing.T) {
 	cfg := quickCmpConfig()
-	cfg.Designs = []string{"steal-wq", "central-ledger", "central-pipelined", cfg.baseline()}
+	cfg.Designs = []string{"steal-wq", "steal-wq-streams", "central-ledger", "central-pipelined", cfg.baseline()}
 	cfg.Modes = []string{modeInProcess, modeProcesses}
 	cfg.Workloads = tinyWorkloads()
 	cfg.Scale.Workers, cfg.Scale.Designs = []int{2}, cfg.Designs

@@ -193,7 +193,8 @@ func centralDesign(k int) design {
 // subtree run in the worker's own steal.Pool; and, only when -designs
 // names them, central-ledger and central-pipelined (central-async with
 // its acks pipelined, with and without a ledger write per job) and
-// steal-wq, a prototype of a layout where a job is one message (wq.go).
+// steal-wq and steal-wq-streams, prototypes of a layout where a job is
+// one message (wq.go).
 func compareDesigns(fetchK int) []design {
 	return append(designs(fetchK),
 		bundleDesign(distDesign("steal-bundle", cluster.StealHalf)),
@@ -201,7 +202,8 @@ func compareDesigns(fetchK int) []design {
 		centralVariant("central-local", 1, centralLocal),
 		centralVariant("central-ledger", fetchK, centralLedger),
 		centralVariant("central-pipelined", fetchK, centralPipelined),
-		wqDesign())
+		wqDesign("steal-wq", false),
+		wqDesign("steal-wq-streams", true))
 }
 
 func centralVariant(name string, k int, kind centralKind) design {

@@ -45,6 +45,10 @@ import (
 //     duplicate window, and never for an id already completed.
 //   - A job's children are published to the spawning worker's own
 //     partition.
+//
+// steal-wq-streams is the same with a stream for each partition (WQ_<p>,
+// created by its worker) instead of one for all: no lock, store or
+// ordering of the queued jobs is shared between workers.
 const (
 	wqStream      = "WQ"
 	wqLedger      = "WD"
@@ -61,36 +65,51 @@ type wqSystem struct {
 	stole atomic.Int64
 	deal  atomic.Uint64
 	parts []string // the submitter's list of partitions, read once (under mu)
+	// streams: a stream for each partition (steal-wq-streams).
+	streams bool
 }
 
-func wqDesign() design {
-	return design{Name: "steal-wq", Mode: modeInProcess,
+func wqDesign(name string, streams bool) design {
+	return design{Name: name, Mode: modeInProcess,
 		make: func(e *natsserver.Server, wl workload, gate <-chan struct{}) (system, error) {
-			return newWQSystem(e, wl, gate)
+			return newWQSystem(e, wl, gate, streams)
 		},
 		workers: func(dial dialer, wl workload, gate <-chan struct{}, onDone func()) system {
-			s := newWQWorkers(dial, wl, gate)
+			s := newWQWorkers(dial, wl, gate, streams)
 			s.onDone = onDone
 			return s
 		}}
 }
 
-func newWQSystem(e *natsserver.Server, wl workload, gate <-chan struct{}) (*wqSystem, error) {
-	s := newWQWorkers(inProcess(e), wl, gate)
-	if err := s.submitter(e,
-		jetstream.StreamConfig{Name: wqStream, Subjects: []string{"wq.>"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage},
-		jetstream.StreamConfig{Name: wqLedger, Subjects: []string{"wd.>"}, Storage: jetstream.MemoryStorage},
-	); err != nil {
+func newWQSystem(e *natsserver.Server, wl workload, gate <-chan struct{}, streams bool) (*wqSystem, error) {
+	s := newWQWorkers(inProcess(e), wl, gate, streams)
+	cfgs := []jetstream.StreamConfig{{Name: wqLedger, Subjects: []string{"wd.>"}, Storage: jetstream.MemoryStorage}}
+	if !streams {
+		cfgs = append(cfgs, wqStreamConfig(wqStream, "wq.>"))
+	}
+	if err := s.submitter(e, cfgs...); err != nil {
 		s.close()
 		return nil, err
 	}
 	return s, nil
 }
 
-func newWQWorkers(dial dialer, wl workload, gate <-chan struct{}) *wqSystem {
-	s := new(wqSystem)
+func newWQWorkers(dial dialer, wl workload, gate <-chan struct{}, streams bool) *wqSystem {
+	s := &wqSystem{streams: streams}
 	s.init(dial, wl, gate)
 	return s
+}
+
+func wqStreamConfig(name, subject string) jetstream.StreamConfig {
+	return jetstream.StreamConfig{Name: name, Subjects: []string{subject}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage}
+}
+
+// stream is the name of the stream that holds partition p's jobs.
+func (s *wqSystem) stream(p string) string {
+	if s.streams {
+		return wqStream + "_" + p
+	}
+	return wqStream
 }
 
 func wqPart(i int) string { return "p" + strconv.Itoa(i) }
@@ -102,7 +121,12 @@ func (s *wqSystem) start(ctx context.Context, from, to int) error {
 			return err
 		}
 		me := wqPart(i)
-		own, err := js.CreateOrUpdateConsumer(ctx, wqStream, jetstream.ConsumerConfig{
+		if s.streams {
+			if _, err := js.CreateOrUpdateStream(ctx, wqStreamConfig(s.stream(me), "wq."+me+".>")); err != nil {
+				return err
+			}
+		}
+		own, err := js.CreateOrUpdateConsumer(ctx, s.stream(me), jetstream.ConsumerConfig{
 			Durable: me, FilterSubject: "wq." + me + ".>", AckPolicy: jetstream.AckExplicitPolicy, AckWait: wqAckWaitJS,
 		})
 		if err != nil {
@@ -220,7 +244,7 @@ func (w *wqWorker) victim(p string) (jetstream.Consumer, error) {
 	}
 	ctx, cancel := context.WithTimeout(w.s.ctx, fetchWait)
 	defer cancel()
-	c, err := w.js.Consumer(ctx, wqStream, p)
+	c, err := w.js.Consumer(ctx, w.s.stream(p), p)
 	if err != nil {
 		return nil, err
 	}
@@ -231,10 +255,22 @@ func (w *wqWorker) victim(p string) (jetstream.Consumer, error) {
 	return c, nil
 }
 
-func listParts(ctx context.Context, js jetstream.JetStream) ([]string, error) {
+// listParts lists the partitions: the consumers of the one stream, or
+// with a stream each, the streams' names.
+func (s *wqSystem) listParts(ctx context.Context) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, fetchWait)
 	defer cancel()
-	st, err := js.Stream(ctx, wqStream)
+	if s.streams {
+		var out []string
+		l := s.js.StreamNames(ctx)
+		for n := range l.Name() {
+			if p, ok := strings.CutPrefix(n, wqStream+"_"); ok {
+				out = append(out, p)
+			}
+		}
+		return out, l.Err()
+	}
+	st, err := s.js.Stream(ctx, wqStream)
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +378,7 @@ func (s *wqSystem) partition(ctx context.Context, first bool) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.parts == nil {
-		ps, err := listParts(ctx, s.js)
+		ps, err := s.listParts(ctx)
 		if err != nil {
 			return "", err
 		}
