@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -62,8 +63,22 @@ func (e *envelope) member(d *decoder, b []byte, key []byte, i int, path string) 
 		if e.Body == nil { // a repeated body merges, as in encoding/json
 			e.Body = new(request)
 		}
+		if e.own != nil {
+			return only(*e.own, e.Body.member)
+		}
 		return e.Body.member
 	})
+}
+
+// only returns m for type, msg_id and the keys in fields; any other key's
+// value is skipped, its strings still checked.
+func only(fields []string, m member) member {
+	return func(d *decoder, b []byte, key []byte, i int, path string) int {
+		if k := string(key); k == "type" || k == "msg_id" || slices.Contains(fields, k) {
+			return m(d, b, key, i, path)
+		}
+		return d.skip(b, i)
+	}
 }
 
 // envelopeMember decodes the envelope member key, whose value starts at

@@ -19,7 +19,10 @@
 // fields are listed below with each message; a field not marked optional is
 // required, a field of the wrong JSON type is malformed (error 12, with a
 // text such as "thief_worker must be a string, not a number"), and fields
-// the node does not know are ignored. Keys are matched exactly, as
+// the node does not know are ignored, whatever their value: a message's
+// fields are those listed with its type, so that another message's field
+// ("worker" in a check_cluster_state) is ignored too, and a message of an
+// unknown type is error 10 whatever its fields. Keys are matched exactly, as
 // written here: "TYPE" or "Msg_Id" is not a field the node knows, and is
 // ignored like any other. A string anywhere in a message, key or value,
 // that is not valid UTF-8 or holds a lone surrogate escape such as \ud800

@@ -10,7 +10,10 @@ import (
 // Fields names the fields a program reads from a message's body: for a
 // key, a pointer that the key's value decodes into, as json.Unmarshal
 // decodes into it (a *[]string refuses a null element, as the node does);
-// nil for a key the program does not know, which is ignored.
+// nil for a key the program does not know, which is ignored. The node
+// knows only type, msg_id and the fields of the message's type: to
+// refuse what it refuses, decode the type first (a Fields that knows only
+// type), then that type's fields.
 type Fields func(key string) any
 
 // DecodeMessage decodes msg, one message of the protocol, as Node.Handle

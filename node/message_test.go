@@ -3,6 +3,7 @@ package node
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -33,11 +34,15 @@ var messageSeeds = []string{
 	`[1,2]`,
 	`not json`,
 	`{"src":"c","dest":"n","body":{"type":"check_cluster_state","msg_id":1},"body":null}`,
+	`{"src":"c","dest":"n","body":{"type":"check_cluster_state","msg_id":1,"worker":5}}`,
+	`{"src":"c","dest":"n","body":{"type":"fly","msg_id":1,"worker":5}}`,
+	`{"src":"c","dest":"n","body":{"worker":5,"type":"pop_job","msg_id":"x"}}`,
 }
 
-// FuzzDecodeMessageAgreesWithHandle: what DecodeMessage refuses, Handle
-// refuses the same way: no reply for the same reason, or error 12 with
-// the same text, and the same src and dest. Messages with init's nested
+// FuzzDecodeMessageAgreesWithHandle: what DecodeMessage refuses, given
+// the fields of the message's type, Handle refuses the same way: no reply
+// for the same reason, or error 12 with the same text, and the same src
+// and dest. Messages with init's nested
 // cost are left out: DecodeMessage's Fields have no nested objects.
 func FuzzDecodeMessageAgreesWithHandle(f *testing.F) {
 	for _, s := range messageSeeds {
@@ -47,8 +52,24 @@ func FuzzDecodeMessageAgreesWithHandle(f *testing.F) {
 		if bytes.Contains(msg, []byte(`cost"`)) || bytes.Contains(msg, []byte(`cost\`)) {
 			return
 		}
+		// The type first, then the type's own fields, as a program that
+		// refuses what the node refuses decodes.
+		var typ *string
+		DecodeMessage(msg, func(key string) any {
+			if key == "type" {
+				return &typ
+			}
+			return nil
+		})
+		var own []string
+		if typ != nil {
+			own = handlers[*typ].fields
+		}
 		var r request
 		src, dest, ok, err := DecodeMessage(msg, func(key string) any {
+			if key != "type" && key != "msg_id" && !slices.Contains(own, key) {
+				return nil
+			}
 			if p := r.field([]byte(key)); p != nil {
 				return p
 			}

@@ -47,7 +47,9 @@ func (n *Node) Handle(msg []byte) ([]byte, error) {
 	var err error
 	if !fastDecode(msg, &env) {
 		env = envelope{}
-		err = json.Unmarshal(msg, &env)
+		if err = json.Unmarshal(msg, &env); err != nil {
+			env, err = ownFields(msg, env, err)
+		}
 	}
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) {
@@ -79,6 +81,27 @@ func (n *Node) Handle(msg []byte) ([]byte, error) {
 	return e.buf, nil
 }
 
+// ownFields decodes msg again when decoding it failed on a value of the
+// wrong JSON type, reading only its type's fields: a field of another
+// message, or any field of a message with no type or an unknown one, is
+// not one the node knows for this message and is ignored, whatever its
+// value (the body is decoded into the fields of every message at once).
+// A value of the wrong type is rare, so the common case decodes once.
+func ownFields(msg []byte, env envelope, err error) (envelope, error) {
+	var mistyped *json.UnmarshalTypeError
+	var w *wireError
+	if env.Body == nil || !errors.As(err, &mistyped) && !errors.As(err, &w) {
+		return env, err
+	}
+	var fields []string
+	if env.Body.Type != nil {
+		fields = handlers[*env.Body.Type].fields
+	}
+	again := envelope{own: &fields}
+	err = json.Unmarshal(msg, &again)
+	return again, err
+}
+
 // dispatch validates the common fields and runs the type's handler.
 func (n *Node) dispatch(req *request) error {
 	typ, err := required(req.Type, "type")
@@ -92,20 +115,27 @@ func (n *Node) dispatch(req *request) error {
 	if !ok {
 		return &wireError{CodeNotSupported, fmt.Sprintf("unknown message type %q", typ)}
 	}
-	return h(n, req)
+	return h.answer(n, req)
 }
 
-// handlers maps each request type to the method that answers it. A handler
-// validates everything before it changes anything, then writes the reply
-// body through n.head and the encoder.
-var handlers = map[string]func(*Node, *request) error{
-	"init":                (*Node).init,
-	"steal_job":           (*Node).stealJob,
-	"check_cluster_state": (*Node).checkClusterState,
-	"run_simulation":      (*Node).runSimulation,
-	"push_job":            (*Node).pushJob,
-	"pop_job":             (*Node).popJob,
-	"complete_job":        (*Node).completeJob,
+// handler answers one request type.
+type handler struct {
+	answer func(*Node, *request) error
+	fields []string // the body's fields besides type and msg_id
+}
+
+// handlers maps each request type to the method that answers it and the
+// fields it reads, as the package doc lists them. A handler validates
+// everything before it changes anything, then writes the reply body
+// through n.head and the encoder.
+var handlers = map[string]handler{
+	"init":                {(*Node).init, []string{"workers", "jobs_to_distribute", "distribution", "victim", "seed", "cost", "steal_latency_ms"}},
+	"steal_job":           {(*Node).stealJob, []string{"thief_worker", "busy_workers"}},
+	"check_cluster_state": {(*Node).checkClusterState, nil},
+	"run_simulation":      {(*Node).runSimulation, []string{"duration_ms", "policies"}},
+	"push_job":            {(*Node).pushJob, []string{"worker", "job_id", "payload", "cost_ms"}},
+	"pop_job":             {(*Node).popJob, []string{"worker"}},
+	"complete_job":        {(*Node).completeJob, []string{"worker", "job_id"}},
 }
 
 // head writes the reply's type and in_reply_to.

@@ -16,6 +16,11 @@ type envelope struct {
 	Src  string   `json:"src"`
 	Dest string   `json:"dest"`
 	Body *request `json:"body"`
+
+	// own, when set, names the only fields of the body decoded besides
+	// type and msg_id: the fields of the message's type, for decoding
+	// again a message refused for a mistyped field (see ownFields).
+	own *[]string
 }
 
 // request is the union of every request's fields, decoded in one pass:
