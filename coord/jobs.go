@@ -61,7 +61,11 @@ func (c *Cluster) Complete(worker, jobID string) error {
 	}
 	j, ok := c.workers[i].retire(jobID)
 	if !ok {
-		return fail(UnknownJob, jobID+" is not in flight at "+worker)
+		name := jobID
+		if name == "" {
+			name = `"" (an empty id)` // else the message reads as if it named none
+		}
+		return fail(UnknownJob, name+" is not in flight at "+worker)
 	}
 	delete(c.live, jobID)
 	c.payload -= len(j.Payload)

@@ -53,3 +53,16 @@ func TestOnlyTheTypesOwnFieldsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// complete_job with an empty job_id names the id as empty, as an unknown
+// worker with an empty name is: the text read "unknown job:  is not in
+// flight at w1", as if it named no job at all.
+func TestCompleteEmptyJobIDIsNamed(t *testing.T) {
+	n := New()
+	ask(t, n, `{"type": "pop_job", "msg_id": 1, "worker": "w1"}`)
+	got := ask(t, n, `{"type": "complete_job", "msg_id": 2, "worker": "w1", "job_id": ""}`)
+	want := `{"type": "error", "in_reply_to": 2, "code": 1003, "text": "unknown job: \"\" (an empty id) is not in flight at w1"}`
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
