@@ -203,7 +203,8 @@
 // A request that fails changes nothing. Input that is not JSON, or has no
 // body object, gets no reply (there is nothing to reply to); it is reported
 // on the log (stderr) and skipped, as is any line, or JSON value spread over
-// lines, longer than MaxMessageBytes (1 MiB, line endings not counted),
+// lines, longer than MaxMessageBytes (1 MiB: a line's text without its line
+// ending; a value spread over lines, its lines joined by one byte each),
 // which is read through to its end, discarded in chunks as it is read, and
 // skipped whole with one report: nothing inside it is taken for a message.
 //

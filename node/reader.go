@@ -12,7 +12,9 @@ import (
 // JSON value spread over several lines, longer than this is read through
 // to its end and skipped whole, with one report, its text dropped in
 // chunks as it is read, never held in memory whole. A line's length is
-// that of its text, without its line ending.
+// that of its text, without its line ending; a value spread over lines is
+// as long as its lines joined by '\n', one byte for each line break within
+// it, however it was written.
 const MaxMessageBytes = 1 << 20
 
 // SkipError is input that is not a message: a line, or a JSON value spread

@@ -288,3 +288,22 @@ func TestReaderIgnoresLeadingBOM(t *testing.T) {
 		t.Errorf("after a mark alone on line 1: %q", out)
 	}
 }
+
+// A value spread over lines is as long as its lines joined by one byte
+// each, as MaxMessageBytes says, whether they end in LF or CRLF: the
+// package doc said "line endings not counted", which held for one line
+// only.
+func TestReaderMultiLineLimitCountsOneByteABreak(t *testing.T) {
+	for _, eol := range []string{"\n", "\r\n"} {
+		for _, over := range []bool{false, true} {
+			lines := []string{"[", `"` + strings.Repeat("y", 90) + `",`, "1", "]"} // 96 bytes of text, 3 breaks: 99
+			if over {
+				lines[1] = `"` + strings.Repeat("y", 91) + `",`
+			}
+			vals, skips := values(t, strings.Join(lines, eol)+eol+`{"ok": 1}`+eol, 99)
+			if over != (len(skips) == 1) || vals[len(vals)-1] != `{"ok": 1}` {
+				t.Errorf("eol %q, over %v: values %.40q, skips %q", eol, over, vals, skips)
+			}
+		}
+	}
+}
