@@ -21,7 +21,10 @@ func runNode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(Program+" node", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: steal node < messages\n\nReads one JSON message per line (a value may span lines) and writes one reply per line.")
+		fmt.Fprintln(stderr, "usage: "+Program+" node < messages\n\n"+
+			"Reads one JSON message per line (a value may span lines) and writes one reply per line.\n"+
+			"Input that is not a message is reported on stderr and skipped. The messages, their\n"+
+			"fields and error codes: go doc github.com/worksteal/steal/node")
 	}
 	if code := Parse(fs, args, stderr); code >= 0 {
 		return code

@@ -86,3 +86,13 @@ func TestNodeProcessRepliesWhileInputStaysOpen(t *testing.T) {
 		t.Fatalf("node exited with %v", err)
 	}
 }
+
+// steal node -h says where the protocol is described: it only said one
+// message per line, leaving a newcomer no way from the help to the
+// messages, their fields and error codes.
+func TestNodeHelpNamesTheProtocol(t *testing.T) {
+	code, _, errs := runWith([]string{"node", "-h"}, "")
+	if code != 0 || !strings.Contains(errs, "go doc github.com/worksteal/steal/node") || !strings.Contains(errs, "skipped") {
+		t.Fatalf("code %d, help %q", code, errs)
+	}
+}
