@@ -153,6 +153,11 @@ func TestNodeNATSSession(t *testing.T) {
 		{`"type": "pop_job"`, `"code": 12, "text": "missing field worker"`},
 		{`"type": "complete_job", "worker": "w1", "job_id": "a"`, `"code": 1003, "text": "unknown job: a is not in flight at worker w1 (jobs are in flight only at workers this gateway hosts, from pop_job to complete_job)"`},
 		{`"type": "fly"`, `"code": 10, "text": "unknown message type \"fly\""`},
+		// A message's fields are its type's: another message's field
+		// is ignored whatever its value, as by steal node.
+		{`"type": "fly", "worker": 5`, `"code": 10, "text": "unknown message type \"fly\""`},
+		{`"worker": 5, "type": "steal_job", "thief_worker": "w1"`, `"code": 1002, "text": "nothing to steal: no candidate worker has a queued job"`},
+		{`"type": "pop_job", "thief_worker": 5`, `"code": 12, "text": "missing field worker"`},
 		// Keys are matched exactly, as by steal node: a key cased
 		// otherwise is not the field, and must not act on the cluster.
 		{`"type": "push_job", "WORKER": "w1", "job_id": "d"`, `"code": 12, "text": "missing field worker"`},
@@ -171,6 +176,11 @@ func TestNodeNATSSession(t *testing.T) {
 		t.Errorf("mistyped worker: %s", got)
 	}
 	s.state(loaded)
+	// check_cluster_state has no fields but type and msg_id.
+	got = s.send(`"type": "check_cluster_state", "worker": 5, "job_id": [1]`)
+	if !strings.Contains(got, `"type": "cluster_state_ok"`) {
+		t.Errorf("check_cluster_state with other messages' fields mistyped: %s", got)
+	}
 	// A msg_id that is not an integer: the error cannot say in reply to what.
 	got = s.sendRaw(`{"src": "c1", "dest": "n1", "body": {"type": "push_job", "msg_id": "x", "worker": "w1", "job_id": "d"}}` + "\n")
 	if want := `{"src": "n1", "dest": "c1", "body": {"type": "error", "code": 12, "text": "msg_id must be an integer, not \"x\""}}` + "\n"; got != want {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/worksteal/steal/cluster"
@@ -64,6 +65,39 @@ func (r *request) field(key string) any {
 	return nil
 }
 
+// typeFields lists the body's fields of each message type this session
+// answers itself, besides type and msg_id (init and run_simulation are
+// steal node's, which decodes them itself).
+var typeFields = map[string][]string{
+	"push_job":            {"worker", "job_id", "job_type", "payload", "cost_ms"},
+	"steal_job":           {"thief_worker", "busy_workers"},
+	"check_cluster_state": nil,
+	"pop_job":             {"worker"},
+	"complete_job":        {"worker", "job_id"},
+}
+
+// ownField returns the Fields of msg's own type: type, msg_id and the
+// fields typeFields lists for it (none for a missing or unknown type).
+func (r *request) ownField(msg []byte) node.Fields {
+	var typ *string
+	node.DecodeMessage(msg, func(key string) any {
+		if key == "type" {
+			return &typ
+		}
+		return nil
+	})
+	var own []string
+	if typ != nil {
+		own = typeFields[*typ]
+	}
+	return func(key string) any {
+		if key == "type" || key == "msg_id" || slices.Contains(own, key) {
+			return r.field(key)
+		}
+		return nil
+	}
+}
+
 // replyError is an error reply: a node error code and a text naming the
 // problem.
 type replyError struct {
@@ -119,6 +153,12 @@ func (s *session) handle(ctx context.Context, msg []byte) ([]byte, error) {
 	src, dest, ok, err := node.DecodeMessage(msg, req.field)
 	if !ok {
 		return nil, err
+	}
+	if err != nil {
+		// The fields of every message were decoded at once; as steal
+		// node does, judge the message by its own type's fields only.
+		req = new(request)
+		_, _, _, err = node.DecodeMessage(msg, req.ownField(msg))
 	}
 	if isSimulated(req) {
 		return s.simulate(msg)
