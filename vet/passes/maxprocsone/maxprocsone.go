@@ -89,8 +89,12 @@ func deletion(pass *analysis.Pass, cur inspector.Cursor) (analysis.TextEdit, boo
 func restored(pass *analysis.Pass, cur inspector.Cursor) bool {
 	info := pass.TypesInfo
 	if outer, ok := cur.Parent().Node().(*ast.CallExpr); ok {
-		_, deferred := cur.Parent().Parent().Node().(*ast.DeferStmt)
-		return deferred && funcs.Is(funcs.Callee(info, outer), "runtime", "GOMAXPROCS")
+		if _, deferred := cur.Parent().Parent().Node().(*ast.DeferStmt); deferred &&
+			funcs.Is(funcs.Callee(info, outer), "runtime", "GOMAXPROCS") {
+			return true
+		}
+		// Any other call around it (a conversion, a log line) only
+		// passes the old value on: look for a later call as below.
 	}
 	one := cur.Node().(*ast.CallExpr)
 	for fn := range cur.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {

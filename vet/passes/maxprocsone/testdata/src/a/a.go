@@ -62,3 +62,21 @@ func query(n int) int {
 	runtime.GOMAXPROCS(n)
 	return runtime.GOMAXPROCS(0)
 }
+
+// The old value passed through an expression before it is saved: still
+// a GOMAXPROCS(1) that the same function follows with another call.
+func savedThroughConversion() {
+	prev := int64(runtime.GOMAXPROCS(1))
+	defer runtime.GOMAXPROCS(int(prev))
+}
+
+func loggedThenRestored(threads int) {
+	println("was", runtime.GOMAXPROCS(1))
+	runtime.GOMAXPROCS(threads)
+}
+
+// Passed to something other than a deferred GOMAXPROCS, with no call
+// after it: reported.
+func loggedOnly() {
+	println("was", runtime.GOMAXPROCS(1)) // want `GOMAXPROCS\(1\) surprise`
+}
