@@ -110,3 +110,62 @@ func EnclosingFile(cur inspector.Cursor) *ast.File {
 	}
 	return nil
 }
+
+// Every reports whether every underlying type that a value of type t
+// may have satisfies pred: t's own underlying type, or for a type
+// parameter those of the terms of its constraint (C ~chan E, N ~int |
+// ~int64). A type parameter whose constraint lists no types (any,
+// comparable, an interface of methods) satisfies nothing.
+func Every(t types.Type, pred func(types.Type) bool) bool {
+	if tp, ok := types.Unalias(t).(*types.TypeParam); ok {
+		iface, ok := tp.Constraint().Underlying().(*types.Interface)
+		return ok && restricts(iface, pred)
+	}
+	return pred(t.Underlying())
+}
+
+// restricts reports whether an element embedded in iface limits its
+// type set to types that satisfy pred (one such element is enough: the
+// type set is the intersection of the elements').
+func restricts(iface *types.Interface, pred func(types.Type) bool) bool {
+	for i := range iface.NumEmbeddeds() {
+		var terms []types.Type
+		if u, ok := types.Unalias(iface.EmbeddedType(i)).(*types.Union); ok {
+			for j := range u.Len() {
+				terms = append(terms, u.Term(j).Type())
+			}
+		} else {
+			terms = []types.Type{iface.EmbeddedType(i)}
+		}
+		all := len(terms) > 0
+		for _, t := range terms {
+			if in, ok := t.Underlying().(*types.Interface); ok {
+				all = all && restricts(in, pred)
+			} else {
+				all = all && pred(t.Underlying())
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// CoreChan returns the channel type of t: t's underlying type, or for
+// a type parameter constrained to channel types the first of them; nil
+// if t is not a channel.
+func CoreChan(t types.Type) *types.Chan {
+	var first *types.Chan
+	ok := Every(t, func(u types.Type) bool {
+		ch, ok := u.(*types.Chan)
+		if ok && first == nil {
+			first = ch
+		}
+		return ok
+	})
+	if !ok {
+		return nil
+	}
+	return first
+}

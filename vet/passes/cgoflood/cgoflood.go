@@ -68,6 +68,7 @@ import (
 	"strings"
 
 	"github.com/worksteal/steal/vet/internal/bounds"
+	"github.com/worksteal/steal/vet/internal/funcs"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
@@ -283,10 +284,8 @@ func unboundedContext(info *types.Info, cur inspector.Cursor) (scope *ast.BlockS
 			}
 			return n.Body, n, guards
 		case *ast.RangeStmt:
-			if t := info.TypeOf(n.X); t != nil {
-				if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 {
-					return nil, nil, nil // for range n: a fixed pool
-				}
+			if t := info.TypeOf(n.X); t != nil && funcs.Every(t, isInteger) {
+				return nil, nil, nil // for range n: a fixed pool
 			}
 			return n.Body, n, guards
 		case *ast.FuncLit:
@@ -302,6 +301,11 @@ func unboundedContext(info *types.Info, cur inspector.Cursor) (scope *ast.BlockS
 		}
 	}
 	return nil, nil, nil
+}
+
+func isInteger(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0
 }
 
 // overCollection reports whether loop ranges over a slice, an array, a
@@ -352,7 +356,7 @@ func (c *checker) startsWorker(g *ast.GoStmt) bool {
 			return false
 		case *ast.RangeStmt:
 			if t := c.pass.TypesInfo.TypeOf(n.X); t != nil {
-				if _, ok := t.Underlying().(*types.Chan); ok {
+				if funcs.CoreChan(t) != nil {
 					found = true
 				}
 			}
@@ -416,7 +420,7 @@ func bounded(info *types.Info, scope *ast.BlockStmt, loop ast.Stmt, g *ast.GoStm
 	rangeChan := false
 	if r, ok := loop.(*ast.RangeStmt); ok {
 		if t := info.TypeOf(r.X); t != nil {
-			_, rangeChan = t.Underlying().(*types.Chan)
+			rangeChan = funcs.CoreChan(t) != nil
 		}
 	}
 	events, tokens := 0, 0

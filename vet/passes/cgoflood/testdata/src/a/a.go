@@ -179,3 +179,25 @@ func twoStreams(events, urgent chan []byte, done chan struct{}) { // want twoStr
 		}
 	}
 }
+
+// rangeCount starts n C calls: a counting loop, a fixed pool.
+func rangeCount(data []byte, n int) { // want rangeCount:"callsCgo"
+	for range n {
+		go process(data)
+	}
+}
+
+// rangeCountGeneric is the same loop with a type parameter for n.
+func rangeCountGeneric[N ~int](data []byte, n N) { // want rangeCountGeneric:"callsCgo"
+	for range n {
+		go process(data)
+	}
+}
+
+// rangeGenericChan ranges over a channel typed by a type parameter: an
+// event loop.
+func rangeGenericChan[C ~chan []byte](events C) { // want rangeGenericChan:"callsCgo"
+	for ev := range events {
+		go process(ev) // want `goroutine that calls C started in a loop`
+	}
+}
