@@ -77,6 +77,7 @@ import (
 	"go/types"
 
 	"github.com/worksteal/steal/vet/internal/bounds"
+	"github.com/worksteal/steal/vet/internal/funcs"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
@@ -158,8 +159,8 @@ func isEventChan(info *types.Info, x ast.Expr) bool {
 	if t == nil {
 		return false
 	}
-	ch, ok := t.Underlying().(*types.Chan)
-	if !ok {
+	ch := funcs.CoreChan(t) // C ~chan E is a channel too
+	if ch == nil {
 		return false
 	}
 	if named, ok := types.Unalias(ch.Elem()).(*types.Named); ok {

@@ -329,3 +329,24 @@ func twoStreams(ctx context.Context, events, urgent chan Event) {
 		}
 	}
 }
+
+// A channel typed by a type parameter is an event stream like any other.
+func genericEvents[C ~chan E, E any](events C, handle func(E)) {
+	for ev := range events {
+		go handle(ev) // want `go statement per received event with no bound on concurrency`
+	}
+}
+
+func genericReceive[C ~chan Event](events C) {
+	for {
+		ev := <-events
+		go process(ev) // want `go statement per received event with no bound on concurrency`
+	}
+}
+
+// A type-parameter channel of time.Time is a ticker's: not events.
+func genericTicks[C ~<-chan time.Time](ticks C) {
+	for range ticks {
+		go process(Event{})
+	}
+}
