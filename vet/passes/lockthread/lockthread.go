@@ -230,7 +230,7 @@ func workLoop(info *types.Info, loop ast.Stmt) bool {
 	var body *ast.BlockStmt
 	switch l := loop.(type) {
 	case *ast.RangeStmt:
-		if ch, ok := info.TypeOf(l.X).Underlying().(*types.Chan); ok {
+		if ch := funcs.CoreChan(info.TypeOf(l.X)); ch != nil {
 			return !isFunc(ch.Elem())
 		}
 		body = l.Body
@@ -265,7 +265,7 @@ func workLoop(info *types.Info, loop ast.Stmt) bool {
 			return false
 		case *ast.UnaryExpr:
 			if n.Op == token.ARROW {
-				if ch, ok := info.TypeOf(n.X).Underlying().(*types.Chan); !ok || !isFunc(ch.Elem()) {
+				if ch := funcs.CoreChan(info.TypeOf(n.X)); ch == nil || !isFunc(ch.Elem()) {
 					waits = true
 				}
 			}
@@ -286,8 +286,8 @@ func receivesFunc(info *types.Info, cc *ast.CommClause) bool {
 		recv = comm.Rhs[0]
 	}
 	if u, ok := ast.Unparen(recv).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
-		ch, ok := info.TypeOf(u.X).Underlying().(*types.Chan)
-		return ok && isFunc(ch.Elem())
+		ch := funcs.CoreChan(info.TypeOf(u.X))
+		return ch != nil && isFunc(ch.Elem())
 	}
 	return false
 }

@@ -239,3 +239,24 @@ func startMaybe(ch chan Request, on bool) {
 		}
 	}()
 }
+
+// A channel typed by a type parameter is still a channel: ranging over
+// it waits for work.
+func genericChanServe[C ~chan E, E any](ch C) {
+	runtime.LockOSThread() // want `LockOSThread starvation`
+	for req := range ch {
+		_ = req
+	}
+}
+
+func startGenericChan(ch chan int) { go genericChanServe(ch) }
+
+// A dispatcher over a type-parameter channel of functions: not a work loop.
+func genericDispatcher[C ~chan func()](calls C) {
+	runtime.LockOSThread()
+	for f := range calls {
+		f()
+	}
+}
+
+func startGenericDispatcher(calls chan func()) { go genericDispatcher(calls) }
