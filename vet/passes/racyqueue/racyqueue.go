@@ -531,8 +531,8 @@ func fieldName(field *types.Var) string {
 		scope := pkg.Scope()
 		for _, name := range scope.Names() {
 			tn, ok := scope.Lookup(name).(*types.TypeName)
-			if !ok {
-				continue
+			if !ok || tn.IsAlias() {
+				continue // an alias would name the field after itself
 			}
 			if st, ok := tn.Type().Underlying().(*types.Struct); ok {
 				for f := range st.Fields() {

@@ -282,3 +282,11 @@ type owner struct{ *ring }
 func (o *owner) push() {
 	o.tail++ // want `plain write of ring.tail`
 }
+
+// An alias of Counter, whose name sorts first: the message names the
+// struct type, not the alias.
+type ACounter = Counter
+
+func readAlias(c *ACounter) int64 {
+	return c.n // want `plain read of Counter\.n,`
+}
