@@ -184,7 +184,7 @@ func faults(info *types.Info, body *ast.BlockStmt) bool {
 			case *ast.StarExpr:
 				switch x := ast.Unparen(lhs.X).(type) {
 				case *ast.CallExpr:
-					if len(x.Args) == 1 && info.Types[x.Fun].IsType() && info.Types[x.Args[0]].IsNil() {
+					if nilConversion(info, x) {
 						found = true
 					}
 				case *ast.Ident:
@@ -197,4 +197,20 @@ func faults(info *types.Info, body *ast.BlockStmt) bool {
 		return true
 	})
 	return found
+}
+
+// nilConversion reports whether e converts nil to a pointer type,
+// directly or through other conversions: (*T)(nil),
+// (*T)(unsafe.Pointer(nil)).
+func nilConversion(info *types.Info, e ast.Expr) bool {
+	for {
+		call, ok := ast.Unparen(e).(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 || !info.Types[call.Fun].IsType() {
+			return false
+		}
+		if info.Types[call.Args[0]].IsNil() {
+			return true
+		}
+		e = call.Args[0]
+	}
 }

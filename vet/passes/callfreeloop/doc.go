@@ -52,8 +52,8 @@
 //   - Loops with a select: the selectspin analyzer owns those.
 //   - Loops that leave unconditionally, or through goto.
 //   - The runtime's "never returns" idiom, for { *(*int)(nil) = 0 }
-//     (or, inside the loop, var p *T; *p = v), which faults on its first
-//     iteration. A nil pointer declared before the loop is reported.
+//     (also with the nil converted through unsafe.Pointer, or, inside
+//     the loop, var p *T; *p = v), which faults on its first iteration. A nil pointer declared before the loop is reported.
 //   - Loops that control cannot reach, such as a for {} after a call
 //     to panic, os.Exit or a function that always panics, written only
 //     because a function with results must end in a terminating

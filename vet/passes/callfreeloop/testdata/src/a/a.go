@@ -3,6 +3,7 @@ package a
 import (
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 var done bool
@@ -168,6 +169,13 @@ func heap(a, b []int) {
 func crash() {
 	for {
 		*(*int)(nil) = 0 // faults on the first iteration
+	}
+}
+
+// The same store through a nil pointer, spelled through unsafe.Pointer.
+func crashUnsafe() {
+	for {
+		*(*int)(unsafe.Pointer(nil)) = 0
 	}
 }
 
