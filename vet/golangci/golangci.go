@@ -9,6 +9,10 @@
 //
 // The analyzers come from suite.Analyzers, so an analyzer added to the
 // suite is in the plugin too.
+//
+// No analyzer flag can be set here: the opt-in racyqueue stays off (it
+// reports nothing without -racyqueue.enable), and the analyzers with a
+// -NAME.tests flag skip _test.go files.
 package golangci
 
 import (
