@@ -26,9 +26,12 @@
 // A loop counts as receiving events when it ranges over a channel, or
 // when it is a for loop without a post statement that receives from a
 // channel before the go statement (directly or in a select). Channels
-// of time.Time (tickers, timers, time.After) and receives from a Done()
-// method (cancellation) are not events: they are rate-limited or final,
-// and so is a go statement in a select case that receives from one.
+// of time.Time (tickers, timers, time.After), receives from a Done()
+// method (cancellation) and select cases that end the loop (case <-quit:
+// return, a shutdown signal) are not events: they are rate-limited or
+// final, and so is a go statement in a select case that receives from a
+// time or Done channel. So an accept loop that checks a quit channel
+// (on an Accept error, or before each Accept) is not an event loop.
 //
 // The go statement is considered bounded, and is not reported, when
 // the loop (outside function literals) also
@@ -182,6 +185,10 @@ func receivesBefore(info *types.Info, loop *ast.ForStmt, pos token.Pos) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
+		case *ast.CommClause:
+			if shutdown(n) {
+				return false // case <-quit: return
+			}
 		case *ast.UnaryExpr:
 			if n.Op == token.ARROW && isEventChan(info, n.X) {
 				found = true
@@ -190,6 +197,23 @@ func receivesBefore(info *types.Info, loop *ast.ForStmt, pos token.Pos) bool {
 		return !found
 	})
 	return found
+}
+
+// shutdown reports whether a select case receives a shutdown signal:
+// its body ends the loop (its last statement is a return, a goto or a
+// labeled break), as in case <-quit: return. Like a Done() channel, the
+// channel is final, not a stream of events.
+func shutdown(cc *ast.CommClause) bool {
+	if bounds.CommRecv(cc.Comm) == nil || len(cc.Body) == 0 {
+		return false
+	}
+	switch last := cc.Body[len(cc.Body)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return last.Tok == token.GOTO || last.Tok == token.BREAK && last.Label != nil
+	}
+	return false
 }
 
 // bounded reports whether something in the loop limits how many

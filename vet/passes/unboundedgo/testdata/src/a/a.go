@@ -211,6 +211,64 @@ func accept(l net.Listener) {
 	}
 }
 
+// acceptQuit is the accept loop of many servers: a non-blocking check
+// of a quit channel tells shutdown from a temporary error. The quit
+// receive ends the loop: a shutdown signal, not an event.
+func acceptQuit(l net.Listener, quit chan struct{}) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			continue
+		}
+		go c.Close()
+	}
+}
+
+// quitFirst checks a quit channel before each accept, like doneOnly.
+func quitFirst(l net.Listener, quit chan struct{}) {
+loop:
+	for {
+		select {
+		case <-quit:
+			break loop
+		default:
+		}
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		go c.Close()
+	}
+}
+
+// quitAndEvents: the quit case ends the loop, the other case brings
+// events.
+func quitAndEvents(events chan Event, quit chan struct{}) {
+	for {
+		select {
+		case <-quit:
+			return
+		case ev := <-events:
+			go process(ev) // want `go statement per received event with no bound on concurrency`
+		}
+	}
+}
+
+// quitNotEnding: a case that goes on after the receive takes an event.
+func quitNotEnding(pings chan struct{}) {
+	for {
+		select {
+		case <-pings:
+		}
+		go process(Event{}) // want `go statement per received event with no bound on concurrency`
+	}
+}
+
 // counting loops start a fixed pool.
 func fixed(events chan Event) {
 	for i := 0; i < 4; i++ {
