@@ -30,7 +30,8 @@ func CondObjects(info *types.Info, e ast.Expr) map[types.Object]bool {
 }
 
 // Counter returns the variable or field that n counts up or down
-// (x++, x--, x += k, x -= k), or nil.
+// (x++, x--, x += k, x -= k, and with sync/atomic atomic.AddInt32(&x, k)
+// or x.Add(k) of an atomic.Int32 and the like), or nil.
 func Counter(info *types.Info, n ast.Node) types.Object {
 	var x ast.Expr
 	switch n := n.(type) {
@@ -40,12 +41,39 @@ func Counter(info *types.Info, n ast.Node) types.Object {
 		if (n.Tok == token.ADD_ASSIGN || n.Tok == token.SUB_ASSIGN) && len(n.Lhs) == 1 {
 			x = n.Lhs[0]
 		}
+	case *ast.ExprStmt:
+		x = atomicAdded(info, n.X)
 	}
 	switch x := ast.Unparen(x).(type) {
 	case *ast.Ident:
 		return info.Uses[x]
 	case *ast.SelectorExpr:
 		return info.Uses[x.Sel]
+	}
+	return nil
+}
+
+// atomicAdded returns the operand that e, a call of a sync/atomic add,
+// counts: x in atomic.AddInt32(&x, k) or in x.Add(k); else nil.
+func atomicAdded(info *types.Info, e ast.Expr) ast.Expr {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	fn := typeutil.StaticCallee(info, call)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "sync/atomic" || !strings.HasPrefix(fn.Name(), "Add") {
+		return nil
+	}
+	if fn.Type().(*types.Signature).Recv() != nil {
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+			return sel.X // x.Add(k)
+		}
+		return nil
+	}
+	if len(call.Args) == 2 {
+		if addr, ok := ast.Unparen(call.Args[0]).(*ast.UnaryExpr); ok && addr.Op == token.AND {
+			return addr.X // atomic.AddInt32(&x, k)
+		}
 	}
 	return nil
 }

@@ -53,10 +53,11 @@
 // a limit), calls a compare-and-swap or add of sync/atomic, or compares
 // a len or cap (a full semaphore channel), or when a statement next to
 // the go statement counts a variable up or down that a condition in
-// the loop reads (a goroutine budget). A for loop without a post
-// statement whose body counts a variable of its condition
-// (for i := 0; i < n; { ...; i++ }) is a counting loop, not an event
-// loop.
+// the loop reads (a goroutine budget: budget--, or atomic.AddInt32(&n,
+// 1) and n.Add(1) for a count that the goroutines take back
+// themselves). A for loop without a post statement whose body counts a
+// variable of its condition (for i := 0; i < n; { ...; i++ }) is a
+// counting loop, not an event loop.
 //
 // Deliberately not reported: accept loops (for { c, _ := l.Accept();
 // go serve(c) }), which are the standard net/http idiom: the kernel's

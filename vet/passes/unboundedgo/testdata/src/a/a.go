@@ -360,6 +360,47 @@ func budget(events chan Event, collectors []func()) {
 	}
 }
 
+// atomicBudget counts the running goroutines with sync/atomic, since
+// they count themselves down: a budget like the one above.
+func atomicBudget(events chan Event, max int32) {
+	var active int32
+	for ev := range events {
+		for atomic.LoadInt32(&active) >= max {
+			time.Sleep(time.Millisecond)
+		}
+		atomic.AddInt32(&active, 1)
+		go func() {
+			defer atomic.AddInt32(&active, -1)
+			process(ev)
+		}()
+	}
+}
+
+// atomicTypeBudget is the same with an atomic.Int32.
+func atomicTypeBudget(events chan Event, max int32) {
+	var active atomic.Int32
+	for ev := range events {
+		for active.Load() >= max {
+			time.Sleep(time.Millisecond)
+		}
+		active.Add(1)
+		go func() {
+			defer active.Add(-1)
+			process(ev)
+		}()
+	}
+}
+
+// atomicNotChecked counts with sync/atomic, but no condition reads the
+// count: not a budget.
+func atomicNotChecked(events chan Event) {
+	var started atomic.Int64
+	for ev := range events {
+		started.Add(1)
+		go process(ev) // want `go statement per received event`
+	}
+}
+
 // countedInBody is a counting loop with a token semaphore.
 func countedInBody(tokens chan struct{}, n int) {
 	for i := 0; i < n; {
