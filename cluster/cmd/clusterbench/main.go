@@ -127,16 +127,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "clusterbench:", err)
 		return 2
 	}
-	if *cpuProfile != "" {
-		stop, err := startProfile(*cpuProfile)
-		if err != nil {
-			fmt.Fprintln(stderr, "clusterbench:", err)
-			return 1
+	for _, p := range []struct {
+		path  string
+		start func(string) (func(), error)
+	}{{*cpuProfile, startProfile}, {*mutexProfile, startMutexProfile}} {
+		if p.path == "" {
+			continue
 		}
-		defer stop()
-	}
-	if *mutexProfile != "" {
-		stop, err := startMutexProfile(*mutexProfile)
+		stop, err := p.start(p.path)
 		if err != nil {
 			fmt.Fprintln(stderr, "clusterbench:", err)
 			return 1
