@@ -88,3 +88,57 @@ func TestStartSkipsCompletedRecord(t *testing.T) {
 		t.Errorf("w1 and w2 counted %d duplicates, want 1", d)
 	}
 }
+
+// TestMovedCheckedRecordNotRun: a record that its worker loaded at its
+// start (to be checked against the ledger before it runs), moved by
+// Client.Steal before that check, carries the check to the thief, whose
+// watch of its own records delivers it: the thief deletes the record of
+// the completed job and does not run it again.
+func TestMovedCheckedRecordNotRun(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	release := make(chan struct{})
+	defer close(release)
+	register := func(w *Worker) {
+		w.Handle("block", func(ctx context.Context, j *Job) ([]byte, error) {
+			h.ran(j.ID)
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return nil, nil
+		})
+		w.Handle("job", h.sleeper(0))
+	}
+	// As a server restart leaves them: the record of a job that runs
+	// first and holds w1's only slot, then the record of x, whose
+	// completion the ledger holds.
+	if _, err := h.client.st.jobs.Put(ctx, "q.w1.a", []byte(`{"id":"a","type":"block"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.client.st.jobs.Put(ctx, dKey("x"), []byte(`{"id":"x","worker":"old"}`)); err != nil {
+		t.Fatal(err)
+	}
+	putRecord(t, h, "q.w1.x", "x")
+	w1 := h.worker("w1", register, WithSlots(1), WithStealMode(StealOff))
+	waitFor(t, 10*time.Second, "a to run and w1 to queue x", func() bool {
+		w1.mu.Lock()
+		_, held := w1.known["x"]
+		w1.mu.Unlock()
+		return h.runCount("a") == 1 && held
+	})
+	w2 := h.worker("w2", register, WithStealMode(StealOff))
+	h.ready("w1", "w2")
+	res, err := h.client.Steal(ctx, "w2", "w1", 0)
+	if err != nil || len(res.Jobs) != 1 || res.Jobs[0] != "x" {
+		t.Fatalf("Steal: %+v, %v; want x moved", res, err)
+	}
+	waitFor(t, 10*time.Second, "the record of x to go", func() bool { return h.count("q.w2.>") == 0 })
+	time.Sleep(100 * time.Millisecond) // a run would have counted by now
+	if c := h.runCount("x"); c != 0 {
+		t.Errorf("x, completed before, ran %d times on the thief, want 0", c)
+	}
+	if d := w2.Stats().Duplicates; d != 1 {
+		t.Errorf("w2 counted %d duplicates, want 1", d)
+	}
+}

@@ -42,7 +42,10 @@ func (w *Worker) onOwn(e jetstream.KeyValueEntry, initial bool) {
 		return
 	}
 	en := decodeEntry(id, e.Revision(), e.Value())
-	en.verify = initial
+	// A record moved here before its check (its Check field) keeps it:
+	// a Client.Steal, or a steal whose reply the watch beats, brings it
+	// by this path alone.
+	en.verify = en.verify || initial
 	if w.adoptLocked(en, false) {
 		w.startLocked()
 		if w.surplusLocked() > 0 {
