@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -141,4 +142,32 @@ func TestMovedCheckedRecordNotRun(t *testing.T) {
 	if d := w2.Stats().Duplicates; d != 1 {
 		t.Errorf("w2 counted %d duplicates, want 1", d)
 	}
+}
+
+// TestTakenOverCompletedNotRun: records of completed jobs left under a
+// worker that holds no lease (as a server restart leaves them) are taken
+// over and deleted, none run again, whichever of the takeover's answer and
+// its watch echo reaches the taking worker first.
+func TestTakenOverCompletedNotRun(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	const n = 200
+	for i := range n {
+		id := "x" + strconv.Itoa(i)
+		if _, err := h.client.st.jobs.Put(ctx, dKey(id), []byte(`{"id":"`+id+`","worker":"old"}`)); err != nil {
+			t.Fatal(err)
+		}
+		putRecord(t, h, "q.ghost."+id, id)
+	}
+	w1 := h.worker("w1", func(w *Worker) { w.Handle("job", h.sleeper(0)) }, WithSlots(4))
+	waitFor(t, 20*time.Second, "the records to go", func() bool { return h.count("q.>") == 0 })
+	h.idleWithin(t)
+	ran := 0
+	for i := range n {
+		ran += h.runCount("x" + strconv.Itoa(i))
+	}
+	if ran != 0 {
+		t.Errorf("%d of %d completed jobs ran again after a takeover", ran, n)
+	}
+	t.Logf("stats %+v", w1.Stats())
 }

@@ -308,6 +308,10 @@ func (w *Worker) moveIn(batch []stored) bool {
 		if e.rec != nil {
 			e.rec.Attempt++
 			e.rec.From = "" // a takeover, not a steal
+			// The check travels in the record: the watch's echo of
+			// this put often reaches onOwn before the batch's answer
+			// reaches adoptLocked below, and queues what it decodes.
+			e.rec.Check = true
 			raw, _ = json.Marshal(e.rec)
 		}
 		e.verify = true // a record brought back by a server restart may be of a completed job
