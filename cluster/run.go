@@ -375,14 +375,26 @@ func (w *Worker) failed(e *entry, err error, out *outcome) bool {
 // ErrFenced. A handler may pass on ErrFenced from a *Job kept past its own
 // run, or return it by mistake: the job is then not fenced, and its
 // failure is recorded as any other, rather than left to a new owner that
-// nothing makes. A job held in memory has no record to read: taken as
-// fenced. When the servers cannot tell, neither: its completion is
-// conditional on the record anyway.
+// nothing makes. A job held in memory is fenced by the record of the root
+// of its subtree: read, when the root is a job with a record (its own
+// worker's, or borrowed with it). Taken as fenced otherwise (a subtree
+// borrowed in memory: the lender, to which its loan goes back aborted,
+// runs it again and reads its root). Were such a job taken as fenced
+// while its root's record is still this worker's, the root's completion
+// would not be written and its record left, live, to nobody. When the
+// servers cannot tell, neither: its completion is conditional on the
+// record anyway.
 func (w *Worker) fencedOut(e *entry) bool {
-	if e.mem {
-		return true
-	}
 	w.mu.Lock()
+	if e.mem {
+		for e.up != nil {
+			e = e.up
+		}
+		if e.mem {
+			w.mu.Unlock()
+			return true
+		}
+	}
 	key, rev := w.guardLocked(e)
 	w.mu.Unlock()
 	return key == "" || !w.stillOurs(key, rev)
