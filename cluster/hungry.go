@@ -12,7 +12,9 @@ import (
 // A worker that runs dry and knows of no worker with jobs queued asks
 // who has some: a request on steal.<cluster>.hungry (core NATS), at its
 // start and then when it runs dry again after running a job, at most
-// every hintGap.
+// every hintGap; and, while its questions are answered with hints, again
+// after askAgain (the lender named may have given its jobs to faster
+// thieves by the time this one steals).
 //
 // Only workers with jobs to spare listen on that subject, in one queue
 // group (lendersQueue): the servers hand each question to one of them,
@@ -40,28 +42,44 @@ const lendersQueue = "lenders"
 // lender whose surplus went) or not within askWait goes again.
 const hungryTries = 3
 
-// askHungry asks, once per dry spell and at most every hintGap, off the
-// dispatcher. A question costs a few messages whatever W, so a worker
-// that runs dry again soon after an answer asks again rather than wait
-// for a periodic hint.
-func (w *Worker) askHungry() {
+// askHungry asks, off the dispatcher, and returns how long the
+// dispatcher may wait before it calls again (0: until a hint or a signal).
+// A worker asks once per dry spell and at most every hintGap, unless its
+// last question was answered with a hint: lenders then had jobs to
+// spare, and the thieves race for them, so one that finds the lender
+// emptied asks again after askAgain instead of waiting for a periodic
+// hint. A question costs a few messages whatever W, and one answered
+// with a hint only comes while some worker has jobs to spare: an idle
+// cluster asks once per dry spell.
+func (w *Worker) askHungry() time.Duration {
 	w.mu.Lock()
-	now := time.Now()
-	skip := w.asked || now.Sub(w.askedAt) < hintGap
-	if !skip {
-		w.asked, w.askedAt = true, now
+	gap := hintGap
+	if w.lenders {
+		gap = askAgain
 	}
+	since := time.Since(w.askedAt)
+	mayAsk := !w.asked || w.lenders // this dry spell
+	if !mayAsk || since < gap {
+		w.mu.Unlock()
+		if !mayAsk {
+			return 0
+		}
+		return gap - since
+	}
+	w.asked, w.askedAt, w.lenders = true, time.Now(), false
 	w.mu.Unlock()
-	if skip {
-		return
-	}
 	b, _ := json.Marshal(hint{Name: w.name})
 	w.wg.Add(1) // the dispatcher, in wg, is running: Close waits for this too
 	go func() {
 		defer w.wg.Done()
 		w.ask(b)
 	}()
+	return 0
 }
+
+// askAgain spaces the questions of a worker whose last one was answered
+// with a hint.
+const askAgain = maxIdleWait
 
 // askWait bounds the wait for one lender's answer. A lender answers from
 // its subscription at once; one that has not within askWait is taken to
@@ -82,6 +100,9 @@ func (w *Worker) ask(question []byte) {
 		case w.ctx.Err() != nil || errors.Is(err, nats.ErrNoResponders):
 			return // closing, or no lender: a hint comes when one has jobs to spare
 		case err == nil && len(m.Data) > 0:
+			w.mu.Lock()
+			w.lenders = true
+			w.mu.Unlock()
 			w.onHint(m)
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,5 +146,40 @@ func hungryAsker(h *harness) func(name string) (*nats.Msg, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		return nc.RequestWithContext(ctx, subj, q)
+	}
+}
+
+// TestHungryAsksAgainWhileLendersAnswer: a thief whose question was
+// answered with a hint, and whose steal then came back empty (the lender's
+// jobs went to faster thieves), asks again soon instead of waiting for a
+// periodic hint (lease/4); once nobody answers, it stops asking until its
+// next dry spell.
+func TestHungryAsksAgainWhileLendersAnswer(t *testing.T) {
+	h := newHarness(t, WithSlots(1), WithLease(3*time.Second))
+	h.worker("empty", func(*Worker) {}) // named by the hints, has nothing
+	h.ready("empty")
+	var asked atomic.Int64
+	lender, err := h.conn().QueueSubscribe(h.client.cfg.subject("hungry"), lendersQueue, func(m *nats.Msg) {
+		var q hint
+		if json.Unmarshal(m.Data, &q) == nil && q.Name == "thief" {
+			asked.Add(1)
+			b, _ := json.Marshal(hint{Name: "empty", Queue: 5})
+			m.Respond(b)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.worker("thief", func(*Worker) {}) // runs dry at its start, and asks
+	time.Sleep(300 * time.Millisecond)
+	if n := asked.Load(); n < 3 {
+		t.Fatalf("thief asked %d times in 300 ms while a lender answered with hints, want at least 3 (it waited for a periodic hint)", n)
+	}
+	lender.Unsubscribe() // no lender now: "no responders"
+	time.Sleep(100 * time.Millisecond)
+	before := asked.Load()
+	time.Sleep(300 * time.Millisecond)
+	if n := asked.Load() - before; n != 0 {
+		t.Errorf("thief asked %d more times with no lender, want 0", n)
 	}
 }

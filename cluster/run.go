@@ -13,8 +13,8 @@ import (
 
 // Idle thieves back off from minIdleWait to maxIdleWait between steal
 // attempts while some worker is known to have jobs queued; a hint resets
-// the wait. With none known, a thief asks nobody and waits for a hint (or
-// lease/4).
+// the wait. With none known, a thief asks who has jobs (hungry.go) and
+// waits for a hint, or lease/4, or until it may ask again.
 const (
 	minIdleWait = 100 * time.Microsecond
 	maxIdleWait = 4 * time.Millisecond
@@ -45,8 +45,9 @@ func (w *Worker) dispatch() {
 			}
 			if w.members.pick(w.name) != "" {
 				backoff = min(2*backoff, maxIdleWait)
+			} else if again := w.askHungry(); again > 0 {
+				backoff = again // may ask again then
 			} else {
-				w.askHungry()
 				backoff = w.st.lease / 4 // nobody to ask: a hint wakes us
 			}
 			wait = backoff

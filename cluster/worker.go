@@ -254,6 +254,7 @@ type Worker struct {
 	sealed     bool                 // Close waits for the writes in flight: no loan's return starts one
 	asked      bool                 // asked who has jobs since it last ran one (hungry.go)
 	askedAt    time.Time            // when it last asked
+	lenders    bool                 // its last question was answered with a hint (hungry.go)
 	completing int                  // outcomes being written off their slots (recordLater)
 	group      group                // completions committed together (group.go)
 	held       int                  // jobs whose run returned and whose subtree is not finished (loan.go)
