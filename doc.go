@@ -67,6 +67,12 @@
 //     it descends from does after that task's own wait began; and a child
 //     of a limited group (Group.SetLimit) should not wait for what the
 //     caller of Go does after that Go.
+//   - Nor should a future or a NewGroup child wait for work that a task
+//     it descends from is part of (a Pool.Group that task is a child of,
+//     that task's own future), even if that task never waits for it: a
+//     waiting task runs its own futures and children above itself, on its
+//     own goroutine, and a wait there for work that includes the task
+//     beneath could never end. Such a wait panics instead of hanging.
 //   - A task that blocks outside the pool (I/O, a lock, a channel) wraps the
 //     call in Worker.Block, so that a spare worker steals in its place.
 //   - Close and Shutdown from a task of the same pool return ErrInsideTask.

@@ -206,10 +206,15 @@
 // program, which exists with one goroutine per task as well and which no
 // scheduler can finish. In case (a) u descends from x, and a task can
 // reach what its ancestor does later only through something outside the
-// pool (a channel, a lock): waits on the pool's own groups and futures
-// only see work that exists, which does not wait for x. Without a cycle,
-// then, every task run above a waiting task finishes without it, and the
-// wait ends once its work is done, whatever the number of workers.
+// pool (a channel, a lock), or through the pool's own groups and futures
+// when their work includes x itself: a future x spawned and does not wait
+// for may wait for the Pool.Group x is a child of, or for x's own future.
+// With a goroutine per task that finishes; run above x it cannot, since x
+// is beneath it. That wait is caught (see Misuse) and panics. Other waits
+// on the pool's groups and futures only see work that exists, which does
+// not wait for x. Without a cycle, then, every task run above a waiting
+// task finishes without it, and the wait ends once its work is done,
+// whatever the number of workers.
 //
 // Compensation. A task the waiting task may not run (a task spawned or
 // submitted elsewhere, a part of an outer fork left on its deque) it has
@@ -226,9 +231,12 @@
 // Misuse. A wait that is a cycle (a Pool.Group's Wait from its own child,
 // or from a future that child spawned and waits for) would hang, so the
 // waiting task checks, before it blocks, whether its own chain reaches
-// the latch it waits for, and panics if it does (checkCycle). Once every
+// the latch it waits for, and panics if it does (cycle). Once every
 // task of such a cycle waits, all their links are in place and the last
-// to block sees the cycle. A Go waiting for a slot of a limited group
+// to block sees the cycle. It also checks whether the chain of any task
+// beneath it on its goroutine (core.waiting) reaches that latch: the
+// wait of a descendant run above its ancestor for work that includes
+// that ancestor, which could never end either. A Go waiting for a slot of a limited group
 // waits for any one child, not all: it helps with the group's children,
 // which is safe unless one of them waits for what that Go's caller does
 // next (the package doc says so).
@@ -293,6 +301,10 @@ type core struct {
 	freeGo        []*task  // records of finished Go functions (reusable)
 	freeForks     []any    // *forkTask[T, R] of any T, R
 	slab          []Worker // fresh records for submissions (sched_inject_take.go)
+	// waiting holds the tasks waiting on this worker's goroutine (in
+	// helpUntil), the bottom one first: each one beneath runs the ones
+	// above it, and cannot go on before they return.
+	waiting []*task
 
 	// running counts task starts, for the stall detector to tell whether
 	// the worker is still on one task; kept only while it runs (an atomic

@@ -66,7 +66,8 @@ func (c *core) helpUntil(l, scope *latch, ctx context.Context) {
 	// current, so a goroutine it leaked that uses the handle is caught.
 	cur := c.cur.load()
 	c.cur.store(nil)
-	defer c.cur.store(cur)
+	c.waiting = append(c.waiting, cur)
+	defer c.endWait(cur)
 	if cur != nil && scope == l && ctx == nil {
 		if done := cur.done; done != nil && done != l && l.joinerLatch() == nil &&
 			atomic.CompareAndSwapPointer(&l.joiner, nil, unsafe.Pointer(done)) {
@@ -83,9 +84,9 @@ func (c *core) helpUntil(l, scope *latch, ctx context.Context) {
 			// looking for work and leave parked workers asleep.
 			c.stopSpinning()
 			if !mine && !inScope(t, scope) {
-				if c.cycle(cur, l, scope) {
+				if why := c.cycle(cur, l, scope, ctx); why != "" {
 					c.handOff(t) // not lost with the panic
-					panicCycle()
+					panicCycle(why)
 				}
 				c.lend(t, l, ctx) // l is open or ctx done (sched_lend.go)
 				break
@@ -98,8 +99,8 @@ func (c *core) helpUntil(l, scope *latch, ctx context.Context) {
 			pause(l, empty)
 			continue
 		}
-		if c.cycle(cur, l, scope) {
-			panicCycle()
+		if why := c.cycle(cur, l, scope, ctx); why != "" {
+			panicCycle(why)
 		}
 		c.sleepOn(l)
 		empty = 0
@@ -132,21 +133,59 @@ func inScope(t *task, scope *latch) bool {
 	return false
 }
 
-// cycle reports whether the task cur, about to stop helping and wait for
-// l, is itself part of the work l counts: then it waits for itself, as a
-// Pool.Group's Wait called from a future its own child spawned and waits
-// for would. It is asked only before the waiting task blocks, where a
-// walk up the links costs nothing next to blocking; the links a cycle
-// needs are all in place by then once every task of the cycle has begun
-// to wait, and the last one to begin finds it. A Go waiting for a slot
-// (scope != l) may be a child of its own group, so it is not asked.
-func (c *core) cycle(cur *task, l, scope *latch) bool {
-	return cur != nil && scope == l && inScope(cur, l)
+// endWait ends a wait that helpUntil began: cur, the task that waited,
+// is the worker's current task again and no longer waits beneath the
+// tasks the worker runs.
+func (c *core) endWait(cur *task) {
+	c.waiting = c.waiting[:len(c.waiting)-1]
+	c.cur.store(cur)
 }
 
-func panicCycle() {
-	panic("steal: a task waits for work that waits for it (a Group's Wait called from " +
-		"one of its children, or from work such a child waits for); it would wait forever")
+// cycle reports why the wait of the task cur for l can never end, or ""
+// if it may. It is asked only before the waiting task blocks, where a
+// walk up the links costs nothing next to blocking.
+//
+// The first reason is that cur is itself part of the work l counts: it
+// waits for itself, as a Pool.Group's Wait called from a future its own
+// child spawned and waits for would. The links a cycle needs are all in
+// place by then once every task of the cycle has begun to wait, and the
+// last one to begin finds it.
+//
+// The second is that a task beneath cur on this goroutine, one that
+// waits and runs cur above itself, is part of the work l counts: that
+// task cannot go on before cur returns, so l cannot open. A waiting task
+// runs its own descendants above itself (case (a) of "Waiting" in
+// sched.go), and a descendant that waits for a group its ancestor is a
+// child of, or for its ancestor's future, gets here; with one goroutine
+// per task it would have finished, but the ancestor's frames are beneath
+// it now. A wait with a context (WaitContext) ends with the context, so
+// it is not asked this.
+//
+// A Go waiting for a slot (scope != l) may be a child of its own group,
+// and no task counts its l down, so it is asked neither.
+func (c *core) cycle(cur *task, l, scope *latch, ctx context.Context) string {
+	if scope != l {
+		return ""
+	}
+	if cur != nil && inScope(cur, l) {
+		return "a task waits for work that waits for it (a Group's Wait called from " +
+			"one of its children, or from work such a child waits for)"
+	}
+	if ctx != nil {
+		return ""
+	}
+	for _, t := range c.waiting[:len(c.waiting)-1] {
+		if t != nil && inScope(t, l) {
+			return "a task waits for work that the task it was spawned by (or one that task " +
+				"descends from) is part of, while that task waits on the same worker and runs it " +
+				"(a future or group child waits for its spawner's group or future)"
+		}
+	}
+	return ""
+}
+
+func panicCycle(why string) {
+	panic("steal: " + why + "; it would wait forever")
 }
 
 // pause waits a moment between two empty rounds of helpUntil: it watches

@@ -114,3 +114,92 @@ func TestWaitWithSparesExhaustedByBlock(t *testing.T) {
 		t.Errorf("Close = %v", err)
 	}
 }
+
+// A future that a Pool.Group's child spawns, and does not wait for, may
+// wait for the group: with a goroutine per task that finishes, since the
+// child does not wait for the future. But a waiting task runs its own
+// descendants above itself, so when the child waits for something else
+// and pops the future, the future's Wait for the group (which waits for
+// the child, beneath it on the same goroutine) could never end: the
+// pool hung. Now that wait panics instead, the child goes on, and the
+// future's panic reaches Close, since nobody waits for it.
+func TestWaitForSpawnersGroupFromAboveIt(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		workers int
+		child   func(g *Group, w *Worker) error
+	}{
+		{"one worker, child waits for a future", 1, func(g *Group, w *Worker) error {
+			Spawn(w, func(*Worker) int { g.Wait(); return 0 }) // nobody waits for it
+			f, err := PoolSpawn(context.Background(), w.Pool(), func(*Worker) int { return 1 })
+			if err != nil {
+				return err
+			}
+			_, err = f.Wait(w) // pops the future above first
+			return err
+		}},
+		{"two workers, child waits for a stolen half", 2, func(g *Group, w *Worker) error {
+			// The other worker steals the half, the oldest task on the
+			// deque, and holds on to it until the future has started
+			// here, above the child waiting for that half.
+			stolen, started := make(chan struct{}), make(chan struct{})
+			Join(w, func(w *Worker) {
+				Spawn(w, func(*Worker) int { close(started); g.Wait(); return 0 })
+				<-stolen
+			}, func(*Worker) {
+				close(stolen)
+				<-started
+			})
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(WithWorkers(tc.workers))
+			g := p.Group(context.Background())
+			g.Go(func(w *Worker) error { return tc.child(g, w) })
+			var err error
+			within(t, "Wait of the group", func() { err = g.Wait() })
+			if err != nil {
+				t.Errorf("Wait = %v", err)
+			}
+			within(t, "Close", func() { err = p.Close() })
+			var pe *PanicError
+			if !errors.As(err, &pe) || !strings.Contains(err.Error(), "it would wait forever") {
+				t.Errorf("Close = %v, want the panic of the future's wait", err)
+			}
+		})
+	}
+}
+
+// The same for a future that waits for the future of the task that
+// spawned it, while that task waits for something else.
+func TestWaitForSpawnersFutureFromAboveIt(t *testing.T) {
+	p := New(WithWorkers(1))
+	var err error
+	within(t, "Run", func() {
+		err = p.Run(func(w *Worker) {
+			own := make(chan *Future[int], 1)
+			fx := Spawn(w, func(w *Worker) int {
+				fx := <-own
+				Spawn(w, func(w *Worker) int { fx.Wait(w); return 0 }) // nobody waits for it
+				f, err := PoolSpawn(context.Background(), p, func(*Worker) int { return 1 })
+				if err != nil {
+					panic(err)
+				}
+				v, _ := f.Wait(w)
+				return v
+			})
+			own <- fx
+			if v, err := fx.Wait(w); v != 1 || err != nil {
+				t.Errorf("fx.Wait = %v, %v", v, err)
+			}
+		})
+	})
+	if err != nil {
+		t.Errorf("Run = %v", err)
+	}
+	within(t, "Close", func() { err = p.Close() })
+	if err == nil || !strings.Contains(err.Error(), "it would wait forever") {
+		t.Errorf("Close = %v, want the panic of the inner future's wait", err)
+	}
+}
