@@ -113,7 +113,11 @@
 // Pool.For, Pool.ForRange, MapErr, MapSeqErr, MapErrLimit, the Pool...
 // maps, Group.Wait, Future.Wait); a call that returns no error re-raises
 // it in its caller (Join, Join2, Fork2, For, ForRange, Map, MapSeq,
-// MapLimit), once the parts it offered to thieves have finished. A panic
+// MapLimit), once the parts it offered to thieves have finished. Such a
+// call reports one failure, as errgroup's Wait returns one error: the
+// first (for Join, Join2 and Fork2, the first half's if both fail); a
+// panic of another part or child of the same call is only counted
+// (WorkerStats.Panics), not passed on to the handler or Close. A panic
 // nobody waits for goes to the handler set with WithPanicHandler, or is
 // kept (the first 64, WithPanicLimit) for Close and Shutdown to return. A
 // future may be waited for later or never: its waiters get the panic, and

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -70,5 +73,38 @@ func TestPanicReturnedByCallsWithError(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Value != "boom" {
 			t.Errorf("%s = %v; want a *PanicError with the value", name, err)
 		}
+	}
+}
+
+// A wait for several tasks reports one failure: when two children of a
+// group both panic, Wait returns one *PanicError, the other panic is
+// counted but reaches neither a handler nor Close (the package doc's
+// "Panics and Goexit" says so; it said every panic reaches a waiter, the
+// handler or Close).
+func TestPanicOfSecondChildIsOnlyCounted(t *testing.T) {
+	var handled atomic.Int64
+	p := New(WithWorkers(2), WithPanicHandler(func(*PanicError) { handled.Add(1) }))
+	g := p.Group(context.Background())
+	var both sync.WaitGroup
+	both.Add(2)
+	for _, v := range []string{"one", "two"} {
+		g.Go(func(w *Worker) error {
+			both.Done()
+			w.Block(both.Wait) // both start before either fails
+			panic(v)
+		})
+	}
+	var err error
+	within(t, "Wait", func() { err = g.Wait() })
+	var pe *PanicError
+	if !errors.As(err, &pe) || strings.Count(err.Error(), "panicked") != 1 {
+		t.Errorf("Wait = %v, want one *PanicError", err)
+	}
+	within(t, "Close", func() { err = p.Close() })
+	if err != nil || handled.Load() != 0 {
+		t.Errorf("Close = %v, handler called %d times; want nil and 0", err, handled.Load())
+	}
+	if n := p.Stats().Total.Panics; n != 2 {
+		t.Errorf("Stats.Total.Panics = %d, want 2", n)
 	}
 }
