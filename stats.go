@@ -121,6 +121,17 @@ type Stats struct {
 // that shows every worker idle sees all their tasks; Parks, counted as a
 // worker falls asleep, may trail it by a moment).
 func (p *Pool) Stats() Stats {
+	// The backlog first, then Idle, then the counters: a snapshot that
+	// shows no backlog and every worker idle then has every submitted task
+	// in its counters. A worker is off the idle list whenever it takes a
+	// task, and publishes its counters before it goes back on, so each
+	// task taken before the backlog was read was run and published before
+	// Idle was read. Read in the other order, Idle could see a worker that
+	// was about to take the last submissions (on the idle list, making its
+	// last look at the queues), and the backlog see them taken while they
+	// ran, not yet counted.
+	taken := p.takenCount()
+	submitted := p.inject.claimedExact()
 	s := Stats{
 		Workers:  make([]WorkerStats, len(p.workers)),
 		Inject:   p.inject.len(),
@@ -135,8 +146,7 @@ func (p *Pool) Stats() Stats {
 	for _, ws := range p.spareStats() {
 		s.Total.add(ws)
 	}
-	taken := p.takenCount()
-	s.Submitted = p.inject.claimedExact()
+	s.Submitted = submitted
 	// taken was read first and never exceeds submitted, so Backlog >= 0.
 	s.Backlog = int(uint(s.Submitted) - taken)
 	s.QueueWait = p.waits.snapshot(p.metrics.every)
