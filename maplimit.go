@@ -5,8 +5,9 @@ import "sync/atomic"
 // MapLimit is Map with at most limit calls of f running at once, for an f
 // that blocks through Worker.Block (I/O, a rate-limited service). Map has
 // no such bound: each call that blocks hands its worker's place to a
-// spare, which takes the next part of in and may block in turn, so up to
-// the pool's 256 spares may be calling f at once. MapLimit runs min(limit,
+// spare, which takes the next part of in and may block in turn, and spares
+// are not capped, so any number of calls may be under way at once
+// (up to one per element of in). MapLimit runs min(limit,
 // len(in)) lanes, each calling f for one element at a time, the next one
 // not yet taken by any lane: idle workers and spares steal lanes, never
 // single elements, so however f blocks, no more than limit calls are under
