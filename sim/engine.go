@@ -187,8 +187,15 @@ func (e *engine) run() {
 			e.stopAt(e.now)
 			return
 		}
-		if at > e.sampleAt { // never true when sampling is off
-			e.sampleBefore(at)
+		if at > e.sampleAt { // never true when sampling is off or over
+			if e.done == len(e.tasks) {
+				// Every job is done: what is left are steal requests,
+				// which change nothing, so the series ends at the
+				// makespan, not after the last of them.
+				e.endSampling()
+			} else {
+				e.sampleBefore(at)
+			}
 		}
 		ev := e.pending.pop()
 		e.now = ev.at
@@ -200,7 +207,7 @@ func (e *engine) run() {
 		}
 		e.res.Events++
 	}
-	e.sampleFinal(e.now)
+	e.endSampling()
 }
 
 // stopAt ends the run at time t, before the pending events. A run whose
@@ -210,7 +217,7 @@ func (e *engine) run() {
 func (e *engine) stopAt(t int64) {
 	e.stop = t
 	if e.done == len(e.tasks) {
-		e.sampleFinal(e.now)
+		e.endSampling()
 		return
 	}
 	e.sampleThrough(t)

@@ -123,6 +123,14 @@ func (e *engine) sampleFinal(end int64) {
 	}
 }
 
+// endSampling closes the series of a run whose jobs are all done: it
+// records the samples up to the first one at or after the makespan, which
+// shows the final state, and takes no more.
+func (e *engine) endSampling() {
+	e.sampleFinal(int64(e.res.Makespan))
+	e.sampleAt = noSample
+}
+
 // sample records the state at e.sampleAt, which is no earlier than the
 // last event processed and no later than the next one, and moves
 // e.sampleAt on. A full series is halved first: keeping the even samples

@@ -172,3 +172,21 @@ func TestSamplesOfARunThatFinishedBeforeItStopped(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplesOfAFinishedRunStopAtItsMakespan: worker 0 runs two 10 ns jobs
+// while the others' steal requests are 100 ns on their way. The jobs are
+// done at 20 ns; the requests that arrive later change nothing, so the
+// series ends at the first sample at or after 20 ns, as Sampling.Max says,
+// not after the last request.
+func TestSamplesOfAFinishedRunStopAtItsMakespan(t *testing.T) {
+	queues := [][]Task{fixed(10, 10), nil, nil}
+	r := Simulate(queues, Policy{Mode: StealOne, Victims: coord.Random},
+		Options{StealLatency: 100, Sample: Sampling{Every: 7}})
+	if !r.Finished || r.Makespan != 20 {
+		t.Fatalf("finished %v at %v, want 20ns", r.Finished, r.Makespan)
+	}
+	last := r.Samples[len(r.Samples)-1]
+	if last.At != 21 || len(r.Samples) != 4 || last.Done != 2 {
+		t.Errorf("%d samples, the last %+v; want 4, the last at 21ns with both jobs done", len(r.Samples), last)
+	}
+}
