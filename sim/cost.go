@@ -63,6 +63,10 @@ type Cost struct {
 // time.Duration (about 292 years), where a draw from the model would be
 // longer.
 func (c Cost) Draw(key uint64) time.Duration {
+	if !c.Model.valid() || c.Model == Fixed {
+		// Exactly the mean: a float64 would round one beyond 2^53 ns.
+		return max(c.Mean, 1)
+	}
 	mean := float64(c.Mean)
 	u := unit(key) // in (0, 1]
 	var x float64
@@ -74,8 +78,6 @@ func (c Cost) Draw(key uint64) time.Duration {
 	case Pareto:
 		xm := mean * (paretoShape - 1) / paretoShape
 		x = min(xm/math.Pow(u, 1/paretoShape), 1000*mean)
-	default:
-		x = mean
 	}
 	if x >= float64(endOfTime) { // 2^63: converting it would wrap
 		return endOfTime

@@ -69,3 +69,13 @@ func TestParseCostModel(t *testing.T) {
 		t.Error("bad String for unknown model")
 	}
 }
+
+// A fixed cost is the mean to the nanosecond, even where a float64 cannot
+// hold it (beyond 2^53 ns, about 104 days).
+func TestFixedCostIsExactlyTheMean(t *testing.T) {
+	for _, mean := range []time.Duration{1, time.Millisecond, 1<<53 + 1, 123456789012345679, math.MaxInt64 - 1, math.MaxInt64} {
+		if got := (Cost{Model: Fixed, Mean: mean}).Draw(5); got != mean {
+			t.Errorf("fixed cost of mean %d ns: %d ns", mean, got)
+		}
+	}
+}
