@@ -251,8 +251,8 @@ func unboundedGoroutines(w []Snapshot, full bool, c config) (Finding, bool) {
 	if !full || len(w) < 3 || !inOrder(w) {
 		return Finding{}, false
 	}
-	for i := 1; i < len(w); i++ {
-		if w[i].Goroutines < 0 || w[i].Goroutines < w[i-1].Goroutines {
+	for i := range w {
+		if w[i].Goroutines < 0 || i > 0 && w[i].Goroutines < w[i-1].Goroutines {
 			return Finding{}, false
 		}
 	}

@@ -198,6 +198,15 @@ func TestDiagnose(t *testing.T) {
 				s.Goroutines = 50
 			}
 		}, backlog), want: []string{"sched-latency-tail"}},
+		// A count of -1 (a metric the recording Go lacked) must silence the
+		// rule, not read as a count: from -1 the growth here would be
+		// 1301, over the threshold; the counts known grew by 1200.
+		{name: "goroutines growing, first count unknown", hist: series(5, healthy, func(i int, s *Snapshot) {
+			growing(i, s)
+			if i == 0 {
+				s.Goroutines = -1
+			}
+		}, backlog), opts: []Option{WithGoroutineGrowth(1201)}, want: []string{"sched-latency-tail"}},
 
 		{name: "p99 over 25 ms", hist: series(3, healthy, nil, func(int) waits { return waits{50 * time.Microsecond: 190, 30 * time.Millisecond: 10} }),
 			want: []string{"sched-latency-tail"}, seen: []string{"400 sampled wake-ups", "p99 25ms"}},
