@@ -119,7 +119,12 @@ type Stats struct {
 // the snapshot of a busy pool lags by up to 64 tasks per worker and is not
 // an atomic cut; once the pool is idle or closed it is exact (a snapshot
 // that shows every worker idle sees all their tasks; Parks, counted as a
-// worker falls asleep, may trail it by a moment).
+// worker falls asleep, may trail it by a moment). Idle leaves spares out:
+// a spare that goes on running tasks after the wait it stood in for has
+// ended publishes its counts only every 64 tasks and when it parks or
+// retires, so a snapshot may show every worker idle and no backlog while
+// that spare still runs a task and the tasks it ran before are not yet
+// counted.
 func (p *Pool) Stats() Stats {
 	// The backlog first, then Idle, then the counters: a snapshot that
 	// shows no backlog and every worker idle then has every submitted task
