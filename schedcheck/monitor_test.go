@@ -199,3 +199,12 @@ func TestOptionsRefuseNonsense(t *testing.T) {
 func metricsHist(buckets []float64, counts []uint64) metrics.Float64Histogram {
 	return metrics.Float64Histogram{Buckets: buckets, Counts: counts}
 }
+
+// TestZeroMonitorStop: a Monitor that Start did not make never ran, so
+// Stop returns an empty Report instead of panicking.
+func TestZeroMonitorStop(t *testing.T) {
+	var m Monitor
+	if r := m.Stop(); r.Samples != 0 || len(r.Findings) != 0 {
+		t.Fatalf("Stop of a zero Monitor = %+v, want an empty Report", r)
+	}
+}
