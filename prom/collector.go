@@ -64,7 +64,7 @@ func NewCollector(p *steal.Pool, name string) *Collector {
 	c.gauges = []metric{
 		{desc("workers", "Workers the pool runs."),
 			func(s *steal.Stats) float64 { return float64(len(s.Workers)) }},
-		{desc("workers_idle", "Of the pool's own workers, those parked now, having found no work (spares left out)."),
+		{desc("workers_idle", "Of the pool's own workers, those parked now: with no work, or asleep in a wait whose tasks run elsewhere (spares left out)."),
 			func(s *steal.Stats) float64 { return float64(s.Idle) }},
 		{desc("workers_spinning", "Workers looking for work to steal now, spares standing in for blocked workers included."),
 			func(s *steal.Stats) float64 { return float64(s.Spinning) }},

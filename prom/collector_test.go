@@ -62,7 +62,7 @@ steal_tasks_submitted_total{pool="images"} 8
 # HELP steal_workers Workers the pool runs.
 # TYPE steal_workers gauge
 steal_workers{pool="images"} 2
-# HELP steal_workers_idle Of the pool's own workers, those parked now, having found no work (spares left out).
+# HELP steal_workers_idle Of the pool's own workers, those parked now: with no work, or asleep in a wait whose tasks run elsewhere (spares left out).
 # TYPE steal_workers_idle gauge
 steal_workers_idle{pool="images"} 2
 # HELP steal_workers_spinning Workers looking for work to steal now, spares standing in for blocked workers included.
