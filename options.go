@@ -20,6 +20,7 @@ type config struct {
 	panicLimit   *int // panics kept for Close; nil: defaultPanicLimit
 	traceEvery   time.Duration
 	traceOut     io.Writer
+	traceSet     bool // WithSchedTrace was given, zero interval included
 	stallAfter   time.Duration
 	stallReport  func(Stall)
 	timeline     int // events to keep per worker; 0: no timeline
@@ -99,7 +100,8 @@ func WithPanicLimit(n int) Option {
 // WithSchedTrace writes one schedtrace line (see Pool.SchedTrace) to out
 // every interval until the pool closes. An interval of zero or less means
 // no trace, and a nil out means os.Stderr. The environment variable
-// STEALDEBUG=schedtrace=N does the same every N milliseconds on stderr.
+// STEALDEBUG=schedtrace=N does the same every N milliseconds on stderr,
+// for a pool made without WithSchedTrace.
 //
 // Lines are written from a goroutine of their own, one at a time. The
 // writer may call Close or Shutdown. Once Close returns no line starts,
@@ -108,15 +110,15 @@ func WithPanicLimit(n int) Option {
 // that a writer is blocked on (a stalled connection) may be written after
 // Close returns, or never, and its goroutine ends when the writer returns.
 func WithSchedTrace(interval time.Duration, out io.Writer) Option {
-	return func(c *config) { c.traceEvery, c.traceOut = interval, out }
+	return func(c *config) { c.traceEvery, c.traceOut, c.traceSet = interval, out, true }
 }
 
 // fromEnv applies STEALDEBUG, which wins over options only where an option
-// left the setting unset.
+// left the setting unset: WithSchedTrace(0, out) sets it, to no trace.
 func (c *config) fromEnv() {
 	for _, kv := range strings.Split(os.Getenv("STEALDEBUG"), ",") {
 		name, val, ok := strings.Cut(kv, "=")
-		if !ok || name != "schedtrace" || c.traceEvery > 0 {
+		if !ok || name != "schedtrace" || c.traceSet {
 			continue
 		}
 		if ms, err := strconv.Atoi(val); err == nil && ms > 0 {

@@ -495,6 +495,14 @@ func TestSchedTraceEnv(t *testing.T) {
 	waitUntil(func() bool { return strings.Count(buf.String(), "\n") >= 2 })
 	p.Close()
 	checkSchedLines(t, buf.String(), 1)
+
+	// So does an explicit WithSchedTrace(0, ...): no trace at all.
+	var none config
+	WithSchedTrace(0, &buf)(&none)
+	none.fromEnv()
+	if none.traceEvery != 0 {
+		t.Errorf("WithSchedTrace(0) with STEALDEBUG=schedtrace=2: a trace every %v, want none", none.traceEvery)
+	}
 }
 
 // TestCloseTwiceWithSchedTrace: Close is documented idempotent, also for a
