@@ -214,8 +214,10 @@ func countLocked(dump []byte) int {
 // latency returns the q-quantile (0 < q < 1) of the scheduling latencies
 // recorded between two snapshots and how many there were. The quantile is
 // the lower edge of the bucket it falls in, so it errs low: a threshold it
-// crosses was crossed. It is 0 with no latencies, or when the snapshots'
-// histograms do not match (one of them empty).
+// crosses was crossed. It is 0 with no latencies, when cur has no
+// histogram, or when the two histograms do not match; from a prev without
+// one (the zero Snapshot) it counts every latency since the program
+// started.
 func latency(prev, cur Snapshot, q float64) (time.Duration, uint64) {
 	c, p := cur.Latencies.Counts, prev.Latencies.Counts
 	if len(c) == 0 || (len(p) != 0 && len(p) != len(c)) || len(cur.Latencies.Buckets) != len(c)+1 {
