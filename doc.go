@@ -62,7 +62,9 @@
 //     task made.
 //   - A wait for itself panics instead of hanging: a Pool.Group's Wait
 //     from one of its own children, or from a future such a child spawned
-//     and waits for.
+//     and waits for. The pool sees only its own waits: a cycle through
+//     another pool (a task of pool A waiting for a future of pool B whose
+//     task waits for A's group) hangs, as it would with goroutines.
 //   - A task should not wait, through a channel or a lock, for what a task
 //     it descends from does after that task's own wait began; and a child
 //     of a limited group (Group.SetLimit) should not wait for what the
