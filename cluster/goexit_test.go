@@ -22,6 +22,19 @@ func (h *harness) goexitHandler() Handler {
 	}
 }
 
+// goexitWorker starts w1 with slots slots and no stealing, whose "exit"
+// jobs call runtime.Goexit and whose "job" jobs return "done:<id>", and
+// waits until it answers.
+func (h *harness) goexitWorker(slots int) *Worker {
+	h.t.Helper()
+	w1 := h.worker("w1", func(w *Worker) {
+		w.Handle("exit", h.goexitHandler())
+		w.Handle("job", h.doneHandler())
+	}, WithSlots(slots), WithStealMode(StealOff))
+	h.ready("w1")
+	return w1
+}
+
 // waitBrief returns the result of id, failing the test after 5 s.
 func (h *harness) waitBrief(id string) *Result {
 	h.t.Helper()
@@ -88,11 +101,7 @@ func closeClean(t *testing.T, w *Worker) {
 // goes on to the next job: the worker goes idle and closes cleanly.
 func TestGoexitFailsJob(t *testing.T) {
 	h := newHarness(t)
-	w1 := h.worker("w1", func(w *Worker) {
-		w.Handle("exit", h.goexitHandler())
-		w.Handle("job", h.doneHandler())
-	}, WithSlots(1), WithStealMode(StealOff))
-	h.ready("w1")
+	w1 := h.goexitWorker(1)
 	if err := h.client.Submit(context.Background(), "g", "exit", nil, To("w1")); err != nil {
 		t.Fatal(err)
 	}
@@ -108,11 +117,7 @@ func TestGoexitFailsJob(t *testing.T) {
 // recorded, and the worker goes idle.
 func TestGoexitMixed(t *testing.T) {
 	h := newHarness(t)
-	w1 := h.worker("w1", func(w *Worker) {
-		w.Handle("exit", h.goexitHandler())
-		w.Handle("job", h.doneHandler())
-	}, WithSlots(2), WithStealMode(StealOff))
-	h.ready("w1")
+	w1 := h.goexitWorker(2)
 	var jobs []BatchJob
 	for i := range 24 {
 		typ := "job"
@@ -142,11 +147,7 @@ func TestGoexitMixed(t *testing.T) {
 // the worker goes on.
 func TestGoexitBundle(t *testing.T) {
 	h := newHarness(t)
-	w1 := h.worker("w1", func(w *Worker) {
-		w.Handle("exit", h.goexitHandler())
-		w.Handle("job", h.doneHandler())
-	}, WithSlots(1), WithStealMode(StealOff))
-	h.ready("w1")
+	w1 := h.goexitWorker(1)
 	jobs := []BatchJob{{ID: "a", Type: "job"}, {ID: "b", Type: "job"}, {ID: "g", Type: "exit"},
 		{ID: "c", Type: "job"}, {ID: "d", Type: "job"}}
 	if err := h.client.SubmitBundle(context.Background(), jobs, To("w1")); err != nil {
