@@ -31,25 +31,28 @@ import (
 // JSON (UnmarshalJSON is only called by it); it still never reads out of
 // bounds on anything else.
 
+// decodeObject walks b, a JSON value that decodes into t, with m for the
+// members of the object it must be; it returns the first problem as a
+// malformed request.
+func decodeObject(b []byte, t reflect.Type, m member) error {
+	var d decoder
+	d.value(b, t, func(i int) int { return d.object(b, i, "", m) })
+	return d.result()
+}
+
 // UnmarshalJSON decodes an envelope, matching its keys exactly.
 func (e *envelope) UnmarshalJSON(b []byte) error {
-	var d decoder
-	d.value(b, reflect.TypeFor[envelope](), func(i int) int { return d.object(b, i, "", e.member) })
-	return d.result()
+	return decodeObject(b, reflect.TypeFor[envelope](), e.member)
 }
 
 // UnmarshalJSON decodes a request body, matching its keys exactly.
 func (r *request) UnmarshalJSON(b []byte) error {
-	var d decoder
-	d.value(b, reflect.TypeFor[request](), func(i int) int { return d.object(b, i, "", r.member) })
-	return d.result()
+	return decodeObject(b, reflect.TypeFor[request](), r.member)
 }
 
 // UnmarshalJSON decodes init's cost, matching its keys exactly.
 func (c *costSpec) UnmarshalJSON(b []byte) error {
-	var d decoder
-	d.value(b, reflect.TypeFor[costSpec](), func(i int) int { return d.object(b, i, "", c.member) })
-	return d.result()
+	return decodeObject(b, reflect.TypeFor[costSpec](), c.member)
 }
 
 // member decodes the envelope member key, whose value starts at b[i], and

@@ -65,9 +65,7 @@ type fieldsEnvelope struct {
 
 // UnmarshalJSON decodes the envelope, matching its keys exactly.
 func (e *fieldsEnvelope) UnmarshalJSON(b []byte) error {
-	var d decoder
-	d.value(b, reflect.TypeFor[envelope](), func(i int) int { return d.object(b, i, "", e.member) })
-	return d.result()
+	return decodeObject(b, reflect.TypeFor[envelope](), e.member)
 }
 
 // member decodes the envelope member key, as envelope.member does.
