@@ -76,16 +76,9 @@ var typeFields = map[string][]string{
 	"complete_job":        {"worker", "job_id"},
 }
 
-// ownField returns the Fields of msg's own type: type, msg_id and the
-// fields typeFields lists for it (none for a missing or unknown type).
-func (r *request) ownField(msg []byte) node.Fields {
-	var typ *string
-	node.DecodeMessage(msg, func(key string) any {
-		if key == "type" {
-			return &typ
-		}
-		return nil
-	})
+// ownField returns the Fields of a message of type typ (nil: missing or
+// not a string): type, msg_id and the fields typeFields lists for it.
+func (r *request) ownField(typ *string) node.Fields {
 	var own []string
 	if typ != nil {
 		own = typeFields[*typ]
@@ -157,8 +150,10 @@ func (s *session) handle(ctx context.Context, msg []byte) ([]byte, error) {
 	if err != nil {
 		// The fields of every message were decoded at once; as steal
 		// node does, judge the message by its own type's fields only.
+		// The walk went on past the first problem, so the type is read.
+		typ := req.Type
 		req = new(request)
-		_, _, _, err = node.DecodeMessage(msg, req.ownField(msg))
+		_, _, _, err = node.DecodeMessage(msg, req.ownField(typ))
 	}
 	if isSimulated(req) {
 		return s.simulate(msg)
