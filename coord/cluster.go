@@ -101,7 +101,7 @@ func New(names []string, opts Options) (*Cluster, error) {
 	if len(names) == 0 {
 		return nil, fail(Invalid, "a cluster needs at least one worker")
 	}
-	if opts.Victims < 0 || int(opts.Victims) >= len(victimNames) {
+	if !opts.Victims.valid() {
 		return nil, fail(Invalid, fmt.Sprintf("victim policy %v (want MostLoaded, Random or BestOfTwo)", opts.Victims))
 	}
 	c := &Cluster{

@@ -31,11 +31,14 @@ var victimNames = [...]string{MostLoaded: "most_loaded", Random: "random", BestO
 
 // String returns the wire name: "most_loaded", "random" or "best_of_two".
 func (p VictimPolicy) String() string {
-	if p < 0 || int(p) >= len(victimNames) {
+	if !p.valid() {
 		return fmt.Sprintf("VictimPolicy(%d)", int(p))
 	}
 	return victimNames[p]
 }
+
+// valid reports whether p is one of the listed policies.
+func (p VictimPolicy) valid() bool { return p >= 0 && int(p) < len(victimNames) }
 
 // ParseVictimPolicy maps a wire name to its VictimPolicy.
 func ParseVictimPolicy(name string) (VictimPolicy, error) {
