@@ -176,7 +176,10 @@ func (e *engine) run() {
 		e.next(int32(w))
 	}
 	end := e.end()
-	for len(e.pending) > 0 {
+	// Once every job is done, what is pending are steal requests in
+	// flight: they would find every deque empty and change nothing, so
+	// they are neither processed nor counted (as events or failed steals).
+	for len(e.pending) > 0 && e.done < len(e.tasks) {
 		at := e.pending[0].at
 		if at > end {
 			e.stopAt(end)
@@ -188,14 +191,7 @@ func (e *engine) run() {
 			return
 		}
 		if at > e.sampleAt { // never true when sampling is off or over
-			if e.done == len(e.tasks) {
-				// Every job is done: what is left are steal requests,
-				// which change nothing, so the series ends at the
-				// makespan, not after the last of them.
-				e.endSampling()
-			} else {
-				e.sampleBefore(at)
-			}
+			e.sampleBefore(at)
 		}
 		ev := e.pending.pop()
 		e.now = ev.at
@@ -210,16 +206,9 @@ func (e *engine) run() {
 	e.endSampling()
 }
 
-// stopAt ends the run at time t, before the pending events. A run whose
-// jobs are all done has only steal requests pending, which change
-// nothing: its samples go on to show its final state, as if it had run
-// them out.
+// stopAt ends the run, unfinished, at time t, before the pending events.
 func (e *engine) stopAt(t int64) {
 	e.stop = t
-	if e.done == len(e.tasks) {
-		e.endSampling()
-		return
-	}
 	e.sampleThrough(t)
 }
 

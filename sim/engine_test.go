@@ -153,3 +153,21 @@ func TestSimulateEmpty(t *testing.T) {
 		t.Fatalf("no jobs: %+v", r)
 	}
 }
+
+func TestRequestsInFlightAtFinishChangeNothing(t *testing.T) {
+	// w1 and w2 ask w0 for its queued job with a 5 ms latency; w0 runs
+	// both of its jobs by 2 ms. The two requests arrive after the last
+	// job: they are neither failed steals nor events, and a budget of the
+	// two finishing events is not run out.
+	queues := [][]Task{fixed(ms, ms), nil, nil}
+	for _, budget := range []int{0, 2} {
+		r := Simulate(queues, Policy{Mode: StealOne}, Options{StealLatency: 5 * ms, MaxEvents: budget})
+		if !r.Finished || r.Makespan != 2*ms {
+			t.Fatalf("budget %d: finished %v makespan %v, want true and 2ms", budget, r.Finished, r.Makespan)
+		}
+		if r.FailedSteals != 0 || r.Events != 2 || r.OutOfEvents {
+			t.Fatalf("budget %d: failed steals %d, events %d, out of events %v; want 0, 2, false",
+				budget, r.FailedSteals, r.Events, r.OutOfEvents)
+		}
+	}
+}

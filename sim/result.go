@@ -11,15 +11,16 @@ type Result struct {
 	Busy      []time.Duration
 	// Steals counts successful steals, Moved the jobs they moved, and
 	// FailedSteals the requests that found their victim empty on arrival
-	// (possible only with a steal latency).
+	// (possible only with a steal latency). Requests still in flight when
+	// the last job completes are not counted: the run ends there.
 	Steals, Moved, FailedSteals int
 	// TotalWork and LongestJob cover every job that existed in the run,
 	// spawned ones included; they define the lower bound. TotalWork
 	// saturates at the largest time.Duration (about 292 years); the lower
 	// bound is computed from the exact sum.
 	TotalWork, LongestJob time.Duration
-	// Finished reports that every job was done; a steal request still in
-	// flight then changes nothing. Makespan is when the last job
+	// Finished reports that every job was done; steal requests still in
+	// flight then are dropped, uncounted. Makespan is when the last job
 	// completed or, when the run was stopped before that (Finished false),
 	// the instant it stopped: the horizon, the end of virtual time, or the
 	// time of its last event when it ran out of events. Only a finished
