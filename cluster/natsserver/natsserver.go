@@ -6,10 +6,12 @@
 package natsserver
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,7 +26,8 @@ import (
 // answer steals in a worker's place, delete records. The account is the
 // trust boundary. On loopback that is the local machine's users; beyond
 // it, require credentials (UserPassword) or client certificates
-// (TLS with a client CA).
+// (TLS with a client CA). Start refuses every listener beyond loopback
+// that lets a peer in without credentials (see Listen), unless Insecure.
 type Server struct {
 	srv        *server.Server
 	tempDir    string   // removed by Shutdown; empty when the caller gave a directory
@@ -63,6 +66,16 @@ func StoreDir(dir string) Option {
 // must authenticate (UserPassword, TLS with a client CA, or users,
 // tokens or accounts set through ServerOptions) or Insecure says to run
 // it open.
+//
+// Start checks every other listener that ServerOptions opens the same
+// way, as nats-server puts the websocket, MQTT, leaf node, route and
+// gateway ports on every interface unless given a host: beyond loopback,
+// websocket, MQTT and leaf node clients must authenticate as clients do
+// (or by their own user, token or client certificates), routes and
+// gateways by their own user and password or client certificates; and
+// the monitoring and profiling ports, which authenticate no one, must
+// stay on loopback. A user without a password, NoAuthUser, and client
+// certificates with AllowNonTLS authenticate no one.
 func Listen(host string, port int) Option {
 	return func(c *embedConfig) {
 		if port == 0 {
@@ -96,14 +109,15 @@ func TLS(certFile, keyFile, clientCA string) Option {
 	}
 }
 
-// Insecure lets Listen open the server beyond loopback with nothing that
-// authenticates clients: every client that can reach the address can do
-// anything a worker does (see Server's trust model). Without it, Start
-// refuses such an address.
+// Insecure lets Listen (or a listener of ServerOptions) open the server
+// beyond loopback with nothing that authenticates clients: every client
+// that can reach the address can do anything a worker does (see Server's
+// trust model). Without it, Start refuses such an address.
 func Insecure() Option { return func(c *embedConfig) { c.insecure = true } }
 
 // ServerOptions hands the server's options to f for anything else
-// (accounts, clustering with Routes).
+// (accounts, clustering with Routes). Start checks the listeners they
+// open as Listen says.
 func ServerOptions(f func(*server.Options)) Option {
 	return func(c *embedConfig) { f(&c.o) }
 }
@@ -130,10 +144,11 @@ func Start(opts ...Option) (*Server, error) {
 		}
 		o.TLSConfig, o.TLS, o.TLSVerify = tc, true, c.tls.Verify
 	}
-	if !Loopback(o.Host) && !c.insecure && !authenticates(o) {
-		return nil, fmt.Errorf("natsserver: listening on %q, beyond loopback, with nothing that authenticates "+
-			"clients: any client that reaches it can read jobs, forge completions and delete records; "+
-			"give UserPassword, TLS with a client CA, or users or accounts through ServerOptions, or Insecure to run it open", o.Host)
+	if open := exposed(o); len(open) > 0 && !c.insecure {
+		return nil, fmt.Errorf("natsserver: listening beyond loopback with nothing that authenticates: %s; "+
+			"give UserPassword, TLS with a client CA, or users or accounts through ServerOptions "+
+			"(routes and gateways: a user and password of their own or client certificates), "+
+			"keep the listener on loopback, or give Insecure to run it open", strings.Join(open, "; "))
 	}
 	e := &Server{user: o.Username, pass: o.Password}
 	if o.StoreDir == "" {
@@ -257,11 +272,121 @@ func Loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// authenticates reports whether the options make clients authenticate:
-// a user and password or token, users or nkeys, operators (JWT), client
-// certificates (TLSVerify, as TLS sets it), or a custom authenticator.
+// exposed describes each listener the options open beyond loopback that
+// lets a peer in without credentials, and what that peer can do: the
+// client port, and the websocket, MQTT, leaf node, route and gateway
+// ports (nats-server listens on every interface for those when their
+// host is empty), and the monitoring and profiling ports, which
+// authenticate no one.
+func exposed(o *server.Options) []string {
+	const full = "any client that reaches it can read jobs, forge completions and delete records"
+	var open []string
+	add := func(what, host string, ok bool, harm string) {
+		if !ok && !Loopback(host) {
+			open = append(open, fmt.Sprintf("%s on %q: %s", what, host, harm))
+		}
+	}
+	orAll := func(host string) string { // nats-server's default host for the other listeners
+		if host == "" {
+			return "0.0.0.0"
+		}
+		return host
+	}
+	add("clients", o.Host, authenticates(o), full)
+	if ws := &o.Websocket; ws.Port != 0 {
+		add("websocket clients", orAll(ws.Host), overrideAuthenticates(o, ws.Username, ws.Password, ws.Token, ws.NoAuthUser) ||
+			verifiesClients(ws.TLSConfig) && !ws.NoTLS, full)
+	}
+	if mq := &o.MQTT; mq.Port != 0 {
+		add("MQTT clients", orAll(mq.Host), overrideAuthenticates(o, mq.Username, mq.Password, mq.Token, mq.NoAuthUser) ||
+			verifiesClients(mq.TLSConfig), full)
+	}
+	if ln := &o.LeafNode; ln.Port != 0 {
+		// A leaf node's own authorization, else the clients' (nats-server:
+		// isLeafNodeAuthorized falls back to isClientAuthorized).
+		ok := false
+		switch {
+		case ln.Username != "":
+			ok = ln.Password != ""
+		case ln.Nkey != "":
+			ok = true
+		case len(ln.Users) > 0:
+			ok = withPasswords(ln.Users)
+		default:
+			ok = usersAuthenticate(o)
+		}
+		add("leaf nodes", orAll(ln.Host), ok || verifiesClients(ln.TLSConfig), full)
+	}
+	if cl := &o.Cluster; cl.Port != 0 || cl.ListenStr != "" {
+		add("routes", orAll(cl.Host), cl.Username != "" && cl.Password != "" || o.CustomRouterAuthentication != nil ||
+			verifiesClients(cl.TLSConfig), "any server that reaches it joins as a route and sees and sends every message")
+	}
+	if gw := &o.Gateway; gw.Port != 0 {
+		add("gateways", orAll(gw.Host), gw.Username != "" && gw.Password != "" || verifiesClients(gw.TLSConfig),
+			"any server that reaches it joins as a gateway and sees and sends messages")
+	}
+	if o.HTTPPort != 0 || o.HTTPSPort != 0 {
+		host := o.HTTPHost
+		if host == "" {
+			host = o.Host // nats-server's default
+		}
+		add("monitoring", host, false, "it has no authentication: anyone who reaches it lists connections, subscriptions and streams")
+	}
+	if o.ProfPort != 0 {
+		add("profiling", o.Host, false, "it has no authentication: anyone who reaches it reads the server's profiles")
+	}
+	return open
+}
+
+// authenticates reports whether the options make every client
+// authenticate: a user and password or token, users (each with a
+// password) or nkeys, operators (JWT), a custom authenticator, or client
+// certificates verified on every connection; and no user that a client
+// without credentials becomes (NoAuthUser).
 func authenticates(o *server.Options) bool {
+	return usersAuthenticate(o) || verifiesClients(o.TLSConfig) && !o.AllowNonTLS
+}
+
+// usersAuthenticate reports whether the options' users, tokens, nkeys,
+// operators or authenticator admit only clients that give credentials.
+// o.TLSVerify alone counts for nothing: the TLS configuration's ClientAuth
+// is what nats-server enforces.
+func usersAuthenticate(o *server.Options) bool {
+	if o.NoAuthUser != "" {
+		return false
+	}
+	if o.Username != "" && o.Password == "" { // the user's name alone would let a client in
+		return false
+	}
+	if len(o.Users) > 0 && !withPasswords(o.Users) {
+		return false
+	}
 	return o.Username != "" || o.Authorization != "" || len(o.Users) > 0 || len(o.Nkeys) > 0 ||
-		len(o.TrustedOperators) > 0 || len(o.TrustedKeys) > 0 || o.CustomClientAuthentication != nil ||
-		o.TLSVerify
+		len(o.TrustedOperators) > 0 || len(o.TrustedKeys) > 0 || o.CustomClientAuthentication != nil
+}
+
+// overrideAuthenticates is usersAuthenticate for a websocket or MQTT
+// listener, whose own user, token or no-auth user override the clients'
+// (nats-server: wsConfigAuth, and processClientOrLeafAuthentication).
+func overrideAuthenticates(o *server.Options, user, password, token, noAuthUser string) bool {
+	if noAuthUser != "" || user != "" && password == "" {
+		return false
+	}
+	return user != "" || token != "" || usersAuthenticate(o)
+}
+
+// withPasswords reports whether every user has a password.
+func withPasswords(users []*server.User) bool {
+	for _, u := range users {
+		if u == nil || u.Password == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// verifiesClients reports whether tc requires a client certificate
+// signed by its CAs.
+func verifiesClients(tc *tls.Config) bool {
+	return tc != nil && tc.ClientAuth == tls.RequireAndVerifyClientCert
 }
