@@ -81,6 +81,9 @@ func (c *connFlags) check() error {
 	if (c.tlsCert == "") != (c.tlsKey == "") {
 		return fmt.Errorf("-tlsclientcert and -tlsclientkey go together")
 	}
+	if err := checkURLs(c.url); err != nil {
+		return err
+	}
 	if err := checkName("-cluster", c.cluster); err != nil {
 		return err
 	}
@@ -106,6 +109,36 @@ func checkName(flag, name string) error {
 	return nil
 }
 
+// checkURLs refuses a URL of urls (-nats) with an "@" that is not the
+// end of its credentials: a password or token holding / ? or #
+// unencoded ends the authority early ("nats://u:12/pw@host" is host u,
+// port 12, path "/pw@host"), so that url.Parse and nats.go read no
+// credentials and would dial, and print, the secret as a host.
+func checkURLs(urls string) error {
+	if urls == "" {
+		return nil
+	}
+	for _, p := range strings.Split(urls, ",") {
+		if u, err := natsURL(p); err == nil && cutShort(p, u) {
+			return fmt.Errorf("-nats %s: the credentials before the @ must be percent-encoded where they hold / ? or # (%%2F %%3F %%23)",
+				shown(p))
+		}
+	}
+	return nil
+}
+
+// cutShort reports whether p, parsed as u, has an "@" after its scheme
+// that is not part of u's authority: a NATS URL has no path, query or
+// fragment that could hold one.
+func cutShort(p string, u *url.URL) bool {
+	rest := p
+	if i := strings.Index(p, "://"); i >= 0 {
+		rest = p[i+len("://"):]
+	}
+	at := strings.LastIndex(rest, "@")
+	return at >= 0 && (u.User == nil || strings.ContainsAny(rest[:at], "/?#"))
+}
+
 // shown is urls (a NATS server URL, or several separated by commas) as
 // printed: a password in one is masked, as -user's password is never
 // printed, and so is a token (a user with no password).
@@ -113,8 +146,8 @@ func shown(urls string) string {
 	parts := strings.Split(urls, ",")
 	for i, p := range parts {
 		u, err := natsURL(p)
-		if err != nil {
-			parts[i] = maskUnparsed(p)
+		if err != nil || cutShort(p, u) {
+			parts[i] = maskUnparsed(strings.TrimSpace(p))
 			continue
 		}
 		if u.User == nil {

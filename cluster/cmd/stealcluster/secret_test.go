@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/worksteal/steal/cluster/natsserver"
 )
 
 // A -nats URL that does not parse (here a bad port) is still masked:
@@ -28,6 +30,37 @@ func TestShownMasksSchemelessURL(t *testing.T) {
 	for _, u := range []string{"u:s3cret@127.0.0.1:4222", "tok3n@127.0.0.1:4222", "nats://a:b@h:1, u:s3cret@h:2"} {
 		if got := shown(u); strings.Contains(got, "s3cret") || strings.Contains(got, "tok3n") {
 			t.Errorf("shown(%q) = %q, want the credentials masked", u, got)
+		}
+	}
+}
+
+// A password or token that holds / ? or # unencoded ends a URL's
+// authority early: url.Parse, and nats.go, read no credentials in
+// "nats://s3cret/tok@host" (host "s3cret", path "/tok@host") or
+// "nats://u:12#s3cret@host" (port 12), so shown printed them whole. Such a
+// -nats is refused before anything prints it, the secret masked in the
+// error; alone, or next to a server that answers.
+func TestURLCredentialsCutShortNotShown(t *testing.T) {
+	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	for _, u := range []string{"nats://s3cret/tok@127.0.0.1:1", "nats://u:12#s3cret@127.0.0.1:1",
+		"u:1234?s3cret@127.0.0.1:1", "tls://u:12/s3cret@127.0.0.1:1"} {
+		if got := shown(u); strings.Contains(got, "s3cret") {
+			t.Errorf("shown(%q) = %q, want the credentials masked", u, got)
+		}
+		for _, args := range [][]string{
+			{"cluster", "demo", "-workers", "1", "-roots", "1", "-depth", "0", "-nats", srv.URL() + "," + u},
+			{"cluster", "up", "-nats", u},
+			{"worker", "-name", "w1", "-nats", u},
+			{"node", "-nats", u},
+		} {
+			code, out, errs := runWith(strings.NewReader(""), args...)
+			if code != 2 || strings.Contains(out+errs, "s3cret") || !strings.Contains(errs, "-nats") {
+				t.Errorf("%v: code %d, stdout %q, stderr %q: want 2, an error naming -nats, the secret masked", args, code, out, errs)
+			}
 		}
 	}
 }
