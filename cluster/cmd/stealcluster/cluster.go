@@ -34,7 +34,7 @@ delete records. The NATS account is the trust boundary. On loopback, that
 is every user of this machine. -listen on any other address is refused
 unless clients must authenticate: -user with -password (or
 $STEAL_NATS_PASSWORD), or TLS with client certificates (-tlscert, -tlskey,
--tlsclientca); -insecure runs it open anyway.
+-tlsclientca); -insecure runs it open anyway, and says so on stderr.
 
 cluster up prints a status line every -every: the live workers (those that
 joined or left since the last line), the jobs they completed and stole, and

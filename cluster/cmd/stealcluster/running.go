@@ -59,6 +59,10 @@ func (c *runningCluster) start(ctx context.Context, stdout, stderr io.Writer) er
 		if h := c.f.listenHost; c.f.listen != "" && (h == "" || net.ParseIP(h) != nil && net.ParseIP(h).IsUnspecified()) {
 			fmt.Fprintln(stdout, "listening on every interface: from other machines, use this machine's address in the URL")
 		}
+		if c.f.insecure && !natsserver.Loopback(c.f.listenHost) && c.f.conn.user == "" && c.f.tlsClientCA == "" {
+			fmt.Fprintf(stderr, "%s: -insecure: the NATS server on %s authenticates no one: any client that reaches it "+
+				"can read and submit jobs, forge completions, answer steals and delete records\n", c.f.conn.prog, c.listenAddr())
+		}
 	} else {
 		fmt.Fprintf(stdout, "NATS server at %s\n", shown(c.url))
 	}
@@ -85,6 +89,15 @@ func (c *runningCluster) start(ctx context.Context, stdout, stderr io.Writer) er
 	fmt.Fprintf(stdout, "join with: stealcluster worker -nats %s -name w%d%s%s\n", shown(c.url), len(c.names)+1,
 		clusterArg(c.f.conn.cluster), c.authArgs())
 	return nil
+}
+
+// listenAddr is -listen with the port the embedded server listens on.
+func (c *runningCluster) listenAddr() string {
+	port := c.f.listenPort
+	if a, ok := c.srv.NATS().Addr().(*net.TCPAddr); ok {
+		port = a.Port
+	}
+	return net.JoinHostPort(c.f.listenHost, strconv.Itoa(port))
 }
 
 // authArgs are the flags a joining worker adds to authenticate; the

@@ -232,3 +232,20 @@ func TestClusterUpInsecureStarts(t *testing.T) {
 	}
 	c.stop()
 }
+
+// cluster up -insecure beyond loopback says, once it runs, that the
+// server authenticates no one and what any client can then do: the flag's
+// help said so, the running program did not. With -user it authenticates,
+// and nothing is said.
+func TestInsecureSaysWhatItExposes(t *testing.T) {
+	demo := []string{"cluster", "demo", "-listen", "0.0.0.0:0", "-insecure", "-workers", "1", "-roots", "1", "-depth", "0"}
+	code, out, errs := runWith(nil, demo...)
+	if code != 0 || !strings.Contains(errs, "-insecure: the NATS server on 0.0.0.0:") ||
+		!strings.Contains(errs, "authenticates no one") || !strings.Contains(errs, "forge completions") {
+		t.Fatalf("exit %d, want 0 and a warning on stderr\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	code, out, errs = runWith(nil, append(demo, "-user", "u", "-password", "p")...)
+	if code != 0 || strings.Contains(errs, "authenticates no one") {
+		t.Fatalf("with -user: exit %d, want 0 and no warning\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}
