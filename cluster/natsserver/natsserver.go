@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,10 @@ type embedConfig struct {
 	// Username), and takes an empty password as the password, so either
 	// would leave the server open where the caller asked for a password.
 	badAuth bool
+	// bcryptPass: UserPassword was given a password that nats-server
+	// reads as a bcrypt hash (comparePasswords in server/auth.go): no
+	// client, Connect's included, could give it.
+	bcryptPass bool
 	// insecure: Insecure was given.
 	insecure bool
 }
@@ -88,13 +93,20 @@ func Listen(host string, port int) Option {
 // UserPassword makes the server refuse every client that does not
 // give this user and password (nats-server's single-user authorization:
 // Options.Username and Password). Connect gives them. Start fails if
-// either is empty.
+// either is empty, or if the password starts as nats-server's bcrypt
+// hashes do ($2a$10$, say): nats-server would take it for a hash of the
+// password, which no client could then give.
 func UserPassword(user, password string) Option {
 	return func(c *embedConfig) {
 		c.o.Username, c.o.Password = user, password
 		c.badAuth = user == "" || password == ""
+		c.bcryptPass = bcryptLike.MatchString(password)
 	}
 }
+
+// bcryptLike is what nats-server takes for a bcrypt hash
+// (validBcryptPrefix in server/auth.go).
+var bcryptLike = regexp.MustCompile(`^\$2[abxy]\$\d{2}\$`)
 
 // TLS makes the server take clients over TLS only, with the
 // certificate and key in these PEM files. With clientCA set (a PEM file of
@@ -136,6 +148,10 @@ func Start(opts ...Option) (*Server, error) {
 	o := &c.o
 	if c.badAuth {
 		return nil, errors.New("natsserver: UserPassword needs a user and a password, neither empty")
+	}
+	if c.bcryptPass {
+		return nil, errors.New("natsserver: UserPassword's password starts as a bcrypt hash does ($2a$, $2b$, $2x$ or $2y$, " +
+			"two digits, $): nats-server would take it for a hash and no client could log in; give the password itself")
 	}
 	if c.tls != nil {
 		tc, err := server.GenTLSConfig(c.tls)

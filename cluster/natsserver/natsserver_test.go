@@ -2,7 +2,9 @@ package natsserver
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -52,5 +54,28 @@ func TestUserPasswordEmpty(t *testing.T) {
 			e.Shutdown()
 			t.Errorf("UserPassword(%q, %q) started (a client without the password connected: %v)", up[0], up[1], cerr == nil)
 		}
+	}
+}
+
+// TestUserPasswordLikeBcrypt: a password that nats-server would read as
+// a bcrypt hash ($2a$10$...) is refused at once, without the password
+// in the error. The server compared every client's password against it
+// as a hash, so no client, Connect's included, could give it: the first
+// in-process connection failed after 10 s with "read/write on closed
+// pipe".
+func TestUserPasswordLikeBcrypt(t *testing.T) {
+	const pw = "$2a$10$s3cretxxxxxxxxxxxxxxxx"
+	start := time.Now()
+	e, err := Start(StoreDir(t.TempDir()), UserPassword("steal", pw))
+	if err == nil {
+		nc, cerr := e.Connect(nats.Timeout(2 * time.Second))
+		if cerr == nil {
+			nc.Close()
+		}
+		e.Shutdown()
+		t.Fatalf("started (Connect: %v)", cerr)
+	}
+	if !strings.Contains(err.Error(), "bcrypt") || strings.Contains(err.Error(), "s3cret") || time.Since(start) > 2*time.Second {
+		t.Errorf("after %v: %v; want at once an error that says bcrypt and not the password", time.Since(start), err)
 	}
 }
