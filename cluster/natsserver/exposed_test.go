@@ -160,3 +160,19 @@ func TestEveryListenerNeedsAuth(t *testing.T) {
 		e.Shutdown()
 	}
 }
+
+// TestTLSNeedsCertificateAndKey: TLS with no certificate or no key file
+// is refused. TLS("", "", clientCA) started a server that required TLS
+// and had no certificate to offer: no client over TCP could ever join it.
+func TestTLSNeedsCertificateAndKey(t *testing.T) {
+	cert, key := selfSigned(t)
+	for _, files := range [][3]string{{"", "", cert}, {"", "", ""}, {cert, "", cert}, {"", key, ""}} {
+		e, err := Start(StoreDir(t.TempDir()), TLS(files[0], files[1], files[2]))
+		if err == nil {
+			e.Shutdown()
+			t.Errorf("TLS(%q, %q, %q) started", files[0], files[1], files[2])
+		} else if !strings.Contains(err.Error(), "TLS") {
+			t.Errorf("TLS(%q, %q, %q): %v, want an error naming TLS", files[0], files[1], files[2], err)
+		}
+	}
+}

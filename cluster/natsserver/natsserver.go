@@ -114,7 +114,7 @@ var bcryptLike = regexp.MustCompile(`^\$2[abxy]\$\d{2}\$`)
 // of them signed (mutual TLS): that authenticates clients; TLS alone only
 // encrypts. Connections made by Connect are in-process and need no TLS
 // (nats-server: createClientEx in server/server.go makes TLS available,
-// not required, on them).
+// not required, on them). Start fails if certFile or keyFile is empty.
 func TLS(certFile, keyFile, clientCA string) Option {
 	return func(c *embedConfig) {
 		c.tls = &server.TLSConfigOpts{CertFile: certFile, KeyFile: keyFile, CaFile: clientCA, Verify: clientCA != ""}
@@ -154,6 +154,11 @@ func Start(opts ...Option) (*Server, error) {
 			"two digits, $): nats-server would take it for a hash and no client could log in; give the password itself")
 	}
 	if c.tls != nil {
+		if c.tls.CertFile == "" || c.tls.KeyFile == "" {
+			// nats-server would require TLS with no certificate to offer:
+			// no client over TCP could join.
+			return nil, errors.New("natsserver: TLS needs a certificate file and a key file, neither empty")
+		}
 		tc, err := server.GenTLSConfig(c.tls)
 		if err != nil {
 			return nil, fmt.Errorf("natsserver: TLS: %w", err)
