@@ -1,6 +1,8 @@
 package natsserver
 
 import (
+	"errors"
+	"net"
 	"strings"
 	"testing"
 
@@ -58,5 +60,37 @@ func TestListenPortZeroIsRandom(t *testing.T) {
 	defer b.Shutdown()
 	if a.URL() == b.URL() || strings.HasSuffix(a.URL(), ":4222") {
 		t.Errorf("URLs %s and %s: want two random ports", a.URL(), b.URL())
+	}
+}
+
+// TestLoopbackNamesResolveToLoopback: a host name counts as loopback only
+// when every address it resolves to is one. "localhost" was trusted by
+// its spelling: on a machine whose hosts file maps it elsewhere, the
+// server would have listened there with no authentication.
+func TestLoopbackNamesResolveToLoopback(t *testing.T) {
+	defer func(f func(string) ([]net.IP, error)) { lookupIP = f }(lookupIP)
+	hosts := map[string][]net.IP{
+		"localhost": {net.IPv4(192, 0, 2, 7)},
+		"mixed":     {net.IPv4(127, 0, 0, 1), net.IPv4(192, 0, 2, 7)},
+		"lo":        {net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	lookupIP = func(h string) ([]net.IP, error) {
+		if ips, ok := hosts[h]; ok {
+			return ips, nil
+		}
+		return nil, errors.New("no such host")
+	}
+	for host, want := range map[string]bool{"localhost": false, "mixed": false, "lo": true, "nowhere": false} {
+		if got := Loopback(host); got != want {
+			t.Errorf("Loopback(%q) = %v, want %v", host, got, want)
+		}
+	}
+	e, err := Start(Listen("localhost", 0))
+	if err == nil {
+		e.Shutdown()
+		t.Fatal("Listen(localhost) with localhost resolving beyond loopback started with no authentication")
+	}
+	if !strings.Contains(err.Error(), "beyond loopback") {
+		t.Errorf("Listen(localhost): %v, want an error naming the exposure", err)
 	}
 }

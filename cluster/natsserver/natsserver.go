@@ -281,17 +281,31 @@ func (e *Server) cleanup() {
 }
 
 // Loopback reports whether Listen(host, port) keeps the server on this
-// machine: host is localhost or a loopback address ("" and 0.0.0.0 mean
-// every interface). Start refuses any other host unless clients must
-// authenticate or Insecure is given; a program can check its flags with
-// it before it starts anything.
+// machine: host is a loopback address, or a name (localhost, say) every
+// address of which, as this machine resolves it, is a loopback address
+// ("" and 0.0.0.0 mean every interface). Start refuses any other host
+// unless clients must authenticate or Insecure is given; a program can
+// check its flags with it before it starts anything.
 func Loopback(host string) bool {
-	if host == "localhost" {
-		return true
+	if ip := net.ParseIP(host); ip != nil || host == "" {
+		return ip != nil && ip.IsLoopback()
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	// A name is trusted for what it resolves to, not its spelling: a
+	// hosts file may map even localhost elsewhere.
+	ips, err := lookupIP(host)
+	if err != nil || len(ips) == 0 {
+		return false
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return false
+		}
+	}
+	return true
 }
+
+// lookupIP resolves a host name for Loopback; tests replace it.
+var lookupIP = net.LookupIP
 
 // exposed describes each listener the options open beyond loopback that
 // lets a peer in without credentials, and what that peer can do: the
