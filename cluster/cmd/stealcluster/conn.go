@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats.go"
 	"github.com/worksteal/steal/cluster"
 )
@@ -84,6 +85,9 @@ func (c *connFlags) check() error {
 	if err := checkURLs(c.url); err != nil {
 		return err
 	}
+	if err := checkCreds(c.creds); err != nil {
+		return err
+	}
 	if err := checkName("-cluster", c.cluster); err != nil {
 		return err
 	}
@@ -92,6 +96,30 @@ func (c *connFlags) check() error {
 	}
 	if c.lease < time.Second || c.lease > maxLease {
 		return fmt.Errorf("-lease must be 1s to %v, not %v", maxLease, c.lease)
+	}
+	return nil
+}
+
+// checkCreds refuses a -creds file that does not hold a user JWT and its
+// NKey seed, before any connection: nats.go reads the file only when the
+// server asks for credentials, so against a server that asks for none a
+// wrong file went unnoticed and the process joined as no user. The error
+// names the file, never its contents.
+func checkCreds(file string) error {
+	if file == "" {
+		return nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("-creds: %w", err)
+	}
+	if tok, err := jwt.ParseDecoratedJWT(b); err != nil || tok == "" {
+		return fmt.Errorf("-creds %s: no user JWT in it", file)
+	} else if _, err := jwt.DecodeUserClaims(tok); err != nil {
+		return fmt.Errorf("-creds %s: no valid user JWT in it (a credentials file holds the user JWT and then its NKey seed)", file)
+	}
+	if _, err := jwt.ParseDecoratedUserNKey(b); err != nil {
+		return fmt.Errorf("-creds %s: no user NKey seed in it", file)
 	}
 	return nil
 }

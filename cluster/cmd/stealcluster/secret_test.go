@@ -1,8 +1,11 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/worksteal/steal/cluster/natsserver"
 )
@@ -62,5 +65,59 @@ func TestURLCredentialsCutShortNotShown(t *testing.T) {
 				t.Errorf("%v: code %d, stdout %q, stderr %q: want 2, an error naming -nats, the secret masked", args, code, out, errs)
 			}
 		}
+	}
+}
+
+// A -creds file that holds no user JWT and NKey seed is refused before
+// connecting, naming the flag and the file, never the contents: against
+// a server that asks for no credentials, nats.go never reads the file, so
+// a worker given an empty or wrong one joined as if given none.
+func TestCredsFileCheckedBeforeConnecting(t *testing.T) {
+	e, err := natsserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Shutdown()
+	dir := t.TempDir()
+	files := map[string]string{
+		"empty":    "",
+		"garbage":  "not a creds file s3cret\n",
+		"jwt only": "-----BEGIN NATS USER JWT-----\neyJhbGciOiJlZDI1NTE5In0.eyJzdWIiOiJVQSJ9.c2ln\n------END NATS USER JWT------\n",
+	}
+	for name, body := range files {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runLimited(t, "worker", "-name", "w1", "-nats", e.URL(), "-creds", path)
+		if code == 0 || !strings.Contains(errs, "-creds") || !strings.Contains(errs, path) || strings.Contains(out+errs, "s3cret") {
+			t.Errorf("%s: code %d, stdout %q, stderr %q: want a failure naming -creds and the file", name, code, out, errs)
+		}
+	}
+	code, _, errs := runLimited(t, "worker", "-name", "w1", "-nats", e.URL(), "-creds", filepath.Join(dir, "missing"))
+	if code == 0 || !strings.Contains(errs, "-creds") {
+		t.Errorf("missing file: code %d, stderr %q", code, errs)
+	}
+}
+
+// runLimited is runWith for a command that should stop by itself: the
+// test fails if it runs for 20 s.
+func runLimited(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, o, e := runWith(nil, args...)
+		done <- result{c, o, e}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.out, r.err
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%v still running after 20 s", args)
+		return 0, "", ""
 	}
 }
