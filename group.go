@@ -474,7 +474,12 @@ func (g *Group) skippedCause() error {
 // were not run because the group's context was done before they started,
 // plus those of groups nested in its children once those groups' Wait has
 // returned.
-func (g *Group) Skipped() int { return int(g.skipped.Load()) }
+func (g *Group) Skipped() int {
+	if g == nil { // a zero ResultGroup's: nothing ran, so nothing was skipped
+		return 0
+	}
+	return int(g.skipped.Load())
+}
 
 // fail records the round's first error and cancels its context.
 func (g *Group) fail(err error) {

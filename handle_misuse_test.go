@@ -218,6 +218,23 @@ func TestZeroGroupRefused(t *testing.T) {
 	}
 }
 
+// Skipped on a zero Group counts nothing, since nothing ran, and a zero
+// ResultGroup's, which the doc says is Group.Skipped, says the same; it
+// failed with a nil dereference.
+func TestZeroGroupSkipped(t *testing.T) {
+	var g Group
+	var r ResultGroup[int]
+	for name, call := range map[string]func() int{
+		"Group.Skipped":       g.Skipped,
+		"ResultGroup.Skipped": r.Skipped,
+	} {
+		var n int
+		if msg := panicText(func() { n = call() }); msg != "" || n != 0 {
+			t.Errorf("%s on a zero value: %d, panic %q; want 0 and no panic", name, n, msg)
+		}
+	}
+}
+
 // panicText runs f and returns the text of its panic, or "" if none.
 func panicText(f func()) (msg string) {
 	defer func() {
