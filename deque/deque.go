@@ -254,13 +254,19 @@ func (d *Deque[T]) Steal() *T {
 // CAS, returns the oldest of them to be run at once and pushes the others,
 // oldest first, onto dst. It returns nil if d was empty at some instant during
 // the call. Any goroutine may call it on d, but only as the owner of dst, and
-// dst must not be d.
+// dst must not be d. StealHalf panics, taking nothing, if dst is d, nil or
+// not made by New.
 //
 // Cost: one CAS plus a copy of the claimed items; like Steal, it retries while
 // other thieves win the race.
 func (d *Deque[T]) StealHalf(dst *Deque[T]) *T {
-	if dst == d {
+	switch {
+	case dst == d:
 		panic("deque: StealHalf into the victim itself")
+	case dst == nil:
+		panic("deque: StealHalf into nil")
+	case dst.buf.Load() == nil:
+		panic("deque: StealHalf into a Deque not made by New")
 	}
 	if !d.batched.Load() {
 		d.batched.Store(true) // before reading top and bottom: see Deque

@@ -1,6 +1,7 @@
 package deque
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -197,6 +198,33 @@ func TestPanics(t *testing.T) {
 	mustPanic(t, "Ring.StealHalf(itself)", "itself", func() { r.StealHalf(r) })
 	if r.Len() != 0 {
 		t.Fatal("a panicking Put changed the ring")
+	}
+}
+
+// TestStealHalfBadDst: a batch steal into no deque, or into a Deque not
+// made by New, panics saying so, whether or not the victim holds items,
+// and takes nothing. Into a nil dst, StealHalf of an empty victim returned
+// nil and of a full one failed with a nil dereference, so the mistake went
+// unnoticed until a victim had work.
+func TestStealHalfBadDst(t *testing.T) {
+	for _, n := range []int{0, 3} {
+		d := New[int]()
+		for v := 1; v <= n; v++ {
+			d.Push(new(int))
+		}
+		mustPanic(t, fmt.Sprintf("Deque.StealHalf(nil), victim of %d", n), "nil", func() { d.StealHalf(nil) })
+		mustPanic(t, fmt.Sprintf("Deque.StealHalf(zero Deque), victim of %d", n), "New", func() { d.StealHalf(new(Deque[int])) })
+		if d.Len() != n {
+			t.Fatalf("a panicking StealHalf took items: %d left of %d", d.Len(), n)
+		}
+		r := new(Ring[int])
+		for v := 1; v <= n; v++ {
+			r.Put(new(int))
+		}
+		mustPanic(t, fmt.Sprintf("Ring.StealHalf(nil), victim of %d", n), "nil", func() { r.StealHalf(nil) })
+		if r.Len() != n {
+			t.Fatalf("a panicking Ring.StealHalf took items: %d left of %d", r.Len(), n)
+		}
 	}
 }
 

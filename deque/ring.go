@@ -150,13 +150,17 @@ func (r *Ring[T]) Get() *T {
 // returns the oldest of them to run at once and puts the others, oldest
 // first, into dst. It returns nil if r was empty at some instant during the
 // call. Any goroutine may call it on r, but only as the owner of dst, and dst
-// must not be r. It claims no more than dst has room for.
+// must not be r. It claims no more than dst has room for. StealHalf panics,
+// taking nothing, if dst is r or nil.
 //
 // Cost: one CAS plus a copy of the claimed items; it retries while the owner
 // or other thieves move head.
 func (r *Ring[T]) StealHalf(dst *Ring[T]) *T {
-	if dst == r {
+	switch dst {
+	case r:
 		panic("deque: StealHalf into the victim itself")
+	case nil:
+		panic("deque: StealHalf into nil")
 	}
 	dt := dst.tail.Load()
 	room := RingSize - (dt - dst.head.Load()) + 1 // +1: the first item is returned, not stored
