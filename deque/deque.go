@@ -127,8 +127,8 @@ func unpack(w uint64) (index, epoch uint32) { return uint32(w >> 32), uint32(w) 
 // New returns an empty deque. The goroutine that will call Push and Pop is
 // its owner; ownership may be handed to another goroutine only through a
 // synchronising operation (a channel send, a mutex). A Deque must be made
-// by New: the zero value has no buffer, and its Push panics. (A Ring's
-// zero value is ready to use.)
+// by New: the zero value has no buffer, and its Push and Pop panic, as does
+// a StealHalf into it. (A Ring's zero value is ready to use.)
 func New[T any]() *Deque[T] {
 	d := &Deque[T]{}
 	d.buf.Store(newBuffer[T](minCap))
