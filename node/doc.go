@@ -257,11 +257,19 @@
 //
 // # Costs
 //
-// Messages are handled one at a time on the calling goroutine: no locks, no
-// goroutines. The common message shapes are decoded by a small scanner and
-// everything else by encoding/json, field by field, with keys matched
-// exactly rather than as encoding/json matches them; replies are encoded into one reused
+// Messages are handled one at a time on the calling goroutine: no locks.
+// The common message shapes are decoded by a small scanner and everything
+// else by encoding/json, field by field, with keys matched exactly rather
+// than as encoding/json matches them; replies are encoded into one reused
 // buffer, and output is flushed before every read of the input, so a peer
 // never waits for a reply the node holds. BenchmarkNodeStealJob measures
 // its throughput.
+//
+// Reports of skipped input are written to the log by a goroutine of their
+// own, started at the first one, so that a log nobody reads (stderr piped
+// to a peer that reads only stdout) never holds up a reply: past 1,024
+// reports waiting for the log, reports are dropped, and how many is
+// reported once the log takes them again. At the end of the input the node
+// waits for the log to take what is left, but not for a log that has taken
+// nothing for a second.
 package node

@@ -163,9 +163,17 @@ func (n *Node) writeError(req *request, w *wireError) {
 // and a pipeline, whose reads return many messages at once, still gets
 // batched writes. It returns nil at the end of input, or the first read or
 // write error.
+//
+// Reports are written to log by a goroutine of their own, so that a log
+// that nobody reads (a full stderr pipe) never keeps a reply from out:
+// past maxQueuedReports waiting ones, reports are dropped and counted,
+// and the count is reported instead. Serve returns once the reports are
+// written, or once log has taken none for a second.
 func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	r := NewReader(&flushingReader{in: in, out: w})
+	reports := &reports{log: log}
+	defer reports.close()
 	for {
 		msg, err := r.Next()
 		var skip *SkipError
@@ -173,7 +181,7 @@ func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
 		case err == io.EOF:
 			return w.Flush()
 		case errors.As(err, &skip):
-			fmt.Fprintf(log, "steal node: skipped %v\n", skip)
+			reports.add("steal node: skipped %v\n", skip)
 			continue
 		case err != nil:
 			w.Flush()
@@ -181,7 +189,7 @@ func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
 		}
 		reply, err := n.Handle(msg)
 		if err != nil {
-			fmt.Fprintf(log, "steal node: skipped line %d: %v\n", r.Line(), err)
+			reports.add("steal node: skipped line %d: %v\n", r.Line(), err)
 			continue
 		}
 		if _, err := w.Write(reply); err != nil {
