@@ -19,7 +19,8 @@ import (
 // ignored. So envelope, request and costSpec decode themselves: they walk
 // their object's members in order and hand the value of each known key to
 // encoding/json, which decodes the leaf values (strings, numbers, lists of
-// strings, raw JSON) as it did, mistyped values and repeated keys included.
+// strings, raw JSON) as it did, mistyped values included. A known key
+// given twice is malformed (see object).
 //
 // JSON text is UTF-8 (RFC 8259, 8.1), and a \u escape of a lone surrogate
 // names no character; encoding/json turns both into U+FFFD, so that
@@ -63,7 +64,7 @@ func (e *envelope) member(d *decoder, b []byte, key []byte, i int, path string) 
 			e.Body = nil // as encoding/json sets a pointer for null
 			return nil
 		}
-		if e.Body == nil { // a repeated body merges, as in encoding/json
+		if e.Body == nil { // a repeated body merges, to be refused whole
 			e.Body = new(request)
 		}
 		if e.own != nil {
@@ -187,6 +188,7 @@ type decoder struct {
 	err     error
 	bad     string // the first bad string: what is wrong and where
 	problem string // what is wrong with a bad string not yet placed
+	read    bool   // the last member walked was decoded, not skipped
 }
 
 var errNotJSON = errors.New("json: invalid JSON") // only if called on text encoding/json did not check
@@ -251,6 +253,7 @@ func (d *decoder) value(b []byte, t reflect.Type, object func(i int) int) {
 // returns, having allocated the struct if need be; anything else is
 // mistyped.
 func (d *decoder) nested(b []byte, i int, structName, field string, t reflect.Type, into func(null bool) member) int {
+	defer d.decoded() // after the walk of its own members
 	switch b[i] {
 	case 'n':
 		into(true)
@@ -265,6 +268,7 @@ func (d *decoder) nested(b []byte, i int, structName, field string, t reflect.Ty
 // leaf decodes the value at b[i] into dst with encoding/json, naming the
 // field in a type error as encoding/json names a struct's field.
 func (d *decoder) leaf(b []byte, i int, dst any, structName, field string) int {
+	defer d.decoded()
 	end := d.skip(b, i)
 	if err := json.Unmarshal(b[i:end], dst); err != nil {
 		var mistyped *json.UnmarshalTypeError
@@ -282,6 +286,7 @@ func (d *decoder) leaf(b []byte, i int, dst any, structName, field string) int {
 // then holds a value of the wrong type, not an empty name. A null list is
 // the field left out, as for any field.
 func (d *decoder) strings(b []byte, i int, dst *[]string, field string) int {
+	defer d.decoded()
 	var list []*string
 	first := d.err == nil
 	end := d.leaf(b, i, &list, "request", field)
@@ -322,13 +327,21 @@ func notString(list []byte, field string) error {
 	return malformed("%s must be a list of strings", field)
 }
 
+// decoded notes that the member being walked was decoded into a field.
+func (d *decoder) decoded() { d.read = true }
+
 // object walks the object at b[i], calling m for each member in order, and
-// returns where the object ends.
+// returns where the object ends. A key that m decodes more than once is
+// malformed: JSON leaves the meaning of such an object to its reader
+// (RFC 8259, 4), and readers differ (the last value, the first, or, as
+// encoding/json does with two objects, a merge of both).
 func (d *decoder) object(b []byte, i int, path string, m member) int {
 	i = space(b, i+1) // past '{'
 	if i < len(b) && b[i] == '}' {
 		return i + 1
 	}
+	var keys [8]string
+	read := keys[:0] // the keys m decoded
 	for i < len(b) {
 		if b[i] != '"' {
 			break
@@ -357,9 +370,16 @@ func (d *decoder) object(b []byte, i int, path string, m member) int {
 		if i >= len(b) {
 			break
 		}
+		d.read = false
 		i = space(b, m(d, b, key, i, path))
 		if d.problem != "" { // in a value that was not an object to walk
 			d.place(join(path, shorten(key)))
+		}
+		if d.read {
+			if slices.Contains(read, string(key)) {
+				d.fail(malformed("repeated field %s", strings.TrimPrefix(join(path, string(key)), "body.")))
+			}
+			read = append(read, string(key))
 		}
 		if i < len(b) && b[i] == ',' {
 			i = space(b, i+1)

@@ -24,11 +24,15 @@
 // ("worker" in a check_cluster_state) is ignored too, and a message of an
 // unknown type is error 10 whatever its fields. Keys are matched exactly, as
 // written here: "TYPE" or "Msg_Id" is not a field the node knows, and is
-// ignored like any other. A string anywhere in a message, key or value,
-// that is not valid UTF-8 or holds a lone surrogate escape such as \ud800
-// is malformed too (JSON text is UTF-8), rather than read with U+FFFD in
-// its place. Times are milliseconds, as JSON numbers that may have a
-// fraction; a positive time below a nanosecond counts as one.
+// ignored like any other. A field given twice ("worker" twice in a body,
+// "body" twice in the envelope, "model" twice in a cost) is malformed, with
+// a text such as "repeated field worker": JSON leaves the meaning of such
+// a message to its reader, and readers differ (Python keeps the last
+// value; Go's encoding/json merges two objects). So is a string anywhere
+// in a message, key or value, that is not valid UTF-8 or holds a lone
+// surrogate escape such as \ud800 (JSON text is UTF-8), rather than read
+// with U+FFFD in its place. Times are milliseconds, as JSON numbers that
+// may have a fraction; a positive time below a nanosecond counts as one.
 //
 // The examples are one session with a new node, in order, bodies only: the
 // node first holds the example cluster of the work-stealing cluster exercise

@@ -1,6 +1,9 @@
 package node
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // fastDecode decodes the common shape of a message, flat bodies of ASCII
 // strings, integers and lists of strings (steal_job, pop_job, ...), without
@@ -8,27 +11,31 @@ import "strconv"
 // request's time. Anything else, including every malformed input, makes it
 // return false, and the caller decodes with json.Unmarshal instead, which
 // runs envelope's UnmarshalJSON; where it returns true the result is
-// exactly what that produces (a fuzz test checks this).
+// exactly what that produces (a fuzz test checks this). A repeated key is
+// left to the slow path too, which refuses it.
 func fastDecode(b []byte, env *envelope) bool {
 	p := scanner{b: b}
 	if !p.open('{') {
 		return false
 	}
+	var keys [3]string
+	seen := keys[:0]
 	for first := true; ; first = false {
 		key, more, ok := p.nextKey(first)
-		if !ok {
+		if !ok || more && slices.Contains(seen, key) {
 			return false
 		}
 		if !more {
 			break
 		}
+		seen = append(seen, key)
 		switch key {
 		case "src":
 			env.Src, ok = p.str()
 		case "dest":
 			env.Dest, ok = p.str()
 		case "body":
-			if env.Body == nil { // a repeated body merges, as in encoding/json
+			if env.Body == nil {
 				env.Body = new(request)
 			}
 			ok = p.body(env.Body)
@@ -48,11 +55,17 @@ func (p *scanner) body(r *request) bool {
 	if !p.open('{') {
 		return false
 	}
+	var keys [8]string
+	seen := keys[:0]
 	for first := true; ; first = false {
 		key, more, ok := p.nextKey(first)
 		if !ok || !more {
 			return ok
 		}
+		if slices.Contains(seen, key) {
+			return false
+		}
+		seen = append(seen, key)
 		switch key {
 		case "type":
 			r.Type, ok = p.strPtr()

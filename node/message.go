@@ -18,8 +18,9 @@ type Fields func(key string) any
 
 // DecodeMessage decodes msg, one message of the protocol, as Node.Handle
 // decodes one: keys are matched exactly, every string of the message,
-// keys included, must be UTF-8 without a lone surrogate escape, and the
-// first problem found is the one reported. It returns the envelope's src
+// keys included, must be UTF-8 without a lone surrogate escape, a key
+// that body's Fields knows (or src, dest, body) must not be given twice,
+// and the first problem found is the one reported. It returns the envelope's src
 // and dest, and decodes the body's members into body's pointers.
 //
 // ok is false when there is nothing to reply to (msg is not JSON, or has
@@ -71,7 +72,7 @@ func (e *fieldsEnvelope) UnmarshalJSON(b []byte) error {
 // member decodes the envelope member key, as envelope.member does.
 func (e *fieldsEnvelope) member(d *decoder, b []byte, key []byte, i int, path string) int {
 	return d.envelopeMember(b, key, i, &e.src, &e.dest, func(null bool) member {
-		e.hasBody = !null // a repeated body merges; a null one is none
+		e.hasBody = !null // a repeated body is refused; a null one is none
 		if null {
 			return nil
 		}
