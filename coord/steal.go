@@ -1,5 +1,7 @@
 package coord
 
+import "slices"
+
 // Theft describes one successful steal.
 type Theft struct {
 	Thief, Victim   string
@@ -11,8 +13,8 @@ type Theft struct {
 // Steal moves one job from the back of a victim's deque to the front of the
 // thief's, so the thief runs it next. The victim is chosen by the cluster's
 // VictimPolicy among candidates (in listed order) that have a queued job;
-// the thief itself is never a victim. A nil candidates list means every
-// other worker. It returns a NothingToSteal error when no candidate has a
+// the thief itself is never a victim, and a worker listed twice is one
+// candidate. A nil candidates list means every other worker. It returns a NothingToSteal error when no candidate has a
 // job, and an UnknownWorker error when the thief or a candidate is unknown.
 func (c *Cluster) Steal(thief string, candidates []string) (Theft, error) {
 	t, err := c.lookup(thief)
@@ -33,13 +35,38 @@ func (c *Cluster) Steal(thief string, candidates []string) (Theft, error) {
 }
 
 // chooseVictim validates the candidates and returns the victim's position.
-// It draws from the generator only once a victim is known to exist.
+// It draws from the generator only once a victim is known to exist. A
+// worker listed twice is one candidate, at its first place, so that the
+// random policies choose among workers rather than entries of the list.
 func (c *Cluster) chooseVictim(thief int, candidates []string) (int, error) {
 	var busy, sizes []int
+	var listed []bool // which workers are in busy, once it is long
 	consider := func(i int) {
-		if n := c.workers[i].deque.Len(); i != thief && n > 0 {
-			busy, sizes = append(busy, i), append(sizes, n)
+		n := c.workers[i].deque.Len()
+		if i == thief || n == 0 {
+			return
 		}
+		switch {
+		case listed != nil:
+			if listed[i] {
+				return
+			}
+			listed[i] = true
+		case len(busy) < 16:
+			if slices.Contains(busy, i) {
+				return
+			}
+		default: // a long list: look up in time independent of its length
+			listed = make([]bool, len(c.workers))
+			for _, b := range busy {
+				listed[b] = true
+			}
+			if listed[i] {
+				return
+			}
+			listed[i] = true
+		}
+		busy, sizes = append(busy, i), append(sizes, n)
 	}
 	if candidates == nil {
 		for i := range c.workers {

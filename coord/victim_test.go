@@ -2,6 +2,7 @@ package coord
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -66,5 +67,71 @@ func TestParseVictimPolicy(t *testing.T) {
 	}
 	if s := VictimPolicy(-1).String(); s != "VictimPolicy(-1)" {
 		t.Errorf("bad value String = %q", s)
+	}
+}
+
+// A worker listed twice among the candidates is one candidate: the random
+// policies choose among workers, not among entries of the list. Before,
+// [w1, w1, w2] made Random steal from w1 two times in three.
+func TestARepeatedCandidateIsOneCandidate(t *testing.T) {
+	for _, p := range []VictimPolicy{MostLoaded, Random, BestOfTwo} {
+		for seed := range uint64(200) {
+			steal := func(candidates []string) string {
+				c, err := New([]string{"w1", "w2", "w3"}, Options{Victims: p, Seed: seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, w := range []string{"w1", "w1", "w2", "w2"} {
+					if err := c.Inject(w, Job{ID: fmt.Sprint("job", k)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				theft, err := c.Steal("w3", candidates)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return theft.Victim
+			}
+			if got, want := steal([]string{"w1", "w1", "w2", "w1"}), steal([]string{"w1", "w2"}); got != want {
+				t.Fatalf("%v, seed %d: [w1 w1 w2 w1] stole from %s, [w1 w2] from %s", p, seed, got, want)
+			}
+		}
+	}
+}
+
+// Past the first few candidates, a repeated one is found in a table: the
+// choice is still the one among each worker once.
+func TestALongCandidateListCountsEachWorkerOnce(t *testing.T) {
+	names := make([]string, 100)
+	for k := range names {
+		names[k] = fmt.Sprint("w", k)
+	}
+	once := names[1:]
+	var thrice []string
+	for range 3 {
+		thrice = append(thrice, once...)
+	}
+	for _, p := range []VictimPolicy{Random, BestOfTwo} {
+		for seed := range uint64(50) {
+			steal := func(candidates []string) string {
+				c, err := New(names, Options{Victims: p, Seed: seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, w := range once {
+					if err := c.Inject(w, Job{ID: fmt.Sprint("job", k)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				theft, err := c.Steal("w0", candidates)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return theft.Victim
+			}
+			if got, want := steal(thrice), steal(once); got != want {
+				t.Fatalf("%v, seed %d: every worker thrice stole from %s, once from %s", p, seed, got, want)
+			}
+		}
 	}
 }

@@ -97,8 +97,8 @@
 //
 //   - busy_workers: optional, the candidate victims, all known workers
 //     (error 1000); by default every other worker. The victim policy
-//     chooses among those with a queued job, never the thief; error 1002
-//     when there is none.
+//     chooses among those with a queued job, never the thief, each once
+//     however often it is listed; error 1002 when there is none.
 //
 // pop_job gives a worker its next job and marks it in flight at that
 // worker:
