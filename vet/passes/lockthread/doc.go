@@ -54,7 +54,10 @@
 //   - A thread-bound server: the function calls package syscall,
 //     golang.org/x/sys/unix or windows, or cgo between the lock and
 //     the loop (it sets up thread state, such as a network namespace
-//     or a priority, that the loop's work needs), or its loop receives
+//     or a priority, that the loop's work needs), directly or through
+//     a function outside the standard library that does (a wrapper
+//     such as a namespace library's Set, in this package or another;
+//     a setsUpThread fact carries this across packages), or its loop receives
 //     functions to call (for f := range calls { f() }, or a select
 //     whose other cases only end the loop, such as case <-done:
 //     return), which is how a program runs closures on one dedicated

@@ -3,8 +3,10 @@ package lockthread
 import (
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -16,12 +18,25 @@ import (
 
 // Analyzer reports goroutines locked to their thread across a work loop.
 var Analyzer = &analysis.Analyzer{
-	Name:     "lockthread",
-	Doc:      "report goroutines that keep their OS thread locked across a work loop\n\nA locked goroutine runs only on its own thread, so every wait for work costs a thread handoff and idle locked threads cannot help others; lock only around thread-bound calls.",
-	URL:      "https://pkg.go.dev/github.com/worksteal/steal/vet/passes/lockthread",
-	Requires: []*analysis.Analyzer{inspect.Analyzer},
-	Run:      run,
+	Name:      "lockthread",
+	Doc:       "report goroutines that keep their OS thread locked across a work loop\n\nA locked goroutine runs only on its own thread, so every wait for work costs a thread handoff and idle locked threads cannot help others; lock only around thread-bound calls.",
+	URL:       "https://pkg.go.dev/github.com/worksteal/steal/vet/passes/lockthread",
+	Requires:  []*analysis.Analyzer{inspect.Analyzer},
+	FactTypes: []analysis.Fact{new(setsUpThread)},
+	Run:       run,
 }
+
+// setsUpThread is the fact that a function outside the standard
+// library calls the OS or C (package syscall, golang.org/x/sys, cgo),
+// directly or through functions of its own kind: a wrapper, such as a
+// library's function that moves the thread to a network namespace.
+// Calling it between the lock and the loop sets up the thread as
+// calling the OS directly does.
+type setsUpThread struct{}
+
+func (*setsUpThread) AFact() {}
+
+func (*setsUpThread) String() string { return "setsUpThread" }
 
 const msg = "LockOSThread starvation: this goroutine stays locked to its OS thread across the work loop at line %d, " +
 	"so its thread sleeps whenever it waits for work, and to resume it the scheduler must hand a P to that one thread " +
@@ -39,10 +54,12 @@ func init() {
 }
 
 func run(pass *analysis.Pass) (any, error) {
+	insp := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	c := &checker{pass: pass, local: make(map[*types.Func]bool)}
+	c.computeFacts(insp)
 	if !funcs.Imports(pass.Pkg, "runtime") {
 		return nil, nil
 	}
-	insp := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	goFuncs, goLits := goroutines(pass, insp)
 	for cur := range insp.Root().Preorder((*ast.CallExpr)(nil)) {
 		lock := cur.Node().(*ast.CallExpr)
@@ -73,7 +90,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if body == nil {
 			continue
 		}
-		if loop := pinnedLoop(pass.TypesInfo, body, lock); loop != nil {
+		if loop := c.pinnedLoop(body, lock); loop != nil {
 			line := pass.Fset.Position(loop.Pos()).Line
 			pass.Report(analysis.Diagnostic{Pos: lock.Pos(), End: lock.End(), Message: fmt.Sprintf(msg, line)})
 		}
@@ -179,9 +196,90 @@ func runLoopName(name string) bool {
 	return strings.HasSuffix(n, "loop")
 }
 
+type checker struct {
+	pass  *analysis.Pass
+	local map[*types.Func]bool // the package's functions: whether they set up the thread
+}
+
+// computeFacts decides setsUpThread for the functions of the package (a
+// least fixed point over the static calls inside the package) and
+// exports the fact for those that have it. Functions of the standard
+// library get no fact: os.Getenv and the like call package syscall
+// directly, and are no thread setup.
+func (c *checker) computeFacts(insp *inspector.Inspector) {
+	if inStd(c.pass) {
+		return
+	}
+	callees := make(map[*types.Func][]*types.Func)
+	var order []*types.Func
+	for cur := range insp.Root().Preorder((*ast.FuncDecl)(nil)) {
+		decl := cur.Node().(*ast.FuncDecl)
+		fn, ok := c.pass.TypesInfo.Defs[decl.Name].(*types.Func)
+		if !ok || decl.Body == nil {
+			continue
+		}
+		order = append(order, fn)
+		ast.Inspect(decl.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit, *ast.GoStmt:
+				return false // runs later, or on another thread
+			case *ast.CallExpr:
+				if osCall(c.pass.TypesInfo, n) {
+					c.local[fn] = true
+				} else if callee := funcs.Callee(c.pass.TypesInfo, n); callee != nil {
+					callees[fn] = append(callees[fn], callee.Origin())
+				}
+			}
+			return !c.local[fn]
+		})
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, fn := range order {
+			if c.local[fn] {
+				continue
+			}
+			for _, callee := range callees[fn] {
+				if c.setsUp(callee) {
+					c.local[fn], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	for _, fn := range order {
+		if c.local[fn] {
+			c.pass.ExportObjectFact(fn, new(setsUpThread))
+		}
+	}
+}
+
+// setsUp reports whether a function has the setsUpThread fact.
+func (c *checker) setsUp(fn *types.Func) bool {
+	fn = fn.Origin()
+	if fn.Pkg() == c.pass.Pkg {
+		return c.local[fn]
+	}
+	return fn.Pkg() != nil && c.pass.ImportObjectFact(fn, new(setsUpThread))
+}
+
+// inStd reports whether the package is one of the standard library's
+// (or the Go distribution's commands): its path has no dot in its first
+// element and its files are under GOROOT.
+func inStd(pass *analysis.Pass) bool {
+	first, _, _ := strings.Cut(pass.Pkg.Path(), "/")
+	if strings.Contains(first, ".") || len(pass.Files) == 0 {
+		return false
+	}
+	goroot := build.Default.GOROOT
+	name := pass.Fset.File(pass.Files[0].Pos()).Name()
+	return goroot != "" && strings.HasPrefix(filepath.ToSlash(name), filepath.ToSlash(filepath.Join(goroot, "src"))+"/")
+}
+
 // pinnedLoop returns the first work loop in body that starts after lock
 // with the thread still locked, or nil.
-func pinnedLoop(info *types.Info, body *ast.BlockStmt, lock *ast.CallExpr) ast.Stmt {
+func (c *checker) pinnedLoop(body *ast.BlockStmt, lock *ast.CallExpr) ast.Stmt {
+	info := c.pass.TypesInfo
 	var loop ast.Stmt
 	unlocked, setsUpThread := false, false
 	ast.Inspect(body, func(n ast.Node) bool {
@@ -195,7 +293,7 @@ func pinnedLoop(info *types.Info, body *ast.BlockStmt, lock *ast.CallExpr) ast.S
 			if n.Pos() > lock.End() {
 				if funcs.IsCallTo(info, n, "runtime", "UnlockOSThread") {
 					unlocked = true
-				} else if threadCall(info, n) {
+				} else if c.threadCall(n) {
 					setsUpThread = true
 				}
 			}
@@ -209,9 +307,19 @@ func pinnedLoop(info *types.Info, body *ast.BlockStmt, lock *ast.CallExpr) ast.S
 	return loop
 }
 
-// threadCall reports whether call goes to the OS or to C: the calls
-// that set up the thread state a lock exists for.
-func threadCall(info *types.Info, call *ast.CallExpr) bool {
+// threadCall reports whether call goes to the OS or to C, directly or
+// through a wrapper: the calls that set up the thread state a lock
+// exists for.
+func (c *checker) threadCall(call *ast.CallExpr) bool {
+	if osCall(c.pass.TypesInfo, call) {
+		return true
+	}
+	fn := funcs.Callee(c.pass.TypesInfo, call)
+	return fn != nil && c.setsUp(fn)
+}
+
+// osCall reports whether call goes to the OS or to C itself.
+func osCall(info *types.Info, call *ast.CallExpr) bool {
 	fn := funcs.Callee(info, call)
 	if fn == nil || fn.Pkg() == nil {
 		return false

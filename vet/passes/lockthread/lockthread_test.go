@@ -10,7 +10,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), lockthread.Analyzer, "a", "gui")
+	analysistest.Run(t, analysistest.TestData(), lockthread.Analyzer, "a", "gui", "netns")
 }
 
 // Test files are skipped unless -lockthread.tests is set.
