@@ -62,6 +62,14 @@
 //     select without default, a call).
 //   - Bounded polling: a counter on the default path ends the loop.
 //   - Draining loops whose default leaves the loop (return, break L).
+//   - Draining loops that run only while a channel a case receives
+//     from holds a value, for len(ch) > 0 { select { case <-ch: ...
+//     default: } } (or while one a case sends to has room, len(ch) <
+//     cap(ch)), as the loop's condition or an exit in front of the
+//     select says (if len(ch) == 0 { return }), when every iteration
+//     reaches the select: the case is ready whenever the loop runs, so
+//     the default runs only after another goroutine took the value,
+//     and the next check ends the loop.
 //   - A select without default (staticcheck's SA5004 covers an empty
 //     default in a for-select; this analyzer also covers defaults with
 //     statements, atomic polls and Gosched, and statements around the

@@ -2,6 +2,7 @@ package selectspin
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 
@@ -75,7 +76,7 @@ func run(pass *analysis.Pass) (any, error) {
 		if fx == nil {
 			fx = loopfx.New(pass.TypesInfo, pass.Files)
 		}
-		if fx.Progresses(loop, label, skip) {
+		if fx.Progresses(loop, label, skip) || lenGuarded(pass.TypesInfo, loop, label) {
 			continue
 		}
 		def := defaultClause(selects[0])
@@ -290,4 +291,214 @@ func lineBlank(fset *token.FileSet, s *ast.SelectStmt, from, to token.Pos) bool 
 		}
 	}
 	return from > s.Body.Lbrace
+}
+
+// lenGuarded reports whether the loop runs only while a case of a
+// select that every iteration reaches is ready: the loop's condition
+// (or an exit in front of the select, if len(ch) == 0 { return }) says
+// that a channel the select receives from holds a value, or that one
+// it sends to has room. The default then runs only when another
+// goroutine took the value (or the room) first, and the next check
+// ends the loop: a drain, not a spin.
+func lenGuarded(info *types.Info, loop *ast.ForStmt, label *ast.Ident) bool {
+	for i, st := range loop.Body.List {
+		sel, ok := st.(*ast.SelectStmt)
+		if !ok || defaultClause(sel) == nil {
+			continue
+		}
+		recv, send := make(map[string]bool), make(map[string]bool)
+		for _, c := range sel.Body.List {
+			switch comm := c.(*ast.CommClause).Comm.(type) {
+			case *ast.SendStmt:
+				if k, ok := chanKey(info, comm.Chan); ok {
+					send[k] = true
+				}
+			default:
+				if ch := bounds.CommRecv(comm); ch != nil {
+					if k, ok := chanKey(info, ch); ok {
+						recv[k] = true
+					}
+				}
+			}
+		}
+		ready := func(k string, room bool) bool { return room && send[k] || !room && recv[k] }
+		if loop.Cond != nil {
+			for _, e := range split(loop.Cond, token.LAND) {
+				if k, room, ok := lenTest(info, e, false); ok && ready(k, room) {
+					return true
+				}
+			}
+		}
+		before := loop.Body.List[:i]
+		if skips(before) {
+			return false // an iteration may not reach the select
+		}
+		for _, st := range before {
+			ifs, ok := st.(*ast.IfStmt)
+			if !ok || ifs.Init != nil || ifs.Else != nil || !leavesLoop(info, ifs.Body, label) {
+				continue
+			}
+			for _, e := range split(ifs.Cond, token.LOR) {
+				if k, room, ok := lenTest(info, e, true); ok && ready(k, room) {
+					return true
+				}
+			}
+		}
+		return false // only the first select every iteration reaches
+	}
+	return false
+}
+
+// split returns the operands of a chain of op (&& or ||) in e.
+func split(e ast.Expr, op token.Token) []ast.Expr {
+	if b, ok := ast.Unparen(e).(*ast.BinaryExpr); ok && b.Op == op {
+		return append(split(b.X, op), split(b.Y, op)...)
+	}
+	return []ast.Expr{e}
+}
+
+// lenTest recognizes a test of a channel's length in e. With negated
+// false, it is a test that holds when ch holds a value (len(ch) > 0,
+// != 0, >= 1) or has room (len(ch) < cap(ch)); with negated true, one
+// that holds when it does not (len(ch) == 0, < 1, <= 0; len(ch) ==
+// cap(ch), >= cap(ch)). It returns the channel's key and whether the
+// test is about room.
+func lenTest(info *types.Info, e ast.Expr, negated bool) (key string, room, ok bool) {
+	b, isBin := ast.Unparen(e).(*ast.BinaryExpr)
+	if !isBin {
+		return "", false, false
+	}
+	x, op, y := b.X, b.Op, b.Y
+	if _, isLen := builtinArg(info, x, "len"); !isLen {
+		// 0 < len(ch): read it as len(ch) > 0.
+		x, y = y, x
+		switch op {
+		case token.LSS:
+			op = token.GTR
+		case token.GTR:
+			op = token.LSS
+		case token.LEQ:
+			op = token.GEQ
+		case token.GEQ:
+			op = token.LEQ
+		}
+	}
+	ch, isLen := builtinArg(info, x, "len")
+	if !isLen {
+		return "", false, false
+	}
+	key, ok = chanKey(info, ch)
+	if !ok {
+		return "", false, false
+	}
+	if c, isCap := builtinArg(info, y, "cap"); isCap {
+		if k, ok := chanKey(info, c); !ok || k != key {
+			return "", false, false
+		}
+		if negated {
+			return key, true, op == token.EQL || op == token.GEQ
+		}
+		return key, true, op == token.LSS || op == token.NEQ
+	}
+	tv, isConst := info.Types[y]
+	if !isConst || tv.Value == nil {
+		return "", false, false
+	}
+	n, exact := constant.Int64Val(constant.ToInt(tv.Value))
+	if !exact {
+		return "", false, false
+	}
+	if negated {
+		switch op {
+		case token.EQL, token.LEQ:
+			return key, false, n == 0
+		case token.LSS:
+			return key, false, n == 1
+		}
+		return "", false, false
+	}
+	switch op {
+	case token.GTR:
+		return key, false, n >= 0
+	case token.NEQ:
+		return key, false, n == 0
+	case token.GEQ:
+		return key, false, n >= 1
+	}
+	return "", false, false
+}
+
+// builtinArg returns the argument of e if e calls the builtin name.
+func builtinArg(info *types.Info, e ast.Expr, name string) (ast.Expr, bool) {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return nil, false
+	}
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return nil, false
+	}
+	b, ok := info.Uses[id].(*types.Builtin)
+	return call.Args[0], ok && b.Name() == name
+}
+
+// chanKey names a channel expression that evaluates to the same channel
+// wherever it is written in the loop: variables and fields, no calls or
+// indexing. ok is false for anything else, or for a non-channel.
+func chanKey(info *types.Info, e ast.Expr) (string, bool) {
+	if funcs.CoreChan(info.TypeOf(e)) == nil {
+		return "", false
+	}
+	for x := ast.Unparen(e); ; {
+		switch v := x.(type) {
+		case *ast.Ident:
+			return types.ExprString(ast.Unparen(e)), true
+		case *ast.SelectorExpr:
+			x = ast.Unparen(v.X)
+		case *ast.StarExpr:
+			x = ast.Unparen(v.X)
+		default:
+			return "", false
+		}
+	}
+}
+
+// skips reports whether the statements may send an iteration back to
+// the loop's head, or elsewhere, past what follows them: a continue or
+// a goto.
+func skips(stmts []ast.Stmt) bool {
+	found := false
+	for _, st := range stmts {
+		ast.Inspect(st, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.BranchStmt:
+				if n.Tok == token.CONTINUE || n.Tok == token.GOTO {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// leavesLoop reports whether body, the body of an if statement at the
+// top of a loop's body, ends by leaving the loop: a return, a break, or
+// a break of the loop's label.
+func leavesLoop(info *types.Info, body *ast.BlockStmt, label *ast.Ident) bool {
+	if len(body.List) == 0 {
+		return false
+	}
+	switch last := body.List[len(body.List)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		if last.Tok != token.BREAK {
+			return false
+		}
+		return last.Label == nil || label != nil && info.Uses[last.Label] == info.Defs[label]
+	}
+	return false
 }
