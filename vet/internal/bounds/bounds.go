@@ -396,3 +396,200 @@ func hasDefault(scope ast.Node, cc *ast.CommClause) bool {
 	})
 	return found
 }
+
+// TokenPool reports whether guard, an if or for statement between the
+// event loop and the go statement g, starts g only with a token from a
+// pool that g's goroutines refill when they end (a list of worker ids,
+// a count of free slots): a conjunct of its condition reads a local
+// variable that its body assigns (takes a token), and that the loop
+// assigns elsewhere only in select cases receiving from a channel that
+// the function literal g starts sends to (gives one back), never
+// through its address.
+func TokenPool(info *types.Info, loop ast.Stmt, guard ast.Stmt, g *ast.GoStmt) bool {
+	var cond ast.Expr
+	var body *ast.BlockStmt
+	switch guard := guard.(type) {
+	case *ast.IfStmt:
+		cond, body = guard.Cond, guard.Body
+	case *ast.ForStmt:
+		cond, body = guard.Cond, guard.Body
+	}
+	lit, ok := ast.Unparen(g.Call.Fun).(*ast.FuncLit)
+	if cond == nil || !ok {
+		return false
+	}
+	// The channels g's goroutine sends to: its completions.
+	completions := make(map[string]bool)
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.SendStmt:
+			completions[types.ExprString(ast.Unparen(n.Chan))] = true
+		}
+		return true
+	})
+	if len(completions) == 0 {
+		return false
+	}
+	for _, e := range conjuncts(cond) {
+		if !comparison(e) {
+			continue // len(ids) > 0 || n > 0 holds without a token
+		}
+		for obj := range CondObjects(info, e) {
+			v := obj.(*types.Var)
+			if v.IsField() || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+				continue // others may change it
+			}
+			if takes(info, body, v) && refilledOnlyBy(info, loop, body, v, completions) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// comparison reports whether e is a comparison of operands without
+// logical operators.
+func comparison(e ast.Expr) bool {
+	b, ok := ast.Unparen(e).(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	switch b.Op {
+	case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+	default:
+		return false
+	}
+	logical := false
+	ast.Inspect(b, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BinaryExpr:
+			if n.Op == token.LAND || n.Op == token.LOR {
+				logical = true
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.NOT {
+				logical = true
+			}
+		}
+		return !logical
+	})
+	return !logical
+}
+
+// takes reports whether a statement of body itself, not one nested in
+// a branch, takes a token from v: every run of the body does. A token
+// is taken by slicing (ids = ids[:len(ids)-1]) or counting (free--,
+// running++, n -= k).
+func takes(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
+	for _, st := range body.List {
+		switch st := st.(type) {
+		case *ast.AssignStmt:
+			if len(st.Lhs) != 1 || len(st.Rhs) != 1 || !isVar(info, st.Lhs[0], v) {
+				continue
+			}
+			if st.Tok == token.ADD_ASSIGN || st.Tok == token.SUB_ASSIGN {
+				return true
+			}
+			if sl, ok := ast.Unparen(st.Rhs[0]).(*ast.SliceExpr); ok && st.Tok == token.ASSIGN && isVar(info, sl.X, v) {
+				return true
+			}
+		case *ast.IncDecStmt:
+			if isVar(info, st.X, v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// conjuncts returns the operands of a chain of && in e.
+func conjuncts(e ast.Expr) []ast.Expr {
+	if b, ok := ast.Unparen(e).(*ast.BinaryExpr); ok && b.Op == token.LAND {
+		return append(conjuncts(b.X), conjuncts(b.Y)...)
+	}
+	return []ast.Expr{e}
+}
+
+func isVar(info *types.Info, e ast.Expr, v *types.Var) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	return ok && info.ObjectOf(id) == v
+}
+
+// refilledOnlyBy reports whether loop, outside the statement body,
+// assigns v only in the bodies of select cases that receive from one
+// of the channels in completions, never in a function literal or
+// through &v.
+func refilledOnlyBy(info *types.Info, loop ast.Node, body *ast.BlockStmt, v *types.Var, completions map[string]bool) bool {
+	ok := true
+	visit := func(n ast.Node) bool {
+		if !ok || n == nil || n == body {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.CommClause:
+			if ch := CommRecv(n.Comm); ch != nil && completions[types.ExprString(ast.Unparen(ch))] {
+				for _, s := range n.Body {
+					ast.Inspect(s, func(m ast.Node) bool {
+						if u, isU := m.(*ast.UnaryExpr); isU && u.Op == token.AND && isVar(info, u.X, v) {
+							ok = false
+						}
+						if lit, isLit := m.(*ast.FuncLit); isLit && assignsAnywhere(info, lit.Body, v) {
+							ok = false
+						}
+						return ok
+					})
+				}
+				return false
+			}
+		case *ast.FuncLit:
+			if assignsAnywhere(info, n.Body, v) {
+				ok = false
+			}
+			return false
+		case *ast.UnaryExpr:
+			if n.Op == token.AND && isVar(info, n.X, v) {
+				ok = false
+			}
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if isVar(info, l, v) {
+					ok = false
+				}
+			}
+		case *ast.IncDecStmt:
+			if isVar(info, n.X, v) {
+				ok = false
+			}
+		}
+		return ok
+	}
+	ast.Inspect(loop, visit)
+	return ok
+}
+
+// assignsAnywhere is assigns, function literals included.
+func assignsAnywhere(info *types.Info, n ast.Node, v *types.Var) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if isVar(info, l, v) {
+					found = true
+				}
+			}
+		case *ast.IncDecStmt:
+			if isVar(info, n.X, v) {
+				found = true
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND && isVar(info, n.X, v) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}

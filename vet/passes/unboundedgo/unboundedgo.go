@@ -48,7 +48,13 @@
 //     whose name contains "acquire" (sync.WaitGroup.Wait per batch,
 //     semaphore.Weighted.Acquire, rate.Limiter.Wait, acquireSlot);
 //
-// or when the go statement is under an if statement whose condition
+// or when the go statement is under an if or for statement whose
+// condition takes a token from a pool that only the goroutines refill
+// (a list of worker ids, or a count of free slots: the condition reads
+// a local variable that the statement's body takes from, and that the
+// loop gives back only in a select case receiving from a channel the
+// started function literal sends to when it ends, as a backend queue
+// of the Go compiler does), or under an if statement whose condition
 // reads a variable that the if body assigns (start once, or count up to
 // a limit), calls a compare-and-swap or add of sync/atomic, or compares
 // a len or cap (a full semaphore channel), or when a statement next to
@@ -124,11 +130,11 @@ func run(pass *analysis.Pass) (any, error) {
 }
 
 // eventLoop returns the innermost loop around the go statement at cur,
-// in the same function, that receives events, with the if statements
-// between the two.
-func eventLoop(info *types.Info, cur inspector.Cursor) (ast.Stmt, []*ast.IfStmt) {
+// in the same function, that receives events, with the if and for
+// statements between the two.
+func eventLoop(info *types.Info, cur inspector.Cursor) (ast.Stmt, []ast.Stmt) {
 	g := cur.Node().(*ast.GoStmt)
-	var guards []*ast.IfStmt
+	var guards []ast.Stmt
 	for c := range cur.Parent().Enclosing() {
 		switch n := c.Node().(type) {
 		case *ast.FuncLit, *ast.FuncDecl:
@@ -151,6 +157,7 @@ func eventLoop(info *types.Info, cur inspector.Cursor) (ast.Stmt, []*ast.IfStmt)
 			if n.Post == nil && !bounds.CountsInBody(info, n) && receivesBefore(info, n, g.Pos()) {
 				return n, guards
 			}
+			guards = append(guards, n)
 		}
 	}
 	return nil, nil
@@ -219,9 +226,12 @@ func shutdown(cc *ast.CommClause) bool {
 
 // bounded reports whether something in the loop limits how many
 // goroutines started by g run at once; see the package documentation.
-func bounded(info *types.Info, loop ast.Stmt, g *ast.GoStmt, guards []*ast.IfStmt) bool {
-	for _, ifs := range guards {
-		if bounds.GuardBounds(info, ifs) {
+func bounded(info *types.Info, loop ast.Stmt, g *ast.GoStmt, guards []ast.Stmt) bool {
+	for _, guard := range guards {
+		if ifs, ok := guard.(*ast.IfStmt); ok && bounds.GuardBounds(info, ifs) {
+			return true
+		}
+		if bounds.TokenPool(info, loop, guard, g) {
 			return true
 		}
 	}
