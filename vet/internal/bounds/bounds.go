@@ -274,10 +274,26 @@ func Scan(info *types.Info, scope *ast.BlockStmt, g *ast.GoStmt, eventLoop bool)
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
-		case *ast.GoStmt:
-			if n == g {
-				return false // what the goroutine does is not a bound on starting it
+		case *ast.GoStmt, *ast.DeferStmt:
+			// What a goroutine does is not a bound on starting it, and a
+			// deferred call runs after the loop. Only the operands are
+			// evaluated here.
+			var call *ast.CallExpr
+			if gs, ok := n.(*ast.GoStmt); ok {
+				if gs == g {
+					return false
+				}
+				call = gs.Call
+			} else {
+				call = n.(*ast.DeferStmt).Call
 			}
+			if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+				ast.Inspect(sel.X, visit)
+			}
+			for _, a := range call.Args {
+				ast.Inspect(a, visit)
+			}
+			return false
 		case *ast.CommClause:
 			// The receive of another case of g's select is an
 			// alternative to g's case (another event, or a quit
@@ -333,11 +349,42 @@ func Scan(info *types.Info, scope *ast.BlockStmt, g *ast.GoStmt, eventLoop bool)
 			if BoundingCall(info, n) {
 				found = true
 			}
+			// A function literal called in place runs here.
+			if lit, ok := ast.Unparen(n.Fun).(*ast.FuncLit); ok {
+				for _, a := range n.Args {
+					ast.Inspect(a, visit)
+				}
+				ast.Inspect(lit.Body, visit)
+				return false
+			}
 		}
 		return !found
 	}
 	ast.Inspect(scope, visit)
 	return found, events, tokens
+}
+
+// CalledInPlace reports whether the function literal at cur is called
+// where it is written, func() { ... }(), as a statement or an operand:
+// not started with go nor deferred.
+func CalledInPlace(cur inspector.Cursor) bool {
+	lit := cur.Node().(*ast.FuncLit)
+	p := cur.Parent()
+	for {
+		if _, ok := p.Node().(*ast.ParenExpr); !ok {
+			break
+		}
+		p = p.Parent()
+	}
+	call, ok := p.Node().(*ast.CallExpr)
+	if !ok || ast.Unparen(call.Fun) != lit {
+		return false
+	}
+	switch p.Parent().Node().(type) {
+	case *ast.GoStmt, *ast.DeferStmt:
+		return false
+	}
+	return true
 }
 
 // otherCases returns the cases of the selects in scope that hold g in

@@ -23,7 +23,9 @@
 // to a fixed pool of workers, so that the producer feels the back
 // pressure.
 //
-// A loop counts as receiving events when it ranges over a channel, or
+// A go statement in a function literal that the loop calls in place
+// runs once per event too. A loop counts as receiving events when it
+// ranges over a channel, or
 // when it is a for loop without a post statement that receives from a
 // channel before the go statement (directly or in a select). Channels
 // of time.Time (tickers, timers, time.After), receives from a Done()
@@ -34,7 +36,9 @@
 // (on an Accept error, or before each Accept) is not an event loop.
 //
 // The go statement is considered bounded, and is not reported, when
-// the loop (outside function literals) also
+// the loop (outside function literals other than those called in place,
+// func() { ... }(), and outside deferred calls, which run after the
+// loop) also
 //
 //   - sends on a channel: a semaphore acquire (sem <- struct{}{}), or a
 //     hand-off that blocks when the consumer is slow (a send in a select
@@ -137,7 +141,11 @@ func eventLoop(info *types.Info, cur inspector.Cursor) (ast.Stmt, []ast.Stmt) {
 	var guards []ast.Stmt
 	for c := range cur.Parent().Enclosing() {
 		switch n := c.Node().(type) {
-		case *ast.FuncLit, *ast.FuncDecl:
+		case *ast.FuncLit:
+			if !bounds.CalledInPlace(c) {
+				return nil, nil
+			}
+		case *ast.FuncDecl:
 			return nil, nil
 		case *ast.IfStmt:
 			guards = append(guards, n)
