@@ -57,7 +57,9 @@
 //     or a priority, that the loop's work needs), directly or through
 //     a function outside the standard library that does (a wrapper
 //     such as a namespace library's Set, in this package or another;
-//     a setsUpThread fact carries this across packages), or its loop receives
+//     a setsUpThread fact carries this across packages), or in its
+//     loop (an I/O thread that waits in a system call on a completion
+//     port, a render loop that calls a thread-bound C library), or its loop receives
 //     functions to call (for f := range calls { f() }, or a select
 //     whose other cases only end the loop, such as case <-done:
 //     return), which is how a program runs closures on one dedicated

@@ -298,6 +298,9 @@ func (c *checker) pinnedLoop(body *ast.BlockStmt, lock *ast.CallExpr) ast.Stmt {
 				}
 			}
 		case *ast.ForStmt, *ast.RangeStmt:
+			if n.Pos() > lock.End() && c.threadBound(n) {
+				return false // an I/O or render loop: it calls the OS or C on this thread
+			}
 			if n.Pos() > lock.End() && workLoop(info, n.(ast.Stmt)) {
 				loop = n.(ast.Stmt)
 			}
@@ -305,6 +308,25 @@ func (c *checker) pinnedLoop(body *ast.BlockStmt, lock *ast.CallExpr) ast.Stmt {
 		return true
 	})
 	return loop
+}
+
+// threadBound reports whether the loop n calls the OS or C, directly or
+// through a wrapper, outside function literals and go statements: its
+// iterations use the locked thread itself.
+func (c *checker) threadBound(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit, *ast.GoStmt:
+			return false
+		case *ast.CallExpr:
+			if c.threadCall(n) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // threadCall reports whether call goes to the OS or to C, directly or

@@ -85,3 +85,46 @@ func startWrappers(ch chan Request, fd int) {
 	go crossLater(ch, fd)
 	go stdCall(ch)
 }
+
+// An I/O thread: each iteration waits in a system call made on this
+// thread (a completion port, a thread-bound handle), and the channels
+// only bring control messages. The lock is the point.
+func ioThread(ch chan Request, done chan struct{}, fd int) { // want ioThread:"setsUpThread"
+	runtime.LockOSThread()
+	for {
+		if _, err := syscall.Read(fd, nil); err != nil {
+			select {
+			case <-done:
+				return
+			case req := <-ch:
+				process(req)
+			}
+		}
+	}
+}
+
+// The same through a wrapper, and with C's thread-bound library
+// calls: a render loop.
+func renderThread(frames chan Request, fd int) { // want renderThread:"setsUpThread"
+	runtime.LockOSThread()
+	for f := range frames {
+		_ = netns.Set(fd)
+		process(f)
+	}
+}
+
+// A call in a function literal the loop only builds is not made there.
+func notInLoop(ch chan Request, fd int) {
+	runtime.LockOSThread() // want `LockOSThread starvation`
+	for req := range ch {
+		later := func() { _ = netns.Set(fd) }
+		_ = later
+		process(req)
+	}
+}
+
+func startIOThreads(ch chan Request, done chan struct{}, fd int) {
+	go ioThread(ch, done, fd)
+	go renderThread(ch, fd)
+	go notInLoop(ch, fd)
+}
