@@ -8,7 +8,9 @@
 //
 // Every approximation errs towards "the loop progresses", so that the
 // analyzers stay quiet when unsure:
-//   - a write through a pointer (*p = v) may write anything;
+//   - a write through a pointer (*p = v) may write anything, and so may
+//     a sync/atomic write through one (atomic.AddInt32(p, 1), p.Add(1));
+//     atomic.AddInt32(&x, 1) and x.Add(1) write x;
 //   - an element or field read may alias any variable whose address is
 //     taken anywhere in the package, and any package-level variable;
 //   - a goto, or an exit that no if/switch guards, counts as progress;
@@ -20,6 +22,9 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 type kind uint8
@@ -215,6 +220,8 @@ func (a *Analysis) Writes(n ast.Node, skip func(ast.Node) bool) Effects {
 			}
 		case *ast.IncDecStmt:
 			a.lhs(n.X, &fx)
+		case *ast.CallExpr:
+			a.atomicWrite(n, &fx)
 		case *ast.RangeStmt:
 			if n.Key != nil {
 				a.lhs(n.Key, &fx)
@@ -230,6 +237,63 @@ func (a *Analysis) Writes(n ast.Node, skip func(ast.Node) bool) Effects {
 		return true
 	})
 	return fx
+}
+
+// atomicWrite records what a call of sync/atomic writes, for the loops
+// that selectspin lets poll with atomics: atomic.AddInt64(&x, 1) writes
+// x, n.Add(1) on an atomic.Int64 writes n; through any other pointer,
+// anything.
+func (a *Analysis) atomicWrite(call *ast.CallExpr, fx *Effects) {
+	fn := typeutil.StaticCallee(a.info, call)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "sync/atomic" {
+		return
+	}
+	if strings.HasPrefix(fn.Name(), "Load") {
+		return // reads only
+	}
+	if fn.Type().(*types.Signature).Recv() != nil {
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		if !ok {
+			fx.any = true
+			return
+		}
+		a.atomicTarget(sel.X, fx)
+		return
+	}
+	if len(call.Args) == 0 {
+		return
+	}
+	if addr, ok := ast.Unparen(call.Args[0]).(*ast.UnaryExpr); ok && addr.Op == token.AND {
+		a.lhs(addr.X, fx)
+		return
+	}
+	fx.any = true // atomic.AddInt32(p, 1) through a pointer
+}
+
+// atomicTarget records the write of a method of a sync/atomic type to
+// its receiver x: the variable or field x names, or anything when x
+// goes through a pointer the analysis cannot name.
+func (a *Analysis) atomicTarget(x ast.Expr, fx *Effects) {
+	switch x := ast.Unparen(x).(type) {
+	case *ast.Ident:
+		if v, ok := a.info.ObjectOf(x).(*types.Var); ok {
+			if _, ptr := a.under(x).(*types.Pointer); !ptr {
+				fx.add(loc{varLoc, v})
+				return
+			}
+		}
+	case *ast.SelectorExpr:
+		if sel, ok := a.info.Selections[x]; ok && sel.Kind() == types.FieldVal {
+			if _, ptr := a.under(x).(*types.Pointer); !ptr {
+				fx.add(loc{fieldLoc, sel.Obj()})
+				if v := a.root(x); v != nil {
+					fx.add(loc{varLoc, v})
+				}
+				return
+			}
+		}
+	}
+	fx.any = true
 }
 
 func (a *Analysis) lhs(e ast.Expr, fx *Effects) {

@@ -60,7 +60,9 @@
 //     function, or does a channel operation.
 //   - A loop that blocks elsewhere in its body (a channel receive, a
 //     select without default, a call).
-//   - Bounded polling: a counter on the default path ends the loop.
+//   - Bounded polling: a counter on the default path ends the loop,
+//     also one counted with sync/atomic (atomic.AddInt64(&tries, 1),
+//     tries.Add(1)).
 //   - Draining loops whose default leaves the loop (return, break L).
 //   - Draining loops that run only while a channel a case receives
 //     from holds a value, for len(ch) > 0 { select { case <-ch: ...
