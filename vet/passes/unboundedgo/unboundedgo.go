@@ -75,7 +75,8 @@
 // its life parked in the network poller, not in a run queue; and loops
 // that read messages through calls (Read, Scan, Recv), which cannot be
 // told from any other call. errgroup.Group.Go is not a go statement and
-// is not looked at.
+// is not looked at (its SetLimit may bound it); sync.WaitGroup.Go, which
+// has no limit, is judged as the go statement it amounts to.
 //
 // The analyzer runs by default: on the corpus recorded in the vet
 // documentation of this module it reported one false positive (a
@@ -113,9 +114,18 @@ var Analyzer = &analysis.Analyzer{
 
 func run(pass *analysis.Pass) (any, error) {
 	inspect := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
-	for cur := range inspect.Root().Preorder((*ast.GoStmt)(nil)) {
-		g := cur.Node().(*ast.GoStmt)
-		loop, guards := eventLoop(pass.TypesInfo, cur)
+	for cur := range inspect.Root().Preorder((*ast.GoStmt)(nil), (*ast.ExprStmt)(nil)) {
+		what := "go statement"
+		g, ok := cur.Node().(*ast.GoStmt)
+		if !ok {
+			// wg.Go(f) starts f as go f() does; judge it as that go
+			// statement, written where the call is.
+			if g = waitGroupGo(pass.TypesInfo, cur.Node().(*ast.ExprStmt)); g == nil {
+				continue
+			}
+			what = "WaitGroup.Go"
+		}
+		loop, guards := eventLoop(pass.TypesInfo, cur, g)
 		if loop == nil {
 			continue
 		}
@@ -125,7 +135,7 @@ func run(pass *analysis.Pass) (any, error) {
 		pass.Report(analysis.Diagnostic{
 			Pos: g.Go,
 			End: g.Call.Lparen,
-			Message: "go statement per received event with no bound on concurrency: " +
+			Message: what + " per received event with no bound on concurrency: " +
 				"a hot producer piles up goroutines faster than they finish, the run queues overflow and stealing cannot catch up; " +
 				"acquire a semaphore slot before the go statement or send the events to a fixed pool of workers",
 		})
@@ -133,11 +143,28 @@ func run(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
-// eventLoop returns the innermost loop around the go statement at cur,
+// waitGroupGo returns, for a statement calling sync.WaitGroup.Go, the
+// go statement it amounts to (go f() for wg.Go(f)), spanning the call;
+// else nil.
+func waitGroupGo(info *types.Info, s *ast.ExprStmt) *ast.GoStmt {
+	call, ok := ast.Unparen(s.X).(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return nil
+	}
+	fn := funcs.Callee(info, call)
+	if !funcs.Is(fn, "sync", "Go") || fn.Type().(*types.Signature).Recv() == nil {
+		return nil
+	}
+	return &ast.GoStmt{
+		Go:   call.Pos(),
+		Call: &ast.CallExpr{Fun: call.Args[0], Lparen: call.Lparen, Rparen: call.Rparen},
+	}
+}
+
+// eventLoop returns the innermost loop around the go statement g at cur,
 // in the same function, that receives events, with the if and for
 // statements between the two.
-func eventLoop(info *types.Info, cur inspector.Cursor) (ast.Stmt, []ast.Stmt) {
-	g := cur.Node().(*ast.GoStmt)
+func eventLoop(info *types.Info, cur inspector.Cursor, g *ast.GoStmt) (ast.Stmt, []ast.Stmt) {
 	var guards []ast.Stmt
 	for c := range cur.Parent().Enclosing() {
 		switch n := c.Node().(type) {
