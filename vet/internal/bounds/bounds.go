@@ -488,7 +488,7 @@ func TokenPool(info *types.Info, loop ast.Stmt, guard ast.Stmt, g *ast.GoStmt) b
 			if v.IsField() || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
 				continue // others may change it
 			}
-			if takes(info, body, v) && refilledOnlyBy(info, loop, body, v, completions) {
+			if takes(info, body, v) && onlyTakes(info, body, v) && refilledOnlyBy(info, loop, body, v, completions) {
 				return true
 			}
 		}
@@ -549,6 +549,34 @@ func takes(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
 		}
 	}
 	return false
+}
+
+// onlyTakes reports whether every assignment to v in body takes a token
+// (see takes) and none gives one back (ids = append(ids, id)), counting
+// those in function literals as givers, and whether &v stays out of it.
+func onlyTakes(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
+	ok := true
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			if assignsAnywhere(info, n.Body, v) {
+				ok = false
+			}
+			return false
+		case *ast.UnaryExpr:
+			if n.Op == token.AND && isVar(info, n.X, v) {
+				ok = false
+			}
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if isVar(info, l, v) && !takes(info, &ast.BlockStmt{List: []ast.Stmt{n}}, v) {
+					ok = false
+				}
+			}
+		}
+		return ok
+	})
+	return ok
 }
 
 // conjuncts returns the operands of a chain of && in e.

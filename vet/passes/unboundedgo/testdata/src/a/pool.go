@@ -176,3 +176,28 @@ func growsPool(workq chan func(int), n int) {
 		}
 	}
 }
+
+// A body that takes an id and puts one back takes nothing.
+func takesAndGives(workq chan func(int), n int) {
+	done := make(chan int)
+	ids := make([]int, n)
+	var pending []func(int)
+	for {
+		select {
+		case work := <-workq:
+			pending = append(pending, work)
+		case id := <-done:
+			ids = append(ids, id)
+		}
+		for len(pending) > 0 && len(ids) > 0 {
+			work := pending[len(pending)-1]
+			pending = pending[:len(pending)-1]
+			ids = ids[:len(ids)-1]
+			go func() { // want `go statement per received event`
+				work(0)
+				done <- 0
+			}()
+			ids = append(ids, 0)
+		}
+	}
+}
