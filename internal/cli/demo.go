@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/signal"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/worksteal/steal"
@@ -89,6 +91,11 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		}
 		defer trace.abandon()
 	}
+	// SIGINT or SIGTERM stops the runs: the tasks not yet done return at
+	// once, and the demo says why it stopped and removes a -trace file it
+	// created (below), rather than die with an empty one left behind.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	// With -check, a schedcheck Monitor samples the Go scheduler under the
 	// pool's workers; stopping it also ends its goroutine on the error
 	// paths. Off by default: the demo is about the pool's stealing, and
@@ -100,12 +107,12 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, Program+" demo: %d tasks, each summing %d ints, all created on one worker (-spawn %s)\n\n",
 		f.tasks, f.size, f.spawn)
-	one, _, err := demoRun(stdout, f, 1, nil)
+	one, _, err := demoRun(ctx, stdout, f, 1, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, Program+" demo:", err)
 		return 1
 	}
-	all, stats, err := demoRun(stdout, f, f.workers, trace)
+	all, stats, err := demoRun(ctx, stdout, f, f.workers, trace)
 	if err != nil {
 		fmt.Fprintln(stderr, Program+" demo:", err)
 		return 1
@@ -124,8 +131,9 @@ const demoCheckEvery = 100 * time.Millisecond
 
 // demoRun runs the workload on a fresh pool of the given size and returns
 // the wall time and the pool's final stats; with trace not nil, it records
-// the run's timeline and writes it there.
-func demoRun(out io.Writer, f demoFlags, workers int, trace *traceFile) (time.Duration, steal.Stats, error) {
+// the run's timeline and writes it there. Once ctx is done, the tasks
+// still to run return at once, and so does demoRun, with ctx's cause.
+func demoRun(ctx context.Context, out io.Writer, f demoFlags, workers int, trace *traceFile) (time.Duration, steal.Stats, error) {
 	fmt.Fprintf(out, "-- %d worker(s)\n", workers)
 	opts := []steal.Option{steal.WithWorkers(workers), steal.WithSchedTrace(f.every, out)}
 	if trace != nil {
@@ -133,25 +141,33 @@ func demoRun(out io.Writer, f demoFlags, workers int, trace *traceFile) (time.Du
 	}
 	p := steal.New(opts...)
 	var sink atomic.Int64
+	var stopped atomic.Bool // ctx is done: a flag, as every task reads it
+	defer context.AfterFunc(ctx, func() { stopped.Store(true) })()
 	start := time.Now()
-	work := func(*steal.Worker) { sink.Add(sumTo(f.size)) }
+	work := func(*steal.Worker) { sink.Add(sumTo(f.size, &stopped)) }
 	err := p.Run(func(w *steal.Worker) {
 		if f.spawn == "flat" {
 			for range f.tasks {
+				if stopped.Load() {
+					return
+				}
 				w.Spawn(work)
 			}
 			return
 		}
-		spawnTree(w, f.tasks, work)
+		spawnTree(w, f.tasks, work, &stopped)
 	})
 	if err == nil {
 		err = p.Close() // waits for every spawned task
 	}
 	elapsed := time.Since(start)
+	if ctx.Err() != nil {
+		return 0, steal.Stats{}, context.Cause(ctx)
+	}
 	if err != nil {
 		return 0, steal.Stats{}, err
 	}
-	if want := int64(f.tasks) * sumTo(f.size); sink.Load() != want {
+	if want := int64(f.tasks) * sumTo(f.size, new(atomic.Bool)); sink.Load() != want {
 		return 0, steal.Stats{}, fmt.Errorf("wrong result: %d, want %d", sink.Load(), want)
 	}
 	fmt.Fprintln(out, p.SchedTrace(elapsed))
@@ -166,21 +182,32 @@ func demoRun(out io.Writer, f demoFlags, workers int, trace *traceFile) (time.Du
 
 // spawnTree creates n tasks by halving: a range of one runs the work,
 // a larger range spawns its two halves. Everything starts on one worker, and
-// the others get work only by stealing it.
-func spawnTree(w *steal.Worker, n int, work func(*steal.Worker)) {
+// the others get work only by stealing it. Once stopped is set, it spawns
+// nothing more.
+func spawnTree(w *steal.Worker, n int, work func(*steal.Worker), stopped *atomic.Bool) {
+	if stopped.Load() {
+		return
+	}
 	if n == 1 {
 		work(w)
 		return
 	}
-	w.Spawn(func(w *steal.Worker) { spawnTree(w, n/2, work) })
-	w.Spawn(func(w *steal.Worker) { spawnTree(w, n-n/2, work) })
+	w.Spawn(func(w *steal.Worker) { spawnTree(w, n/2, work, stopped) })
+	w.Spawn(func(w *steal.Worker) { spawnTree(w, n-n/2, work, stopped) })
 }
 
-// sumTo is each task's work: the sum of 0..n-1, computed the slow way.
-func sumTo(n int) int64 {
+// sumTo is each task's work: the sum of 0..n-1, computed the slow way. It
+// looks at stopped every 2^20 numbers, so that a large -size still stops
+// within a millisecond or so, and then returns what it has summed.
+func sumTo(n int, stopped *atomic.Bool) int64 {
+	const chunk = 1 << 20
 	var sum int64
-	for i := range n {
-		sum += int64(i)
+	for lo := 0; lo < n && (lo == 0 || !stopped.Load()); {
+		hi := lo + min(chunk, n-lo) // n-lo: lo+chunk may overflow
+		for i := lo; i < hi; i++ {  // as tight a loop as without the look
+			sum += int64(i)
+		}
+		lo = hi
 	}
 	return sum
 }
