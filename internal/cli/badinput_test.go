@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -127,5 +128,22 @@ func TestSimReportsUnfinishedRuns(t *testing.T) {
 	_, out, _ = runWith([]string{"sim", "-json", "-workers", "2", "-jobs", "10", "-policies", "none"}, "")
 	if !strings.Contains(out, `"finished": true`) {
 		t.Errorf("finished run:\n%s", out)
+	}
+}
+
+// fullWriter fails every write, as stdout on a full disk or a closed
+// pipe does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestDemoReportsOutputErrors: the demo's output is its product, and it
+// exited 0 when none of it could be written (steal demo > /dev/full),
+// where sim and node say so and exit 1.
+func TestDemoReportsOutputErrors(t *testing.T) {
+	var errb strings.Builder
+	code := run([]string{"demo", "-workers", "2", "-tasks", "4", "-size", "10"}, nil, fullWriter{}, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "steal demo: ") || !strings.Contains(errb.String(), "no space left on device") {
+		t.Errorf("code %d, stderr %q; want 1 and the write error", code, errb.String())
 	}
 }

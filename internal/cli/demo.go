@@ -68,7 +68,7 @@ func (f *demoFlags) register(fs *flag.FlagSet) {
 
 // runDemo runs the imbalanced workload on one worker, then on all, printing
 // schedtrace lines while it runs and a summary after.
-func runDemo(args []string, stdout, stderr io.Writer) int {
+func runDemo(args []string, w, stderr io.Writer) int {
 	var f demoFlags
 	fs := flag.NewFlagSet(Program+" demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -96,6 +96,14 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	// created (below), rather than die with an empty one left behind.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	stdout := NewOutput(w) // output that cannot be written is a failure: wrote reports it
+	wrote := func() bool {
+		if err := stdout.Err(); err != nil {
+			fmt.Fprintln(stderr, Program+" demo: writing the output:", err)
+			return false
+		}
+		return true
+	}
 	// With -check, a schedcheck Monitor samples the Go scheduler under the
 	// pool's workers; stopping it also ends its goroutine on the error
 	// paths. Off by default: the demo is about the pool's stealing, and
@@ -112,6 +120,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, Program+" demo:", err)
 		return 1
 	}
+	if !wrote() {
+		return 1
+	}
 	all, stats, err := demoRun(ctx, stdout, f, f.workers, trace)
 	if err != nil {
 		fmt.Fprintln(stderr, Program+" demo:", err)
@@ -121,6 +132,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	if check != nil {
 		fmt.Fprintln(stdout)
 		fmt.Fprintln(stdout, check.Stop())
+	}
+	if !wrote() {
+		return 1
 	}
 	return 0
 }

@@ -174,6 +174,14 @@ func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	var out *cli.Output
+	if f.isDemo {
+		// The demo's output is what it is run for: output that could not
+		// be written fails it, as it fails steal demo. cluster up's
+		// status lines are a log, and the cluster serves on without them.
+		out = cli.NewOutput(stdout)
+		stdout = out
+	}
 	c, err := startCluster(ctx, &f, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "stealcluster cluster %s: %v\n", args[0], err)
@@ -191,6 +199,10 @@ func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return max(code, 1)
 	}
 	fmt.Fprintln(stdout, "cluster stopped")
+	if out != nil && out.Err() != nil {
+		fmt.Fprintf(stderr, "stealcluster cluster %s: writing the output: %v\n", args[0], out.Err())
+		return max(code, 1)
+	}
 	return code
 }
 
