@@ -91,6 +91,8 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 	switch {
 	case fs.NArg() > 0:
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case givenEmpty(fs, "nats"):
+		return fmt.Errorf("-nats needs a URL")
 	case f.workers < 1 || f.workers > 64:
 		return fmt.Errorf("-workers must be 1 to 64, not %d", f.workers)
 	case f.slots < 1 || f.slots > steal.MaxWorkers:
@@ -152,7 +154,7 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "up" && args[0] != "demo") {
 		fmt.Fprint(stderr, clusterUsage, "\nstealcluster cluster up -h and stealcluster cluster demo -h list the flags.\n")
-		if len(args) > 0 && isHelp(args[0]) {
+		if len(args) > 0 && (isHelp(args[0]) || args[0] == "help") {
 			return 0 // the usage, as asked
 		}
 		if len(args) > 0 {

@@ -124,6 +124,19 @@ func checkCreds(file string) error {
 	return nil
 }
 
+// givenEmpty reports whether the flag name was given with an empty value:
+// -nats "" (often an unset variable, quoted) must not read as no -nats at
+// all, which starts an embedded server instead of joining the one meant.
+func givenEmpty(fs *flag.FlagSet, name string) bool {
+	empty := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name && f.Value.String() == "" {
+			empty = true
+		}
+	})
+	return empty
+}
+
 // nameRE is the cluster package's rule for worker and cluster names.
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 

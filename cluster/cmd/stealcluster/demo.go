@@ -21,10 +21,11 @@ type demoFlags struct {
 }
 
 func (f *demoFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.roots, "roots", 8, "root jobs, all submitted to w1")
-	fs.IntVar(&f.depth, "depth", 3, "generations of children under each root")
-	fs.IntVar(&f.fanout, "fanout", 3, "children each job spawns")
-	fs.DurationVar(&f.sleep, "sleep", 10*time.Millisecond, "how long each job sleeps (stands for I/O), in whole milliseconds")
+	fs.IntVar(&f.roots, "roots", 8, "root jobs, all submitted to w1, at most 1000")
+	fs.IntVar(&f.depth, "depth", 3, fmt.Sprintf("generations of children under each root; a tree holds at most %d jobs", maxTreeJobs))
+	fs.IntVar(&f.fanout, "fanout", 3, fmt.Sprintf("children each job spawns, at most %d", maxTreeFanout))
+	fs.DurationVar(&f.sleep, "sleep", 10*time.Millisecond, fmt.Sprintf("how long each job sleeps (stands for I/O), in whole milliseconds, at most %v",
+		maxTreeSleepMS*time.Millisecond))
 	fs.DurationVar(&f.every, "every", 200*time.Millisecond, "progress line interval")
 	fs.DurationVar(&f.limit, "timeout", time.Minute, "give up (exit 1) if the work is not done by then")
 }
@@ -33,12 +34,23 @@ func (f *demoFlags) check() error {
 	if f.roots < 1 || f.roots > 1000 {
 		return fmt.Errorf("-roots must be 1 to 1000, not %d", f.roots)
 	}
-	if _, err := f.tree().size(); err != nil {
-		return fmt.Errorf("-depth, -fanout, -sleep: %v", err)
+	// Each flag against its own bound, in the flag's words: the tree
+	// job's own check speaks of its payload's fields.
+	if f.depth < 0 {
+		return fmt.Errorf("-depth must not be negative, not %d", f.depth)
+	}
+	if f.fanout < 0 || f.fanout > maxTreeFanout {
+		return fmt.Errorf("-fanout must be 0 to %d, not %d", maxTreeFanout, f.fanout)
+	}
+	if maxSleep := maxTreeSleepMS * time.Millisecond; f.sleep < 0 || f.sleep > maxSleep {
+		return fmt.Errorf("-sleep must be 0 to %v, not %v", maxSleep, f.sleep)
 	}
 	if f.sleep%time.Millisecond != 0 {
 		// A tree job's payload has sleep_ms: anything finer was dropped.
 		return fmt.Errorf("-sleep must be whole milliseconds, not %v", f.sleep)
+	}
+	if _, err := f.tree().size(); err != nil {
+		return fmt.Errorf("-depth %d and -fanout %d make trees of more than %d jobs", f.depth, f.fanout, maxTreeJobs)
 	}
 	if f.every < 10*time.Millisecond { // as cluster up's: each line asks every worker
 		return fmt.Errorf("-every must be at least 10ms, not %v", f.every)

@@ -93,6 +93,8 @@ func workerArgs(fs *flag.FlagSet, c *connFlags, name string, slots int) error {
 	switch {
 	case fs.NArg() > 0:
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case givenEmpty(fs, "nats"):
+		return fmt.Errorf("-nats needs a URL")
 	case c.url == "":
 		return fmt.Errorf("-nats URL is required (stealcluster cluster up prints it)")
 	case name == "":
