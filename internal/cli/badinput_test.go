@@ -147,3 +147,40 @@ func TestDemoReportsOutputErrors(t *testing.T) {
 		t.Errorf("code %d, stderr %q; want 1 and the write error", code, errb.String())
 	}
 }
+
+// TestFlagErrorsAreOneLine: a flag the flag package refused printed its
+// error and then the whole usage, which pushed the error off a small
+// screen (cluster demo's usage is 70 lines), and a duration without a
+// unit said only "parse error", though "5" looks like a number. Each is
+// now one line that names the command, the flag and the fault, and says
+// where the flags are listed; -h still prints the usage.
+func TestFlagErrorsAreOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"demo", "-every", "5"}, `steal demo: invalid value "5" for flag -every: missing unit in duration "5"`},
+		{[]string{"sim", "-mean", "1.5"}, `steal sim: invalid value "1.5" for flag -mean: missing unit in duration "1.5"`},
+		{[]string{"sim", "-steal-latency", "fast"}, `steal sim: invalid value "fast" for flag -steal-latency: invalid duration "fast"`},
+		{[]string{"demo", "-bogus"}, "steal demo: flag provided but not defined: -bogus"},
+		{[]string{"demo", "-spawn"}, "steal demo: flag needs an argument: -spawn"},
+		{[]string{"demo", "-workers", "many"}, `steal demo: invalid value "many" for flag -workers: parse error`},
+		{[]string{"node", "-x"}, "steal node: flag provided but not defined: -x"},
+	} {
+		code, out, errs := runWithin(t, 5*time.Second, c.args...)
+		want := c.want + " (" + strings.Join(append([]string{"steal"}, c.args[0]), " ") + " -h lists the flags)\n"
+		if code != 2 || out != "" || errs != want {
+			t.Errorf("%q: code %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errs, want)
+		}
+	}
+	for _, args := range [][]string{{"demo", "-h"}, {"sim", "--help"}} {
+		code, _, errs := runWithin(t, 5*time.Second, args...)
+		if code != 0 || !strings.Contains(errs, "  -workers int\n") {
+			t.Errorf("%q: code %d, stderr %q; want 0 and the flags", args, code, errs)
+		}
+	}
+	code, _, errs := runWithin(t, 5*time.Second, "node", "-h")
+	if code != 0 || !strings.HasPrefix(errs, "usage: steal node < messages\n") {
+		t.Errorf("node -h: code %d, stderr %q", code, errs)
+	}
+}

@@ -14,8 +14,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Command is one subcommand of the program.
@@ -120,7 +123,30 @@ func notHere(stderr io.Writer, what string) {
 // not run as if it were absent.
 // It returns the exit status to return at once, or -1 to go on: 0 after
 // -h, which printed the usage as asked, and 2 after a usage error.
+//
+// A flag the flag package refuses (unknown, without its value, a value
+// that does not parse) is reported on one line that starts with the
+// command, as the commands' own errors do, and points to -h, instead of
+// the error followed by the whole usage, which scrolled the error out of
+// sight; a duration's error says what is wrong with it (a missing unit),
+// where the flag package says only "parse error".
 func Parse(fs *flag.FlagSet, args []string, stderr io.Writer) int {
+	out, usage := fs.Output(), fs.Usage
+	defer func() { fs.SetOutput(out); fs.Usage = usage }()
+	w := &flagErrors{fs: fs, out: out}
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		if w.failed {
+			return // the error line said where the usage is
+		}
+		w.help = true // what the usage writes goes out as it is
+		if usage != nil {
+			usage()
+			return
+		}
+		fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return 0
 	} else if err != nil {
@@ -131,4 +157,49 @@ func Parse(fs *flag.FlagSet, args []string, stderr io.Writer) int {
 		return 2
 	}
 	return -1
+}
+
+// flagErrors stands in for a FlagSet's output while Parse runs: outside
+// the usage, the only thing the flag package writes is the line of the
+// error it is about to return, which flagErrors rewrites (see Parse).
+type flagErrors struct {
+	fs     *flag.FlagSet
+	out    io.Writer
+	help   bool // printing the usage, as asked
+	failed bool // the error line has been written
+}
+
+// badValue is the flag package's error for a value its own Set refused
+// as unparsable: it says only "parse error", whatever the reason.
+var badValue = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -(\S+): parse error$`)
+
+func (w *flagErrors) Write(p []byte) (int, error) {
+	if w.help {
+		return w.out.Write(p)
+	}
+	w.failed = true
+	msg := strings.TrimSuffix(string(p), "\n")
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		value, _ := strconv.Unquote(m[1])
+		if f := w.fs.Lookup(m[2]); f != nil && isDuration(f) {
+			if _, err := time.ParseDuration(value); err != nil {
+				msg = strings.TrimSuffix(msg, "parse error") + strings.TrimPrefix(err.Error(), "time: ")
+			}
+		}
+	}
+	if _, err := fmt.Fprintf(w.out, "%s: %s (%s -h lists the flags)\n", w.fs.Name(), msg, w.fs.Name()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// isDuration reports whether f holds a time.Duration, as flag.Duration's
+// flags do.
+func isDuration(f *flag.Flag) bool {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	_, ok = g.Get().(time.Duration)
+	return ok
 }

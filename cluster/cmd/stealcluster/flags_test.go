@@ -79,3 +79,28 @@ func TestClusterDemoReportsOutputErrors(t *testing.T) {
 		t.Errorf("code %d, stderr %q; want 1 and the write error", code, errb.String())
 	}
 }
+
+// TestFlagErrorsAreOneLine: a flag the flag package refused printed its
+// error and then the usage, 70 lines for cluster demo, which scrolled the
+// error away; -sleep 5 said only "parse error". -h still prints it all.
+func TestFlagErrorsAreOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cluster", "demo", "-sleep", "5"},
+			`stealcluster cluster demo: invalid value "5" for flag -sleep: missing unit in duration "5" (stealcluster cluster demo -h lists the flags)` + "\n"},
+		{[]string{"cluster", "up", "-bogus"}, "stealcluster cluster up: flag provided but not defined: -bogus (stealcluster cluster up -h lists the flags)\n"},
+		{[]string{"worker", "-name"}, "stealcluster worker: flag needs an argument: -name (stealcluster worker -h lists the flags)\n"},
+		{[]string{"node", "-lease", "3"}, `stealcluster node: invalid value "3" for flag -lease: missing unit in duration "3" (stealcluster node -h lists the flags)` + "\n"},
+	} {
+		code, out, errs := runWithin(t, 20*time.Second, c.args...)
+		if code != 2 || out != "" || errs != c.want {
+			t.Errorf("%q: code %d, stdout %q, stderr %q; want 2 and %q", c.args, code, out, errs, c.want)
+		}
+	}
+	code, _, errs := runWithin(t, 20*time.Second, "cluster", "demo", "-h")
+	if code != 0 || !strings.HasPrefix(errs, "usage: stealcluster cluster up") || !strings.Contains(errs, "  -sleep duration\n") {
+		t.Errorf("cluster demo -h: code %d, stderr %q", code, errs)
+	}
+}
