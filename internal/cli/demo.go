@@ -227,7 +227,11 @@ func sumTo(n int, stopped *atomic.Bool) int64 {
 }
 
 func demoSummary(out io.Writer, f demoFlags, one, all time.Duration, s steal.Stats) {
-	fmt.Fprintf(out, "summary\n  1 worker:   %v\n  %d workers: %v\n", one.Round(time.Millisecond), f.workers, all.Round(time.Millisecond))
+	many := fmt.Sprintf("%d workers:", f.workers)
+	if f.workers == 1 {
+		many = "1 worker:  "
+	}
+	fmt.Fprintf(out, "summary\n  1 worker:   %v\n  %s %v\n", one.Round(time.Millisecond), many, all.Round(time.Millisecond))
 	speedup := one.Seconds() / all.Seconds()
 	fmt.Fprintf(out, "  speedup %.2fx, parallel efficiency %.2f (on %d CPUs)\n", speedup, speedup/float64(f.workers), runtime.NumCPU())
 	if speedup > 1.05*float64(f.workers) {

@@ -160,3 +160,13 @@ func TestDemoCheck(t *testing.T) {
 		t.Fatalf("GOMAXPROCS 1: exit %d, stderr %s, output:\n%s", code, errOut.String(), out.String())
 	}
 }
+
+// TestDemoSummaryOneWorker: with -workers 1 (GOMAXPROCS=1 by default) the
+// summary said "1 workers:".
+func TestDemoSummaryOneWorker(t *testing.T) {
+	var b strings.Builder
+	demoSummary(&b, demoFlags{workers: 1}, time.Second, time.Second, steal.Stats{})
+	if strings.Contains(b.String(), "1 workers") || strings.Count(b.String(), "  1 worker:") != 2 {
+		t.Errorf("summary:\n%s", b.String())
+	}
+}
