@@ -96,3 +96,25 @@ func TestNodeHelpNamesTheProtocol(t *testing.T) {
 		t.Fatalf("code %d, help %q", code, errs)
 	}
 }
+
+// TestNodeExampleSession: the README's "steal node < docs/node-session.jsonl"
+// runs as printed, and every message of it is answered without an error.
+// The README named a messages.jsonl that the repository did not have.
+func TestNodeExampleSession(t *testing.T) {
+	in, err := os.ReadFile("../../docs/node-session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runWith([]string{"node"}, string(in))
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != 0 || errs != "" || len(lines) != strings.Count(string(in), "\n") || strings.Contains(out, `"type": "error"`) {
+		t.Fatalf("code %d, stderr %q, replies:\n%s", code, errs, out)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "go run ./cmd/steal node < docs/node-session.jsonl") {
+		t.Error("the README does not run the example session")
+	}
+}
