@@ -158,21 +158,25 @@ func pickVictim(states []cluster.WorkerState, thief string, busy []string) (clus
 }
 
 // checkClusterState reports every live worker, by name, and whether the
-// whole cluster is idle (cluster.Client.Idle).
+// whole cluster is idle: cluster.Client.Idle, and every worker listed
+// idle. The two are read one after the other on a live cluster, so a
+// job that ends between them would have a worker listed busy under
+// "all_idle": true; a reply never contradicts itself.
 func (s *session) checkClusterState(ctx context.Context, req *request) (obj, error) {
-	states, err := s.client.Workers(ctx)
+	idle, err := s.client.Idle(ctx)
 	if err != nil {
 		return nil, err
 	}
-	idle, err := s.client.Idle(ctx)
+	states, err := s.client.Workers(ctx)
 	if err != nil {
 		return nil, err
 	}
 	workers := obj{}
 	for _, st := range states {
 		state := "idle"
-		if st.Busy {
+		if st.Busy || st.Queue > 0 {
 			state = "busy"
+			idle = false
 		}
 		workers = append(workers, kv(st.Name, obj{kv("queue_size", st.Queue), kv("state", state)}))
 	}

@@ -53,8 +53,9 @@
 //     it.
 //   - check_cluster_state lists every live worker that answered, by name,
 //     with its queue length and "busy" while it holds any job (queued,
-//     running or moving), else "idle"; all_idle is cluster.Client.Idle, a
-//     separate and stricter check: no job queued, running or moving
+//     running or moving), else "idle"; all_idle is true when every worker
+//     listed is idle and cluster.Client.Idle, a stricter check made just
+//     before the list is read, said so: no job queued, running or moving
 //     anywhere, dead workers' records included.
 //   - init and run_simulation act, exactly as without -nats, on a cluster
 //     simulated in this process: run_simulation compares policies on the

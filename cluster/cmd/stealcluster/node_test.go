@@ -218,3 +218,30 @@ func TestNodeNATSSession(t *testing.T) {
 	}
 	s.close()
 }
+
+// TestNodeNATSStateAgrees: check_cluster_state never says all_idle while
+// it lists a worker busy or with jobs queued. The workers were read
+// before the idle check, so a job that ended between the two was listed
+// busy under "all_idle": true.
+func TestNodeNATSStateAgrees(t *testing.T) {
+	s := newNATSSession(t)
+	bad := 0
+	for i := range 150 {
+		if r := s.send(fmt.Sprintf(`"type": "push_job", "worker": "w%d", "job_id": "j%d", "cost_ms": 5`, 1+i%2, i)); !strings.Contains(r, `"type": "push_job_ok"`) {
+			t.Fatalf("push j%d: %s", i, r)
+		}
+		for range 2 {
+			r := s.send(`"type": "check_cluster_state"`)
+			if strings.Contains(r, `"all_idle": true`) && (strings.Contains(r, `"busy"`) || !strings.Contains(r, `"w1": {"queue_size": 0`) || !strings.Contains(r, `"w2": {"queue_size": 0`)) {
+				bad++
+				if bad == 1 {
+					t.Errorf("all idle, but not every worker listed idle: %s", r)
+				}
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of 300 replies said all idle with a worker listed busy", bad)
+	}
+	s.close()
+}
