@@ -7,7 +7,8 @@ import (
 
 // Future is the result of a task started with Spawn (inside a task) or
 // PoolSpawn (outside), to be collected with Wait or WaitContext, or
-// watched with Done in a select.
+// watched with Done in a select. The zero Future stands for no work: its
+// methods panic.
 type Future[T any] struct {
 	futureHead
 	p   *Pool
@@ -94,6 +95,7 @@ func Spawn[T any](w *Worker, fn func(w *Worker) T) *Future[T] {
 //
 // Cost: Submit's, plus the future and fn's closure.
 func PoolSpawn[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (*Future[T], error) {
+	p.made("PoolSpawn")
 	if fn == nil {
 		nilFunc("PoolSpawn")
 	}
@@ -122,6 +124,7 @@ func PoolSpawn[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (*Futu
 //
 // Cost: TrySubmit's, plus the future and fn's closure.
 func TryPoolSpawn[T any](p *Pool, fn func(w *Worker) T) (*Future[T], error) {
+	p.made("TryPoolSpawn")
 	if fn == nil {
 		nilFunc("TryPoolSpawn")
 	}
@@ -148,6 +151,7 @@ func TryPoolSpawn[T any](p *Pool, fn func(w *Worker) T) (*Future[T], error) {
 // worker it holds.
 // Wait may be called any number of times, from any goroutine.
 func (f *Future[T]) Wait(w *Worker) (T, error) {
+	f.made("Wait")
 	if w != nil {
 		w.core().waitFor(&f.j.latch)
 	} else {
@@ -158,7 +162,10 @@ func (f *Future[T]) Wait(w *Worker) (T, error) {
 
 // Ready reports whether fn has finished or been skipped, so that Wait
 // would return at once. Any goroutine; it never blocks.
-func (f *Future[T]) Ready() bool { return f.j.latch.open() }
+func (f *Future[T]) Ready() bool {
+	f.made("Ready")
+	return f.j.latch.open()
+}
 
 // Done returns a channel that is closed once fn has finished or been
 // skipped, for use in a select; Wait or WaitContext then return fn's
@@ -171,7 +178,10 @@ func (f *Future[T]) Ready() bool { return f.j.latch.open() }
 //
 // A task should not block on Done in a select: that holds its worker.
 // Inside the pool, wait with Wait(w), which runs other tasks meanwhile.
-func (f *Future[T]) Done() <-chan struct{} { return f.j.latch.doneChan() }
+func (f *Future[T]) Done() <-chan struct{} {
+	f.made("Done")
+	return f.j.latch.doneChan()
+}
 
 // WaitContext is Wait(nil) that gives up when ctx is done: it returns fn's
 // result once fn has finished or been skipped, or the zero value and
@@ -184,6 +194,7 @@ func (f *Future[T]) Done() <-chan struct{} { return f.j.latch.doneChan() }
 // between two of those tasks, so it may return as late as the end of the
 // task it is running then (and with fn's result, if fn finished by then).
 func (f *Future[T]) WaitContext(ctx context.Context) (T, error) {
+	f.made("WaitContext")
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -203,6 +214,16 @@ func (f *Future[T]) WaitContext(ctx context.Context) (T, error) {
 		}
 	}
 	return f.result()
+}
+
+// made panics on a Future that Spawn, PoolSpawn or TryPoolSpawn did not
+// make: its zero value stands for no work, and Ready and Wait would
+// report a success that never happened.
+func (f *Future[T]) made(call string) {
+	if f == nil || f.self == nil {
+		panic("steal: Future." + call + " on a Future that no Spawn made (its zero value and nil stand for no work); " +
+			"get futures from Spawn, PoolSpawn or TryPoolSpawn")
+	}
 }
 
 // result returns fn's result, or the error it failed with. A panic or skip

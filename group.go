@@ -154,6 +154,7 @@ func NewGroup(w *Worker) *Group {
 // start after Wait has returned (see the package doc's "Spawned tasks
 // run").
 func (p *Pool) Group(ctx context.Context) *Group {
+	p.made("Pool.Group")
 	if ctx == nil {
 		ctx = context.Background()
 	}

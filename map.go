@@ -87,6 +87,7 @@ func MapErr[T, R any](w *Worker, in []T, f func(w *Worker, x T) (R, error)) ([]R
 // then see ctx and run even if they start after PoolMap has returned (see
 // the package doc's "Spawned tasks run").
 func PoolMap[T, R any](ctx context.Context, p *Pool, in []T, f func(w *Worker, x T) R) ([]R, error) {
+	p.made("PoolMap")
 	if f == nil {
 		nilFunc("PoolMap")
 	}
@@ -100,6 +101,7 @@ func PoolMap[T, R any](ctx context.Context, p *Pool, in []T, f func(w *Worker, x
 // error; ctx ending stops the calls not yet made as the task's context
 // does for MapErr.
 func PoolMapErr[T, R any](ctx context.Context, p *Pool, in []T, f func(w *Worker, x T) (R, error)) ([]R, error) {
+	p.made("PoolMapErr")
 	if f == nil {
 		nilFunc("PoolMapErr")
 	}

@@ -68,6 +68,7 @@ func MapSeqErr[T, R any](w *Worker, seq iter.Seq[T], f func(w *Worker, x T) (R, 
 // PoolMapSeq is MapSeq for callers outside the pool, started as PoolMap
 // is; seq is read on the worker that runs the map.
 func PoolMapSeq[T, R any](ctx context.Context, p *Pool, seq iter.Seq[T], f func(w *Worker, x T) R) ([]R, error) {
+	p.made("PoolMapSeq")
 	if seq == nil || f == nil {
 		nilFunc("PoolMapSeq")
 	}
@@ -79,6 +80,7 @@ func PoolMapSeq[T, R any](ctx context.Context, p *Pool, seq iter.Seq[T], f func(
 // PoolMapSeqErr is MapSeqErr for callers outside the pool, started as
 // PoolMap is and cancelled as PoolMapErr is.
 func PoolMapSeqErr[T, R any](ctx context.Context, p *Pool, seq iter.Seq[T], f func(w *Worker, x T) (R, error)) ([]R, error) {
+	p.made("PoolMapSeqErr")
 	if seq == nil || f == nil {
 		nilFunc("PoolMapSeqErr")
 	}

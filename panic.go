@@ -215,6 +215,7 @@ func (s *panicSink) counts() (kept, dropped uint64) {
 // Default() the logging handler. Any goroutine may call it at any time; a
 // panic recovered while it runs goes to the old handler or the new one.
 func (p *Pool) SetPanicHandler(h func(*PanicError)) {
+	p.made("Pool.SetPanicHandler")
 	p.panics.setHandler(h)
 }
 

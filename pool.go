@@ -11,8 +11,9 @@ import (
 	"unsafe"
 )
 
-// Pool is a work-stealing task pool. Create one with New; it is safe for
-// concurrent use by any number of goroutines. A pool's workers run until
+// Pool is a work-stealing task pool. Create one with New (the zero Pool
+// has no workers, and its methods panic); it is safe for concurrent use
+// by any number of goroutines. A pool's workers run until
 // Close or Shutdown.
 type Pool struct {
 	// The fields are grouped by who writes them, each group on cache lines
@@ -147,7 +148,10 @@ func New(opts ...Option) *Pool {
 }
 
 // Workers returns the number of workers.
-func (p *Pool) Workers() int { return len(p.workers) }
+func (p *Pool) Workers() int {
+	p.made("Pool.Workers")
+	return len(p.workers)
+}
 
 // Submit queues fn to run on the pool: fn goes to the pool's inject queue
 // and a parked worker is woken if none is looking for work. Submit returns
@@ -180,6 +184,7 @@ func (p *Pool) Workers() int { return len(p.workers) }
 // NewGroup), and the same holds for each task fn spawns.
 // docs/benchmarks.md has the measurements of submission.
 func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
+	p.made("Pool.Submit")
 	if fn == nil {
 		nilFunc("Pool.Submit")
 	}
@@ -196,6 +201,16 @@ func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
 // mistake shows at the caller's line, and nothing is queued; run later as
 // a task, the nil function would fail on a worker with a nil dereference
 // that says neither what was nil nor who passed it.
+// made panics on a Pool that New did not make: a zero Pool, or a nil
+// *Pool, has no workers to run anything on, and used, it failed with a
+// nil dereference deep inside the scheduler, or not at all.
+func (p *Pool) made(call string) {
+	if p == nil || p.done == nil {
+		panic("steal: " + call + " on a Pool that New did not make (its zero value and a nil *Pool have no workers); " +
+			"make it with New, or use Default")
+	}
+}
+
 func nilFunc(call string) {
 	panic("steal: " + call + " called with a nil function")
 }
@@ -223,6 +238,7 @@ func (p *Pool) submitEntryWait(ctx context.Context, e entry) error {
 // them up. Like Submit, it returns ErrClosed once Close or Shutdown has
 // begun, backlog full or not.
 func (p *Pool) TrySubmit(fn func(w *Worker)) error {
+	p.made("Pool.TrySubmit")
 	if fn == nil {
 		nilFunc("Pool.TrySubmit")
 	}
@@ -280,6 +296,7 @@ func (p *Pool) queueEntry(e entry, counted bool) error {
 // BenchmarkSubmitEmpty compare it with a buffered channel of funcs
 // (docs/benchmarks.md, docs/scaling.md).
 func (p *Pool) Go(fn func()) error {
+	p.made("Pool.Go")
 	if fn == nil {
 		nilFunc("Pool.Go")
 	}
@@ -302,6 +319,7 @@ func (p *Pool) Go(fn func()) error {
 // changes nothing and returns ErrDefaultPool. Called from a task of the same
 // pool, Close returns ErrInsideTask at once and changes nothing.
 func (p *Pool) Close() error {
+	p.made("Pool.Close")
 	return p.Shutdown(context.Background())
 }
 
@@ -319,6 +337,7 @@ func (p *Pool) Close() error {
 // ErrInsideTask at once and changes nothing. A nil ctx means
 // context.Background(), which makes Shutdown Close.
 func (p *Pool) Shutdown(ctx context.Context) error {
+	p.made("Pool.Shutdown")
 	if ctx == nil {
 		ctx = context.Background()
 	}

@@ -36,6 +36,7 @@ func NewResultGroup[T any](w *Worker) *ResultGroup[T] {
 // inside or outside the pool; see Pool.Group. It is a function, not a
 // method of Pool, only because Go methods cannot have type parameters.
 func PoolResultGroup[T any](ctx context.Context, p *Pool) *ResultGroup[T] {
+	p.made("PoolResultGroup")
 	return &ResultGroup[T]{g: p.Group(ctx)}
 }
 

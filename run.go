@@ -19,6 +19,7 @@ import "context"
 // could wait for its own worker. Telling the two apart costs a stack read
 // (microseconds) per call, which is why Run is not for tiny tasks.
 func (p *Pool) Run(fn func(w *Worker)) error {
+	p.made("Pool.Run")
 	if fn == nil {
 		nilFunc("Pool.Run")
 	}
@@ -80,6 +81,7 @@ func (p *Pool) runCtx(ctx context.Context, fn func(w *Worker)) error {
 // returns when both are done. It returns ErrClosed if the pool is closed.
 // A panic in the work is returned as a *PanicError, as by Run.
 func (p *Pool) Join(a, b func(w *Worker)) error {
+	p.made("Pool.Join")
 	if a == nil || b == nil {
 		nilFunc("Pool.Join")
 	}
@@ -90,6 +92,7 @@ func (p *Pool) Join(a, b func(w *Worker)) error {
 // is closed.
 // A panic in the work is returned as a *PanicError, as by Run.
 func (p *Pool) For(lo, hi int, body func(w *Worker, i int)) error {
+	p.made("Pool.For")
 	if body == nil {
 		nilFunc("Pool.For")
 	}
@@ -100,6 +103,7 @@ func (p *Pool) For(lo, hi int, body func(w *Worker, i int)) error {
 // the pool is closed.
 // A panic in the work is returned as a *PanicError, as by Run.
 func (p *Pool) ForRange(lo, hi int, body func(w *Worker, lo, hi int)) error {
+	p.made("Pool.ForRange")
 	if body == nil {
 		nilFunc("Pool.ForRange")
 	}

@@ -18,6 +18,7 @@ import (
 // and stolen the tasks they moved. elapsed is printed as given. Any
 // goroutine may call it.
 func (p *Pool) SchedTrace(elapsed time.Duration) string {
+	p.made("Pool.SchedTrace")
 	s := p.Stats()
 	var local, next strings.Builder
 	for i, w := range s.Workers {

@@ -126,6 +126,7 @@ type Stats struct {
 // that spare still runs a task and the tasks it ran before are not yet
 // counted.
 func (p *Pool) Stats() Stats {
+	p.made("Pool.Stats")
 	// The backlog first, then Idle, then the counters: a snapshot that
 	// shows no backlog and every worker idle then has every submitted task
 	// in its counters. A worker is off the idle list whenever it takes a

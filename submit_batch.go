@@ -34,6 +34,7 @@ const submitChunk = 64
 // wakeup check (and, under WithMaxQueued, one atomic add on the backlog
 // count) for every 64.
 func (p *Pool) SubmitBatch(ctx context.Context, fns []func(w *Worker)) (int, error) {
+	p.made("Pool.SubmitBatch")
 	for i, fn := range fns {
 		if fn == nil {
 			panic("steal: Pool.SubmitBatch called with a nil function at index " + strconv.Itoa(i) + "; nothing was queued")

@@ -91,6 +91,7 @@ type traceEvent struct {
 // before, it returns ErrNotClosed. Without WithTimeline it writes a
 // trace with no events but each worker's name.
 func (p *Pool) WriteTrace(out io.Writer) error {
+	p.made("Pool.WriteTrace")
 	select {
 	case <-p.done:
 	default:
