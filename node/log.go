@@ -15,15 +15,19 @@ const maxQueuedReports = 1024
 // that has taken no report at all before it returns without the rest.
 var logStall = time.Second
 
-// reports writes Serve's reports of skipped input to its log from a
-// goroutine of their own, started at the first report, so that a log
-// nobody reads cannot stop the node. A peer that pipes the node's stderr
-// and reads only its stdout (a subprocess whose stderr is a pipe read at
-// the end, or never) fills the pipe after a few hundred reports; a write
-// to it then blocks, and with it every reply after it, for ever. Reports
-// wait in a queue of maxQueuedReports; past that they are dropped, and
-// how many is reported in their place as soon as the queue has room.
-type reports struct {
+// Reports writes reports of skipped input to a log from a goroutine of
+// their own, started at the first report, so that a log nobody reads
+// cannot stop the node: Serve uses one, and so may a program that serves
+// the protocol over a transport of its own. A peer that pipes the node's
+// stderr and reads only its stdout (a subprocess whose stderr is a pipe
+// read at the end, or never) fills the pipe after a few hundred reports;
+// a write to it then blocks, and with it every reply after it, for ever.
+// Reports wait in a queue of 1024; past that they are dropped, and how
+// many is reported in their place as soon as the queue has room.
+//
+// Make one with NewReports. One goroutine at a time may call Printf;
+// Close, once, at the end.
+type Reports struct {
 	log     io.Writer
 	queue   chan string
 	done    chan struct{} // closed when the writer has written the whole queue
@@ -31,8 +35,12 @@ type reports struct {
 	dropped int           // reports dropped since the last one queued
 }
 
-// add queues a report, or drops it when the queue is full.
-func (r *reports) add(format string, args ...any) {
+// NewReports returns Reports that write to log.
+func NewReports(log io.Writer) *Reports { return &Reports{log: log} }
+
+// Printf queues a report, formatted as fmt.Sprintf does, or drops it
+// when the queue is full. It never blocks.
+func (r *Reports) Printf(format string, args ...any) {
 	if r.queue == nil {
 		r.queue, r.done = make(chan string, maxQueuedReports), make(chan struct{})
 		go r.write()
@@ -48,7 +56,7 @@ func (r *reports) add(format string, args ...any) {
 }
 
 // send queues s unless the queue is full.
-func (r *reports) send(s string) bool {
+func (r *Reports) send(s string) bool {
 	select {
 	case r.queue <- s:
 		return true
@@ -62,7 +70,7 @@ func droppedReport(n int) string {
 }
 
 // write writes the queued reports until the queue is closed.
-func (r *reports) write() {
+func (r *Reports) write() {
 	defer close(r.done)
 	for s := range r.queue {
 		io.WriteString(r.log, s)
@@ -70,11 +78,11 @@ func (r *reports) write() {
 	}
 }
 
-// close writes the rest of the reports, the count of dropped ones last,
+// Close writes the rest of the reports, the count of dropped ones last,
 // and returns once they are written, or once the log has taken none for
 // logStall: then nobody is reading it, and the writer is left blocked in
 // its Write, which the process's exit ends.
-func (r *reports) close() {
+func (r *Reports) Close() {
 	if r.queue == nil {
 		return
 	}

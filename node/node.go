@@ -172,8 +172,8 @@ func (n *Node) writeError(req *request, w *wireError) {
 func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	r := NewReader(&flushingReader{in: in, out: w})
-	reports := &reports{log: log}
-	defer reports.close()
+	reports := NewReports(log)
+	defer reports.Close()
 	for {
 		msg, err := r.Next()
 		var skip *SkipError
@@ -181,7 +181,7 @@ func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
 		case err == io.EOF:
 			return w.Flush()
 		case errors.As(err, &skip):
-			reports.add("steal node: skipped %v\n", skip)
+			reports.Printf("steal node: skipped %v\n", skip)
 			continue
 		case err != nil:
 			w.Flush()
@@ -189,7 +189,7 @@ func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
 		}
 		reply, err := n.Handle(msg)
 		if err != nil {
-			reports.add("steal node: skipped line %d: %v\n", r.Line(), err)
+			reports.Printf("steal node: skipped line %d: %v\n", r.Line(), err)
 			continue
 		}
 		if _, err := w.Write(reply); err != nil {

@@ -245,3 +245,52 @@ func TestNodeNATSStateAgrees(t *testing.T) {
 	}
 	s.close()
 }
+
+// TestNodeNATSAnswersWhileTheLogIsNotRead: a peer that pipes stderr and
+// never reads it must still get every reply. Each report of skipped
+// input was written straight to the log, so the first one blocked the
+// session for good.
+func TestNodeNATSAnswersWhileTheLogIsNotRead(t *testing.T) {
+	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	logR, logW := io.Pipe() // never read until the end
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	exit := make(chan int, 1)
+	go func() {
+		code := runNode([]string{"-nats", srv.URL(), "-lease", "1s"}, inR, outW, logW)
+		outW.Close()
+		exit <- code
+	}()
+	replies := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(outR).ReadString('\n')
+		replies <- line
+		io.Copy(io.Discard, outR)
+	}()
+	io.WriteString(inW, "not json\n"+`{"src": "c1", "dest": "n1", "body": {"type": "check_cluster_state", "msg_id": 1}}`+"\n")
+	select {
+	case r := <-replies:
+		if !strings.Contains(r, `"type": "cluster_state_ok"`) {
+			t.Errorf("reply %s, want cluster_state_ok", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no reply within 10 s while the log was not read")
+	}
+	inW.Close()
+	copied := make(chan struct{})
+	go func() { // let a blocked report go, so that the session ends
+		io.Copy(io.Discard, logR)
+		close(copied)
+	}()
+	select {
+	case <-exit:
+	case <-time.After(20 * time.Second):
+		t.Fatal("stealcluster node -nats did not exit")
+	}
+	logW.Close()
+	<-copied
+}

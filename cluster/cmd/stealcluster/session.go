@@ -115,6 +115,8 @@ const codeUnavailable = 11
 // The framing and the reports are steal node's (node.Reader).
 func (s *session) serve(ctx context.Context, in io.Reader, out, log io.Writer) error {
 	r := node.NewReader(in)
+	reports := node.NewReports(log) // a log nobody reads must not stop the replies
+	defer reports.Close()
 	for {
 		msg, err := r.Next()
 		var skip *node.SkipError
@@ -122,14 +124,14 @@ func (s *session) serve(ctx context.Context, in io.Reader, out, log io.Writer) e
 		case err == io.EOF:
 			return nil
 		case errors.As(err, &skip):
-			fmt.Fprintf(log, "steal node: skipped %v\n", skip)
+			reports.Printf("steal node: skipped %v\n", skip)
 			continue
 		case err != nil:
 			return err
 		}
 		reply, err := s.handle(ctx, msg)
 		if err != nil {
-			fmt.Fprintf(log, "steal node: skipped line %d: %v\n", r.Line(), err)
+			reports.Printf("steal node: skipped line %d: %v\n", r.Line(), err)
 			continue
 		}
 		if _, err := out.Write(reply); err != nil {
