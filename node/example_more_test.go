@@ -69,3 +69,15 @@ func ExampleDecodeErrorText() {
 	fmt.Println(node.DecodeErrorText(err))
 	// Output: worker must be a string, not a number
 }
+
+// A program that serves the protocol over a transport of its own reports
+// skipped input through Reports, so that a log nobody reads cannot stop
+// its replies; Close waits for the reports to be written.
+func ExampleReports() {
+	var log strings.Builder
+	reports := node.NewReports(&log)
+	reports.Printf("steal node: skipped line %d: %s\n", 3, "not JSON")
+	reports.Close()
+	fmt.Print(log.String())
+	// Output: steal node: skipped line 3: not JSON
+}
