@@ -61,8 +61,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...Comm
 		fmt.Fprint(stderr, usage(cmds))
 		return 2
 	}
-	switch args[0] {
-	case "help", "-h", "-help", "--help":
+	switch {
+	case args[0] == "help" && len(args) > 2:
+		fmt.Fprintf(stderr, "%s: help takes one command, not %q\n", Program, args[1:])
+		return 2
+	case args[0] == "help" && len(args) == 2:
+		args = []string{args[1], "-h"} // help COMMAND is COMMAND -h
+	case args[0] == "help", args[0] == "-h", args[0] == "-help", args[0] == "--help":
 		fmt.Fprint(stdout, usage(cmds))
 		return 0
 	}

@@ -24,6 +24,11 @@ func TestDispatch(t *testing.T) {
 		{nil, 2, "", "usage: steal"},
 		{[]string{"fly"}, 2, "", `unknown command "fly"`},
 		{[]string{"help"}, 0, "commands:", ""},
+		// help COMMAND is COMMAND -h: its usage and flags, exit 0.
+		{[]string{"help", "demo"}, 0, "", "-workers"},
+		{[]string{"help", "sim"}, 0, "", "-policies"},
+		{[]string{"help", "fly"}, 2, "", `unknown command "fly"`},
+		{[]string{"help", "demo", "sim"}, 2, "", "help takes one command"},
 		{[]string{"cluster", "demo"}, 2, "", "steal cluster: this build leaves out NATS"},
 		{[]string{"worker", "-nats", "nats://x"}, 2, "", "go install github.com/worksteal/steal/cluster/cmd/stealcluster@latest"},
 		{[]string{"node", "--nats", "nats://x"}, 2, "", "steal node --nats: this build leaves out NATS"},
