@@ -3,8 +3,9 @@
 // Build Distributed Systems, builddistributedsystem.com, "Implement Work
 // Stealing Scheduler"): Maelstrom-style JSON
 // envelopes {"src", "dest", "body": {"type", "msg_id", ...}}, one per line
-// in and one per line out, replies in request order, each reply's src being
-// its request's dest. Replies are written byte for byte as the exercise
+// in and one per line out (a run_simulation without policies excepted, see
+// Simulation), replies in request order, each reply's src being its
+// request's dest. Replies are written byte for byte as the exercise
 // prints them, keys in a fixed order with ", " and ": " separators, and
 // strings in ASCII, every other character escaped ("é" as "\u00e9", a
 // character beyond U+FFFF as a surrogate pair; "<&>" as it is); only a
@@ -69,7 +70,8 @@
 //     MaxDuration.
 //
 // run_simulation runs the queued jobs in the simulator; its request and
-// reply are described under Simulation below.
+// reply are described under Simulation below. It is the one request that
+// may go unanswered: without policies, as the exercise sends it.
 //
 // push_job queues a job on the front of the worker's deque, so that the
 // worker runs it next:
@@ -143,6 +145,16 @@
 //
 //	{"type": "run_simulation", "msg_id": 2, "duration_ms": 1000, "policies": ["one/most_loaded", "none"]}
 //
+// Without policies, as the exercise sends it, a run_simulation that
+// succeeds is answered by nothing: the exercise's expected output has no
+// reply to it. The run happens all the same, and check_cluster_state
+// shows the cluster it left; a bad one gets its error reply. Give policies
+// for the results:
+//
+//	{"type": "run_simulation", "msg_id": 2, "duration_ms": 1000}
+//	{"type": "check_cluster_state", "msg_id": 3}
+//	{"type": "cluster_state_ok", "in_reply_to": 3, "workers": {"w1": {"queue_size": 0, "state": "idle"}, ...}, "all_idle": true}
+//
 // The request's fields:
 //
 //   - duration_ms: the virtual time to simulate, more than 0 and at most
@@ -151,7 +163,8 @@
 //     "one/VICTIM" or "half/VICTIM" with VICTIM as init's victim (see
 //     sim.ParsePolicy); by default steal one with init's victim policy.
 //
-// The reply has one result per policy, in request order:
+// The reply to a run_simulation with policies has one result per policy,
+// in request order:
 //
 //	{"type": "run_simulation_ok", "in_reply_to": 2, "duration_ms": 1000,
 //	 "results": [{"policy": "one/most_loaded", "finished": true,

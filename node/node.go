@@ -24,6 +24,9 @@ type Node struct {
 	latency time.Duration // steal latency for run_simulation
 	seed    uint64
 	enc     encoder // reused for every reply
+	// silent: the request just handled succeeded and is answered by
+	// nothing (run_simulation in the exercise's form).
+	silent bool
 	// maxPayload is MaxPayloadBytes; tests lower it.
 	maxPayload int
 }
@@ -39,8 +42,10 @@ func New() *Node {
 func (n *Node) Cluster() *coord.Cluster { return n.cluster }
 
 // Handle answers one message, a JSON envelope. It returns the reply line,
-// newline included, valid until the next call. A message that is not JSON
-// or has no body gets no reply: Handle returns an error to report instead.
+// newline included, valid until the next call, or nil and no error for a
+// request answered by nothing: a run_simulation without policies, as the
+// work-stealing cluster exercise sends it. A message that is not JSON or
+// has no body gets no reply: Handle returns an error to report instead.
 // Nothing else fails: bad requests get an error reply and change nothing.
 func (n *Node) Handle(msg []byte) ([]byte, error) {
 	var env envelope
@@ -73,7 +78,11 @@ func (n *Node) Handle(msg []byte) ([]byte, error) {
 	if err == nil {
 		err = n.dispatch(req)
 	}
-	if err != nil {
+	if silent := n.silent; silent || err != nil {
+		n.silent = false
+		if silent && err == nil {
+			return nil, nil
+		}
 		e.buf, e.comma = e.buf[:mark], false
 		n.writeError(req, toWire(err))
 	}

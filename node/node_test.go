@@ -16,30 +16,50 @@ func serve(t *testing.T, input string) (string, string) {
 	return out.String(), log.String()
 }
 
-// The exercise's first sample. Its expected output shows only the init_ok
-// line; the node answers run_simulation too, so the test checks that the
-// first line is the sample's, byte for byte, and that the documented
-// run_simulation reply follows it.
+// The exercise's first sample, byte for byte: its expected output is the
+// init_ok line alone. run_simulation in the exercise's form (no policies)
+// is answered by nothing; it leaves the cluster as its run did, which
+// check_cluster_state then shows: six 10 ms jobs, all on w1 (distribution
+// "first"), stolen by w2 and w3 and all run.
 func TestExerciseSampleWorkStealingBalancesLoad(t *testing.T) {
-	out, log := serve(t, `{"src":"client","dest":"cluster","body":{"type":"init","msg_id":1,"workers":["w1","w2","w3"],"jobs_to_distribute":6}}
+	sample := `{"src":"client","dest":"cluster","body":{"type":"init","msg_id":1,"workers":["w1","w2","w3"],"jobs_to_distribute":6}}
 {"src":"client","dest":"cluster","body":{"type":"run_simulation","msg_id":2,"duration_ms":1000}}
+`
+	out, log := serve(t, sample)
+	if want := `{"src": "cluster", "dest": "client", "body": {"type": "init_ok", "in_reply_to": 1}}` + "\n"; out != want || log != "" {
+		t.Fatalf("got %q, stderr %q; want exactly %q", out, log, want)
+	}
+	out, _ = serve(t, sample+`{"src":"client","dest":"cluster","body":{"type":"check_cluster_state","msg_id":3}}`+"\n")
+	if want := `"workers": {"w1": {"queue_size": 0, "state": "idle"}, "w2": {"queue_size": 0, "state": "idle"}, "w3": {"queue_size": 0, "state": "idle"}}, "all_idle": true}}`; !strings.HasSuffix(strings.TrimSuffix(out, "\n"), want) {
+		t.Fatalf("after the run, got %s\nwant the state to end %s", out, want)
+	}
+}
+
+// run_simulation with policies, the package's own form, is answered
+// with the results of each policy.
+func TestRunSimulationWithPoliciesReplies(t *testing.T) {
+	out, log := serve(t, `{"src":"client","dest":"cluster","body":{"type":"init","msg_id":1,"workers":["w1","w2","w3"],"jobs_to_distribute":6}}
+{"src":"client","dest":"cluster","body":{"type":"run_simulation","msg_id":2,"duration_ms":1000,"policies":["one/random"]}}
 `)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(lines) != 2 || log != "" {
 		t.Fatalf("got %d lines, stderr %q:\n%s", len(lines), log, out)
 	}
-	if want := `{"src": "cluster", "dest": "client", "body": {"type": "init_ok", "in_reply_to": 1}}`; lines[0] != want {
-		t.Fatalf("line 1\n got %s\nwant %s", lines[0], want)
-	}
-	// Six 10 ms jobs, all on w1 (distribution "first"): w2 and w3 steal
-	// from the back, each worker runs two, and the makespan meets the bound.
 	want := `{"src": "cluster", "dest": "client", "body": {"type": "run_simulation_ok", "in_reply_to": 2, "duration_ms": 1000, ` +
-		`"results": [{"policy": "one/most_loaded", "finished": true, "makespan_ms": 20, "lower_bound_ms": 20, "makespan_ratio": 1, ` +
+		`"results": [{"policy": "one/random", "finished": true, "makespan_ms": 20, "lower_bound_ms": 20, "makespan_ratio": 1, ` +
 		`"utilisation": 1, "steals": 4, "failed_steals": 0, "jobs_moved": 4, "jobs_completed": 6, ` +
 		`"completed": {"w1": 2, "w2": 2, "w3": 2}, "idle_ms": {"w1": 0, "w2": 0, "w3": 0}, ` +
 		`"queue_sizes": {"w1": 0, "w2": 0, "w3": 0}}], "all_idle": true}}`
 	if lines[1] != want {
 		t.Fatalf("line 2\n got %s\nwant %s", lines[1], want)
+	}
+}
+
+// A bad run_simulation in the exercise's form is answered with its error.
+func TestRunSimulationErrorAnswered(t *testing.T) {
+	out, _ := serve(t, `{"src":"c","dest":"n","body":{"type":"run_simulation","msg_id":2,"duration_ms":-5}}`+"\n")
+	if !strings.Contains(out, `"type": "error", "in_reply_to": 2, "code": 12`) {
+		t.Fatalf("got %q, want error 12", out)
 	}
 }
 

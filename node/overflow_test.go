@@ -30,7 +30,7 @@ func simResults(t *testing.T, n *Node, body string) []map[string]any {
 func TestRunSimulationBeyondDurationRange(t *testing.T) {
 	n := New()
 	ask(t, n, `{"type": "init", "msg_id": 1, "jobs_to_distribute": 600, "cost": {"model": "fixed", "mean_ms": 31536000000}}`)
-	r := simResults(t, n, `{"type": "run_simulation", "msg_id": 2, "duration_ms": 31536000000}`)[0]
+	r := simResults(t, n, `{"type": "run_simulation", "msg_id": 2, "duration_ms": 31536000000, "policies": ["one/most_loaded"]}`)[0]
 	if r["lower_bound_ms"] != float64(200*yearMS) {
 		t.Errorf("lower_bound_ms %v, want %v", r["lower_bound_ms"], float64(200*yearMS))
 	}
@@ -47,11 +47,11 @@ func TestRunSimulationBeyondDurationRange(t *testing.T) {
 // A run that did not finish reports no makespan; one that did reports
 // jobs_left only by its absence.
 func TestRunSimulationCutOffReportsNoMakespan(t *testing.T) {
-	r := simResults(t, New(), `{"type": "run_simulation", "msg_id": 1, "duration_ms": 1}`)[0]
+	r := simResults(t, New(), `{"type": "run_simulation", "msg_id": 1, "duration_ms": 1, "policies": ["one/most_loaded"]}`)[0]
 	if _, ok := r["makespan_ms"]; ok || r["finished"] != false || r["jobs_left"] != 6.0 || r["jobs_completed"] != 0.0 {
 		t.Fatalf("result %v; want finished false, 6 jobs left, no makespan", r)
 	}
-	r = simResults(t, New(), `{"type": "run_simulation", "msg_id": 1, "duration_ms": 1000}`)[0]
+	r = simResults(t, New(), `{"type": "run_simulation", "msg_id": 1, "duration_ms": 1000, "policies": ["one/most_loaded"]}`)[0]
 	if _, ok := r["jobs_left"]; ok || r["finished"] != true || r["makespan_ms"] != 20.0 {
 		t.Fatalf("result %v; want finished at 20 ms", r)
 	}

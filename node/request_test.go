@@ -190,7 +190,7 @@ func TestTinyTimesAreANanosecond(t *testing.T) {
 	if got := ask(t, n, `{"type": "push_job", "msg_id": 2, "worker": "w2", "job_id": "a", "cost_ms": 1e-9}`); !strings.HasPrefix(got, `{"type": "push_job_ok"`) || n.cluster.Snapshot()[1].Queue[0].Cost != 1 {
 		t.Fatalf("got %s, job %+v", got, n.cluster.Snapshot()[1].Queue)
 	}
-	if got := ask(t, n, `{"type": "run_simulation", "msg_id": 3, "duration_ms": 1e-9}`); !strings.HasPrefix(got, `{"type": "run_simulation_ok", "in_reply_to": 3, "duration_ms": 0, `) {
+	if got := ask(t, n, `{"type": "run_simulation", "msg_id": 3, "duration_ms": 1e-9, "policies": ["none"]}`); !strings.HasPrefix(got, `{"type": "run_simulation_ok", "in_reply_to": 3, "duration_ms": 0, `) {
 		t.Fatalf("got %s", got)
 	}
 }

@@ -28,7 +28,7 @@ func TestRunSimulationCutOffLeavesTheRest(t *testing.T) {
 		t.Fatalf("%d jobs live, want 4", n.cluster.Live())
 	}
 	// Running on to the end completes what is left.
-	got = ask(t, n, `{"type": "run_simulation", "msg_id": 5, "duration_ms": 1000}`)
+	got = ask(t, n, `{"type": "run_simulation", "msg_id": 5, "duration_ms": 1000, "policies": ["one/most_loaded"]}`)
 	if !strings.Contains(got, `"finished": true`) || !strings.HasSuffix(got, `"all_idle": true}`) {
 		t.Fatalf("got %s", got)
 	}
@@ -37,7 +37,7 @@ func TestRunSimulationCutOffLeavesTheRest(t *testing.T) {
 func TestRunSimulationLeavesInFlightJobsAlone(t *testing.T) {
 	n := New()
 	ask(t, n, `{"type": "pop_job", "msg_id": 1, "worker": "w1"}`)
-	got := ask(t, n, `{"type": "run_simulation", "msg_id": 2, "duration_ms": 500}`)
+	got := ask(t, n, `{"type": "run_simulation", "msg_id": 2, "duration_ms": 500, "policies": ["one/most_loaded"]}`)
 	if !strings.Contains(got, `"jobs_completed": 5`) || !strings.HasSuffix(got, `"all_idle": false}`) {
 		t.Fatalf("got %s", got)
 	}

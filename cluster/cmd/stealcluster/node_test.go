@@ -207,7 +207,7 @@ func TestNodeNATSSession(t *testing.T) {
 	sim := node.New()
 	for _, body := range []string{
 		`"type": "init", "workers": ["x", "y"], "jobs_to_distribute": 4`,
-		`"type": "run_simulation", "duration_ms": 100`,
+		`"type": "run_simulation", "duration_ms": 100, "policies": ["half/random"]`,
 		`"type": "init", "workers": ["x", "x"]`,
 	} {
 		got := s.send(body)

@@ -30,7 +30,7 @@ func TestGatewayWireIsTheNodes(t *testing.T) {
 		"{\"a\" x\n",
 		"{\"src\": \"c\",\n" + msg(`"type": "fly", "msg_id": 5`),
 		`{"pad": "` + strings.Repeat("x", node.MaxMessageBytes) + "\"}\n",
-		msg(`"type": "run_simulation", "msg_id": 6, "duration_ms": 100`),
+		msg(`"type": "run_simulation", "msg_id": 6, "duration_ms": 100, "policies": ["none"]`),
 		"{\"src\":\n",
 	}, "")
 	var wantOut, wantLog bytes.Buffer
