@@ -2,54 +2,14 @@ package natsserver
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"encoding/pem"
-	"math/big"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/worksteal/steal/cluster/internal/testcert"
 )
-
-// selfSigned writes a self-signed certificate for 127.0.0.1, its own CA,
-// and its key; it returns their files.
-func selfSigned(t *testing.T) (cert, key string) {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:    x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	cert, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return cert, key
-}
 
 // anonymous reports whether the NATS server at addr serves a plain
 // client that gives no credentials: CONNECT, then PING answered by PONG.
@@ -91,7 +51,7 @@ func routes(o *server.Options) {
 // client certificates with plain connections allowed). Each of these
 // started, reachable with no credentials; Insecure still runs them.
 func TestEveryListenerNeedsAuth(t *testing.T) {
-	cert, key := selfSigned(t)
+	cert, key := testcert.SelfSigned(t)
 	users := []*server.User{{Username: "a", Password: "b"}}
 	refused := map[string][]Option{
 		"TLSVerify without TLS":   {Listen("0.0.0.0", 0), so(func(o *server.Options) { o.TLSVerify = true })},
@@ -165,7 +125,7 @@ func TestEveryListenerNeedsAuth(t *testing.T) {
 // is refused. TLS("", "", clientCA) started a server that required TLS
 // and had no certificate to offer: no client over TCP could ever join it.
 func TestTLSNeedsCertificateAndKey(t *testing.T) {
-	cert, key := selfSigned(t)
+	cert, key := testcert.SelfSigned(t)
 	for _, files := range [][3]string{{"", "", cert}, {"", "", ""}, {cert, "", cert}, {"", key, ""}} {
 		e, err := Start(StoreDir(t.TempDir()), TLS(files[0], files[1], files[2]))
 		if err == nil {

@@ -89,35 +89,13 @@ func TestCredsFileCheckedBeforeConnecting(t *testing.T) {
 		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		code, out, errs := runLimited(t, "worker", "-name", "w1", "-nats", e.URL(), "-creds", path)
+		code, out, errs := runWithin(t, 20*time.Second, "worker", "-name", "w1", "-nats", e.URL(), "-creds", path)
 		if code == 0 || !strings.Contains(errs, "-creds") || !strings.Contains(errs, path) || strings.Contains(out+errs, "s3cret") {
 			t.Errorf("%s: code %d, stdout %q, stderr %q: want a failure naming -creds and the file", name, code, out, errs)
 		}
 	}
-	code, _, errs := runLimited(t, "worker", "-name", "w1", "-nats", e.URL(), "-creds", filepath.Join(dir, "missing"))
+	code, _, errs := runWithin(t, 20*time.Second, "worker", "-name", "w1", "-nats", e.URL(), "-creds", filepath.Join(dir, "missing"))
 	if code == 0 || !strings.Contains(errs, "-creds") {
 		t.Errorf("missing file: code %d, stderr %q", code, errs)
-	}
-}
-
-// runLimited is runWith for a command that should stop by itself: the
-// test fails if it runs for 20 s.
-func runLimited(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	type result struct {
-		code     int
-		out, err string
-	}
-	done := make(chan result, 1)
-	go func() {
-		c, o, e := runWith(nil, args...)
-		done <- result{c, o, e}
-	}()
-	select {
-	case r := <-done:
-		return r.code, r.out, r.err
-	case <-time.After(20 * time.Second):
-		t.Fatalf("%v still running after 20 s", args)
-		return 0, "", ""
 	}
 }

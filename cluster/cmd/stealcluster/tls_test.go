@@ -1,62 +1,20 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"encoding/pem"
-	"math/big"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/worksteal/steal/cluster/internal/testcert"
 	"github.com/worksteal/steal/cluster/natsserver"
 )
-
-// selfSigned writes a self-signed certificate for 127.0.0.1, good for
-// servers and clients and its own CA, and its key; it returns their files.
-func selfSigned(t *testing.T) (cert, key string) {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:    x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	cert, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return cert, key
-}
 
 // A server that requires client certificates (cluster up -tlsclientca)
 // can be joined by the program's own workers: -tlsclientcert and
 // -tlsclientkey give the certificate they present. Without them, no
 // worker of this program could join such a server.
 func TestClientCertificate(t *testing.T) {
-	cert, key := selfSigned(t)
+	cert, key := testcert.SelfSigned(t)
 	srv, err := natsserver.Start(natsserver.StoreDir(t.TempDir()), natsserver.TLS(cert, key, cert))
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +42,7 @@ func TestClientCertificate(t *testing.T) {
 // turns verification off, is refused even if ServerOptions had turned it
 // on (it ends up off).
 func TestEmbeddedTLSWithoutClientCARefused(t *testing.T) {
-	cert, key := selfSigned(t)
+	cert, key := testcert.SelfSigned(t)
 	e, err := natsserver.Start(natsserver.Listen("0.0.0.0", 0), natsserver.TLS(cert, key, ""),
 		natsserver.ServerOptions(func(o *server.Options) { o.TLSVerify = true }))
 	if err == nil {
