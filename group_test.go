@@ -27,9 +27,9 @@ func groupTree(w *Worker, depth int) int {
 	return l + r
 }
 
-// TestGroupTreeDepth20 is the no-deadlock test: a binary tree of
-// groups of depth 20 (a million leaves, every inner task waiting on its
-// children) completes with W = 1, 2 and 4.
+// TestGroupTreeDepth20 is the no-deadlock test of nested groups: a binary
+// tree of groups of depth 20 (a million leaves, every inner task waiting on
+// its children) completes with W = 1, 2 and 4.
 func TestGroupTreeDepth20(t *testing.T) {
 	depth := 20
 	if testing.Short() {

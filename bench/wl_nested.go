@@ -11,8 +11,10 @@ const fanOut = 4
 // nested: a tree of groups, each task waiting for its children. In a pool
 // bounded to W workers, W tasks waiting for queued children hold every
 // worker and nothing runs the children: ants, pond, conc and channel
-// deadlock (ants #197, pond #56, conc #133), reported as a timeout after a
-// short per-run timeout.
+// deadlock, reported as a timeout after a short per-run timeout. Their
+// trackers have it: https://github.com/panjf2000/ants/issues/197,
+// https://github.com/alitto/pond/issues/56 and
+// https://github.com/sourcegraph/conc/issues/133.
 var nestedWorkload = &Workload{
 	Name:    "nested",
 	About:   "a tree of groups, fan-out 4, depth param; each task waits for its children",
