@@ -87,9 +87,13 @@ type traceEvent struct {
 // event JSON: one thread per worker, a slice per task named after the task
 // (see Named; "task" if it has no name), a "parked" slice per park, and
 // for each steal an instant event on the thief with a flow arrow from the
-// victim. It must be called after Close or Shutdown has returned nil;
-// before, it returns ErrNotClosed. Without WithTimeline it writes a
-// trace with no events but each worker's name.
+// victim. Call it once the pool's tasks have all finished: after Close
+// has returned anything but ErrInsideTask or ErrDefaultPool (the tasks'
+// panics included), or Shutdown anything but those or ctx.Err(). Before
+// that it returns ErrNotClosed, and after a Shutdown that gave up it does
+// so until the tasks still running end. Any goroutine may call it, any
+// number of times. Without WithTimeline it writes a trace with no events
+// but each worker's name.
 func (p *Pool) WriteTrace(out io.Writer) error {
 	p.made("Pool.WriteTrace")
 	select {

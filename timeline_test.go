@@ -2,8 +2,11 @@ package steal
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"testing"
+	"time"
 )
 
 type chromeTrace struct {
@@ -106,4 +109,33 @@ func TestTimelineTruncatedTraceStaysBalanced(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTrace(t, buf.Bytes(), 2)
+}
+
+// TestWriteTraceAfterFailedClose: the trace is there once the pool's tasks
+// have all finished, whatever Close returned; only a Shutdown that gave up
+// while tasks still ran leaves the pool running (ErrNotClosed) until they end.
+func TestWriteTraceAfterFailedClose(t *testing.T) {
+	p := New(WithWorkers(1), WithTimeline(64))
+	release := make(chan struct{})
+	p.Go(func() { <-release; panic("boom") })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if err := p.Shutdown(ctx); err != context.DeadlineExceeded {
+		t.Fatalf("Shutdown: %v, want context.DeadlineExceeded", err)
+	}
+	if err := p.WriteTrace(new(bytes.Buffer)); err != ErrNotClosed {
+		t.Fatalf("WriteTrace while a task still runs: %v, want ErrNotClosed", err)
+	}
+	close(release)
+	var pe *PanicError
+	if err := p.Close(); !errors.As(err, &pe) {
+		t.Fatalf("Close: %v, want the task's panic", err)
+	}
+	var buf bytes.Buffer
+	if err := p.WriteTrace(&buf); err != nil {
+		t.Fatalf("WriteTrace after a Close that returned a panic: %v", err)
+	}
+	if tasks, _ := checkTrace(t, buf.Bytes(), 1); tasks != 1 {
+		t.Fatalf("trace holds %d task slices, want 1", tasks)
+	}
 }
