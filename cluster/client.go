@@ -13,7 +13,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Client submits jobs to a cluster and waits for their results.
+// Client submits jobs to a cluster and waits for their results. Make one
+// with NewClient; any number of goroutines may call its methods at once.
+// It starts no goroutine and holds nothing to release, so it has no Close:
+// the connection it was given stays the caller's, and once that is closed
+// the client's calls fail.
 type Client struct {
 	cfg    config
 	nc     *nats.Conn
@@ -22,7 +26,13 @@ type Client struct {
 	deal   atomic.Uint64 // where the next batch's jobs start round the workers (see targets)
 }
 
-// NewClient opens (or creates) the cluster's buckets over nc.
+// NewClient opens (or creates) the cluster's buckets over nc, as
+// Worker.Start does. It takes the same options as NewWorker and checks them
+// all, though those about a worker change nothing here: an invalid one
+// gives ErrInvalidName (WithCluster) or ErrInvalidOption. It returns an
+// error wrapping ErrNotConnected for a nil, closed or unconnected nc,
+// ErrServerTooOld, an ErrBadBucket for a bucket it cannot work with, or
+// the servers' error. ctx bounds this work, not the client's life.
 func NewClient(ctx context.Context, nc *nats.Conn, opts ...Option) (*Client, error) {
 	cfg, err := buildConfig(opts)
 	if err != nil {
@@ -142,10 +152,13 @@ type Result struct {
 }
 
 // Wait blocks until job id has a recorded completion and returns it. Its
-// error is about waiting (ctx ended, connection closed, or ErrUnavailable:
-// the servers failed to start the watch through the whole retry window, as
-// the worker's writes are retried); a failed job is a Result whose Err is a
-// *JobError.
+// error is about waiting: ErrInvalidID for an invalid id; ctx's error
+// once ctx ends (while the watch is being started, the last attempt's);
+// nats.ErrConnectionClosed once the connection is closed; ErrClosed if
+// the watch ended with the connection still open; or an error wrapping
+// ErrUnavailable: the servers failed to start the watch through the whole
+// retry window, as the worker's writes are retried. A failed job is a Result whose Err is a
+// *JobError. Any goroutine may call it, any number of times for one id.
 func (c *Client) Wait(ctx context.Context, id string) (*Result, error) {
 	if !validID(id) {
 		return nil, ErrInvalidID

@@ -45,7 +45,10 @@ var (
 	// that time may still be given a job: its record is then taken over
 	// by a survivor, or by the next worker to start if none is left.
 	ErrNoWorkers = &Error{"no_workers", "no worker is listening"}
-	// ErrClosed: the worker or client is closed.
+	// ErrClosed: the worker is closed (Start after Close, a submission
+	// sent over the subjects of a worker that is closing), or
+	// Client.Wait's watch of the ledger ended while its connection was
+	// still open. A Client is never closed itself.
 	ErrClosed = &Error{"closed", "closed"}
 	// ErrStarted: Start was called twice.
 	ErrStarted = &Error{"started", "worker already started"}

@@ -16,7 +16,11 @@ import (
 // subscribes to its subjects and starts running jobs: the records already
 // under its name (from an earlier life) first. It returns ErrNameInUse
 // when a live worker holds the name, ErrStarted on a second call, ErrClosed
-// once Close was called, and leaves nothing running on error.
+// once Close was called, and otherwise the errors NewClient returns for
+// the connection, the servers and the buckets; it leaves nothing running
+// on error, and a later Start of the same Worker returns ErrStarted, so a
+// program that retries makes a new one with NewWorker. ctx bounds the start only: the worker then serves until Close,
+// or until it stops on its own (see Err), whatever becomes of ctx.
 func (w *Worker) Start(ctx context.Context) error {
 	w.mu.Lock()
 	switch {

@@ -173,3 +173,25 @@ func TestCloseFromHandler(t *testing.T) {
 		t.Errorf("Workers = %v, %v; want none: the lease given up", states, err)
 	}
 }
+
+// TestStartFailedIsNotRetried: as Start's documentation says, a Worker
+// whose Start failed is not started again (ErrStarted), and NewClient
+// checks a worker's options too, and the connection.
+func TestStartFailedIsNotRetried(t *testing.T) {
+	w, err := NewWorker(nil, "w1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(context.Background()); !errors.Is(err, ErrNotConnected) {
+		t.Fatalf("Start on a nil connection = %v, want ErrNotConnected", err)
+	}
+	if err := w.Start(context.Background()); err != ErrStarted {
+		t.Fatalf("Start after a failed Start = %v, want ErrStarted", err)
+	}
+	if _, err := NewClient(context.Background(), nil, WithSlots(0)); !errors.Is(err, ErrInvalidOption) {
+		t.Fatalf("NewClient with WithSlots(0) = %v, want ErrInvalidOption", err)
+	}
+	if _, err := NewClient(context.Background(), nil); !errors.Is(err, ErrNotConnected) {
+		t.Fatalf("NewClient on a nil connection = %v, want ErrNotConnected", err)
+	}
+}
