@@ -3,6 +3,7 @@ package steal
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -158,4 +159,24 @@ func mustPanic(t *testing.T, what string, fn func()) (msg any) {
 	}()
 	fn()
 	return nil
+}
+
+// withinDump runs fn on its own goroutine and fails the test, with every
+// goroutine's stack, if it has not returned within d.
+func withinDump(t *testing.T, d time.Duration, what string, fn func()) bool {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Errorf("%s: still blocked after %v\n%s", what, d, buf)
+		return false
+	}
 }

@@ -91,7 +91,11 @@ func (c *core) helpUntil(l, scope *latch, ctx context.Context) {
 				c.lend(t, l, ctx) // l is open or ctx done (sched_lend.go)
 				break
 			}
-			c.execute(t)
+			if mine && cur != nil && !inScope(t, scope) {
+				c.executeAbove(t, cur.done)
+			} else {
+				c.execute(t)
+			}
 			empty = 0
 			continue
 		}
@@ -109,6 +113,25 @@ func (c *core) helpUntil(l, scope *latch, ctx context.Context) {
 		l.sleeper.CompareAndSwap(c, nil)
 	}
 	c.stopSpinning()
+}
+
+// executeAbove runs t, a descendant of the waiting task whose latch is by
+// that is not part of the work that task waits for (case (a) of "Waiting"
+// in sched.go). Run above it, t holds it: that task cannot return, and by
+// cannot open, before t has returned, so while t runs the work t counts is
+// part of the work by counts, and its latch is joined to by like the
+// latch of a wait. A task that then waits for by, or for work that waits
+// for it, finds t's latch on its chain and is caught as a cycle (see
+// Misuse in sched.go), where it would otherwise wait for the task beneath
+// t forever: a future or group child run here that waits for a sibling's
+// future, whose task waits for the future of the task beneath. If t's
+// latch has a joiner already, nothing is linked, as for a second waiter.
+func (c *core) executeAbove(t *task, by *latch) {
+	if l := t.done; l != nil && by != nil && l != by &&
+		atomic.CompareAndSwapPointer(&l.joiner, nil, unsafe.Pointer(by)) {
+		defer atomic.CompareAndSwapPointer(&l.joiner, unsafe.Pointer(by), nil)
+	}
+	c.execute(t)
 }
 
 // maxLineage bounds the walks up the joiner links: a task whose link to

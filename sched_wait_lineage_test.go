@@ -3,9 +3,12 @@ package steal
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // A Pool.Group's Wait called from a future that one of the group's own
@@ -201,5 +204,60 @@ func TestWaitForSpawnersFutureFromAboveIt(t *testing.T) {
 	within(t, "Close", func() { err = p.Close() })
 	if err == nil || !strings.Contains(err.Error(), "it would wait forever") {
 		t.Errorf("Close = %v, want the panic of the inner future's wait", err)
+	}
+}
+
+// A future D runs above the task X that spawned it while X waits for
+// something else; D waits for a sibling's future FS whose task S waits for
+// X's own future. Through S, D waits for work that X is part of, which the
+// package doc says panics instead of hanging, whichever of D and S begins
+// to wait first.
+func TestWaitThroughSiblingForSpawnersFuturePanics(t *testing.T) {
+	p := New(WithWorkers(2))
+	var dWaiting atomic.Bool
+	var runErr, dErr error
+	ok := withinDump(t, 20*time.Second, "Run", func() {
+		runErr = p.Run(func(w *Worker) {
+			fxc := make(chan *Future[int], 1)
+			fsc := make(chan *Future[int], 1)
+			fs := Spawn(w, func(w *Worker) int { // S, stolen by the other worker
+				for !dWaiting.Load() {
+					runtime.Gosched()
+				}
+				time.Sleep(20 * time.Millisecond) // D now waits
+				fx := <-fxc
+				fx.Wait(w)
+				return 1
+			})
+			fsc <- fs
+			fx := Spawn(w, func(w *Worker) int { // X
+				fs := <-fsc
+				e := Spawn(w, func(w *Worker) int { return 2 })
+				Spawn(w, func(w *Worker) int { // D, popped by X's wait for e
+					dWaiting.Store(true)
+					_, dErr = fs.Wait(w)
+					return 3
+				})
+				v, _ := e.Wait(w)
+				return v
+			})
+			fxc <- fx
+			fx.Wait(w)
+		})
+	})
+	if !ok {
+		return
+	}
+	if runErr != nil {
+		t.Errorf("Run = %v", runErr)
+	}
+	var pe *PanicError
+	if !errors.As(dErr, &pe) || !strings.Contains(dErr.Error(), "it would wait forever") {
+		t.Errorf("D's Wait = %v, want the panic of S's wait, a cycle", dErr)
+	}
+	var err error
+	withinDump(t, 20*time.Second, "Close", func() { err = p.Close() })
+	if err != nil {
+		t.Errorf("Close = %v", err)
 	}
 }
