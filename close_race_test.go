@@ -4,32 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 
 	"sync/atomic"
 	"testing"
 	"time"
 )
-
-// withinDump runs fn on its own goroutine and fails the test, with every
-// goroutine's stack, if it has not returned within d.
-func withinDump(t *testing.T, d time.Duration, what string, fn func()) bool {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	select {
-	case <-done:
-		return true
-	case <-time.After(d):
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		t.Errorf("%s: still blocked after %v\n%s", what, d, buf)
-		return false
-	}
-}
 
 // Close races with tasks that keep starting work in every way; every
 // submission that was accepted runs exactly once, every refusal says
