@@ -76,7 +76,9 @@ func (m *Monitor) Stop() Report {
 
 func (m *Monitor) run(ctx context.Context, c config) {
 	defer close(m.done)
-	hist := make([]Snapshot, 0, c.window)
+	// The window grows as samples come: WithWindow takes any n >= 2, and
+	// making room for a huge n up front would fail or exhaust memory.
+	hist := make([]Snapshot, 0, min(c.window, 16))
 	seen := map[string]bool{}
 	scannedAt := int64(-1) // thread count at the last count of locked goroutines
 	locked := -1           // that count

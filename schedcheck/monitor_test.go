@@ -208,3 +208,18 @@ func TestZeroMonitorStop(t *testing.T) {
 		t.Fatalf("Stop of a zero Monitor = %+v, want an empty Report", r)
 	}
 }
+
+// TestMonitorHugeWindow: WithWindow accepts any n >= 2, and a Monitor
+// keeps only the samples it has taken, up to n: a window of math.MaxInt
+// samples, which no program lives long enough to fill, must not make the
+// Monitor allocate it up front (which panicked in its goroutine, ending
+// the program, or ran out of memory).
+func TestMonitorHugeWindow(t *testing.T) {
+	for _, n := range []int{math.MaxInt, 1 << 32} {
+		m := Start(context.Background(), WithWindow(n), WithInterval(time.Millisecond))
+		time.Sleep(10 * time.Millisecond)
+		if r := m.Stop(); r.Samples < 2 {
+			t.Fatalf("WithWindow(%d): %d samples", n, r.Samples)
+		}
+	}
+}
