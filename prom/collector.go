@@ -41,7 +41,8 @@ type metric struct {
 // registry under different names (an empty name leaves the label empty,
 // which Prometheus treats as absent). Registering two collectors with the
 // same name fails in Register, as Prometheus does for any duplicate
-// series. NewCollector panics if p is nil.
+// series. NewCollector panics if p is nil or a Pool that steal.New did not
+// make (its zero value), which no scrape could read.
 //
 // Each scrape takes one p.Stats() snapshot, so the metrics of a scrape
 // agree with one another as far as Stats does (see steal.Stats): counters
@@ -56,6 +57,7 @@ func NewCollector(p *steal.Pool, name string) *Collector {
 	if p == nil {
 		panic("prom: NewCollector called with a nil *steal.Pool")
 	}
+	mustBeMade(p)
 	labels := prometheus.Labels{"pool": name}
 	desc := func(name, help string, varLabels ...string) *prometheus.Desc {
 		return prometheus.NewDesc("steal_"+name, help, varLabels, labels)
@@ -105,6 +107,17 @@ func NewCollector(p *steal.Pool, name string) *Collector {
 	}
 	c.allDesc = append(c.allDesc, c.ran, c.wait, c.run)
 	return c
+}
+
+// mustBeMade panics, naming NewCollector, if steal.New did not make p: its
+// zero value panics in every method, so each scrape would fail.
+func mustBeMade(p *steal.Pool) {
+	defer func() {
+		if recover() != nil {
+			panic("prom: NewCollector called with a steal.Pool that steal.New did not make (its zero value); make it with steal.New")
+		}
+	}()
+	p.Workers()
 }
 
 // Describe sends the descriptions of every metric the collector reports.

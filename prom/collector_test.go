@@ -3,6 +3,7 @@ package prom
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -156,6 +157,20 @@ func TestCollectorNilPool(t *testing.T) {
 		}
 	}()
 	NewCollector(nil, "x")
+}
+
+// TestCollectorZeroPool: a Pool that steal.New did not make is refused
+// when the collector is made, as a nil one is, rather than accepted and
+// failing every scrape of the registry it joined (each Gather an error,
+// so promhttp answers 500 for every collector on it).
+func TestCollectorZeroPool(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "prom: NewCollector") ||
+			!strings.Contains(fmt.Sprint(r), "steal.New") {
+			t.Errorf("NewCollector(&steal.Pool{}) recovered %v, want a panic saying to make the pool with steal.New", r)
+		}
+	}()
+	NewCollector(new(steal.Pool), "zero")
 }
 
 // TestCollectorScrapesBusyPool scrapes while tasks come and go: the race
