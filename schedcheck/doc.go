@@ -49,10 +49,12 @@
 //     with many Ps, locked threads can hide in the difference and go
 //     unreported. The locked goroutines are counted from a goroutine dump
 //     (LockedGoroutines), which a Monitor takes only when the threads have
-//     been unexplained for a whole window, again only when their number
-//     has grown since, and never with more than 2000 goroutines (the dump
-//     stops the world for some microseconds per goroutine; see
-//     docs/schedcheck.md).
+//     been unexplained for a whole window, again when their number has
+//     grown since or, while they stay unexplained, every 10 windows (50 s
+//     at the defaults: goroutines locked later can take over threads an
+//     earlier burst left idle, and the count does not move), and never
+//     with more than 2000 goroutines (the dump stops the world for some
+//     microseconds per goroutine; see docs/schedcheck.md).
 //   - cgo-threads: in every sample of the window at least 64 goroutines
 //     (WithCgoInFlight) are in cgo calls or system calls, cgo calls were
 //     made in the window (/cgo/go-to-c-calls:calls), and the process holds

@@ -50,8 +50,9 @@ func (r Report) String() string {
 // only silences the rules that need it. The Monitor counts locked
 // goroutines (LockedGoroutines, which stops the world) only when the
 // thread count has stood above what the Ps and system calls explain for a
-// whole window, then only again once it has grown, and never with more
-// than 2000 goroutines.
+// whole window, then again once it has grown or, while it stays
+// unexplained, every 10 windows (50 s at the defaults), and never with
+// more than 2000 goroutines.
 func Start(ctx context.Context, opts ...Option) *Monitor {
 	c := newConfig(opts)
 	ctx, cancel := context.WithCancel(ctx)
@@ -82,6 +83,7 @@ func (m *Monitor) run(ctx context.Context, c config) {
 	seen := map[string]bool{}
 	scannedAt := int64(-1) // thread count at the last count of locked goroutines
 	locked := -1           // that count
+	sinceScan := 0         // samples taken since then
 	quota := rootQuota
 	if c.fsys != rootFS {
 		quota = &quotaCache{fsys: c.fsys}
@@ -93,9 +95,15 @@ func (m *Monitor) run(ctx context.Context, c config) {
 			hist = hist[:len(hist)-1]
 		}
 		hist = append(hist, s)
+		sinceScan++
 		if len(hist) == c.window && threadsUnexplained(hist, c) {
-			if s.Threads > scannedAt && s.Goroutines <= maxScanGoroutines {
-				locked, scannedAt = LockedGoroutines(), s.Threads
+			// Count again when threads were added, or after rescanWindows
+			// windows: goroutines that lock threads later may take idle
+			// threads that an earlier burst of system calls left, and the
+			// thread count does not move.
+			again := s.Threads > scannedAt || sinceScan/c.window >= rescanWindows
+			if again && s.Goroutines <= maxScanGoroutines {
+				locked, scannedAt, sinceScan = LockedGoroutines(), s.Threads, 0
 			}
 			hist[len(hist)-1].Locked = locked
 		}

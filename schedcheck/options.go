@@ -47,6 +47,10 @@ const (
 	// A Monitor does not count locked goroutines in a program with more
 	// goroutines than this: the count stops the world while it walks them.
 	maxScanGoroutines = 2000
+	// While the threads stay unexplained, a Monitor counts the locked
+	// goroutines again every rescanWindows windows even if no thread was
+	// added: locked goroutines can take over threads left idle.
+	rescanWindows = 10
 )
 
 func newConfig(opts []Option) config {
@@ -112,7 +116,7 @@ func WithGoroutineGrowth(n int) Option {
 // pinned-threads can be reported; the default is 4, the few threads every
 // program has beyond its Ps (sysmon's, a spare or two). Threads left idle by
 // earlier system calls also count, which costs a count of locked goroutines
-// (see Start) but no finding. It panics if n < 0.
+// now and then (see Start) but no finding. It panics if n < 0.
 func WithThreadSlack(n int) Option {
 	if n < 0 {
 		panic(fmt.Sprintf("schedcheck: WithThreadSlack(%d): slack must not be negative", n))
