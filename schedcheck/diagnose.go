@@ -76,6 +76,23 @@ func cpuNum(n float64) string {
 	return fmt.Sprintf("%.3g", n)
 }
 
+// count writes n things: "1 thread", "2 threads". Thresholds set to 1 by
+// the options, and a single goroutine in a system call, make counts of 1.
+func count(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// areGoroutines writes "1 goroutine is" or "n goroutines are".
+func areGoroutines(n int64) string {
+	if n == 1 {
+		return "1 goroutine is"
+	}
+	return count(n, "goroutine") + " are"
+}
+
 func cpuWord(n float64) string {
 	if n == 1 {
 		return "CPU"
@@ -191,10 +208,10 @@ func pinnedThreads(w []Snapshot, full bool, c config) (Finding, bool) {
 	}
 	return Finding{
 		Name: "pinned-threads",
-		Seen: fmt.Sprintf("%d goroutines are locked to OS threads (runtime.LockOSThread); the process holds %d threads for GOMAXPROCS %d and %d goroutines in system calls or cgo, "+
-			"at least %d threads more than those explain in each of the last %d samples. A locked goroutine runs only on its own thread: each one holds a thread, "+
+		Seen: fmt.Sprintf("%s locked to OS threads (runtime.LockOSThread); the process holds %d threads for GOMAXPROCS %d and %s in system calls or cgo, "+
+			"at least %s more than those explain in each of the last %d samples. A locked goroutine runs only on its own thread: each one holds a thread, "+
 			"and each time it wakes, a P must be handed over to that thread instead of running the goroutine where it woke.%s",
-			locked, s.Threads, s.GOMAXPROCS, max(s.NotInGo, 0), minExcess(w), len(w), queue),
+			areGoroutines(int64(locked)), s.Threads, s.GOMAXPROCS, count(max(s.NotInGo, 0), "goroutine"), count(minExcess(w), "thread"), len(w), queue),
 		Fix: "unless a goroutine needs its thread (thread-local state in a C library, some system calls), drop LockOSThread and let the workers share one channel; " +
 			"where thread affinity is needed, lock one goroutine and send it the work that needs the thread.",
 		Metrics: []string{mThreads, mGOMAXPROCS, mNotInGo, "runtime.Stack (goroutines locked to thread)"},
@@ -229,9 +246,9 @@ func cgoThreads(w []Snapshot, full bool, c config) (Finding, bool) {
 	}
 	return Finding{
 		Name: "cgo-threads",
-		Seen: fmt.Sprintf("%d goroutines are in cgo calls or system calls (at least %d in each of the last %d samples, %d cgo calls made meanwhile) and the process holds %d threads for GOMAXPROCS %d: "+
+		Seen: fmt.Sprintf("%s in cgo calls or system calls (at least %d in each of the last %d samples, %s made meanwhile) and the process holds %d threads for GOMAXPROCS %d: "+
 			"each call in flight holds an OS thread, and the P it leaves waits for sysmon to hand it on (runtime proc.go, retake).",
-			s.NotInGo, least, len(w), s.CgoCalls-first.CgoCalls, s.Threads, s.GOMAXPROCS),
+			areGoroutines(s.NotInGo), least, len(w), count(s.CgoCalls-first.CgoCalls, "cgo call"), s.Threads, s.GOMAXPROCS),
 		Fix: "bound the cgo calls in flight: a semaphore (a buffered channel of N slots, N about GOMAXPROCS or what the C library can use in parallel) around each call, " +
 			"or a fixed pool of goroutines that make them.",
 		Metrics: []string{mNotInGo, mCgoCalls, mThreads, mGOMAXPROCS},

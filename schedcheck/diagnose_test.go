@@ -279,3 +279,42 @@ func backwards(s []Snapshot) []Snapshot {
 	}
 	return s
 }
+
+// TestFindingsCountInEnglish: a count of one reads "1 goroutine is", not
+// "1 goroutines are", in the findings' text; options that lower the
+// thresholds to 1 make such counts, and a program with one goroutine in a
+// system call makes one at the defaults.
+func TestFindingsCountInEnglish(t *testing.T) {
+	one := func(_ int, s *Snapshot) {
+		s.GOMAXPROCS, s.Threads, s.NotInGo, s.Locked = 2, 4, 1, 1
+		s.CgoCalls = int64(s.Time.Second()) // one call a second
+	}
+	hist := series(5, healthy, one, nil)
+	got := Diagnose(hist, WithThreadSlack(1), WithLockedGoroutines(1), WithCgoInFlight(1))
+	if len(got) != 2 || got[0].Name != "pinned-threads" || got[1].Name != "cgo-threads" {
+		t.Fatalf("findings %v, want pinned-threads and cgo-threads", got)
+	}
+	for _, want := range []string{"1 goroutine is locked", "and 1 goroutine in system calls", "at least 1 thread more"} {
+		if !strings.Contains(got[0].Seen, want) {
+			t.Errorf("pinned-threads says %q, want %q in it", got[0].Seen, want)
+		}
+	}
+	for _, want := range []string{"1 goroutine is in cgo calls", "4 cgo calls made"} {
+		if !strings.Contains(got[1].Seen, want) {
+			t.Errorf("cgo-threads says %q, want %q in it", got[1].Seen, want)
+		}
+	}
+	hist = series(5, healthy, func(i int, s *Snapshot) { one(i, s); s.CgoCalls = min(int64(i), 1) }, nil)
+	for _, f := range Diagnose(hist, WithThreadSlack(1), WithLockedGoroutines(1), WithCgoInFlight(1)) {
+		if f.Name == "cgo-threads" && !strings.Contains(f.Seen, " 1 cgo call made") {
+			t.Errorf("cgo-threads says %q, want \"1 cgo call made\" in it", f.Seen)
+		}
+	}
+	for _, f := range got {
+		for _, bad := range []string{" 1 goroutines", " 1 threads", " 1 cgo calls"} {
+			if strings.Contains(" "+f.Seen, bad) {
+				t.Errorf("%s says %q", f.Name, bad)
+			}
+		}
+	}
+}
