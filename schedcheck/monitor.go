@@ -64,10 +64,10 @@ func Start(ctx context.Context, opts ...Option) *Monitor {
 // Stop ends the Monitor if its context has not already, waits for its
 // goroutine (and any WithOnFinding call in progress) to return, and
 // returns the Report. Calling it again returns the same Report. On a
-// Monitor that Start did not make, which never ran, it returns an empty
-// Report.
+// Monitor that Start did not make, which never ran (a zero Monitor, or a
+// nil *Monitor), it returns an empty Report.
 func (m *Monitor) Stop() Report {
-	if m.done == nil {
+	if m == nil || m.done == nil {
 		return Report{}
 	}
 	m.cancel()

@@ -201,11 +201,16 @@ func metricsHist(buckets []float64, counts []uint64) metrics.Float64Histogram {
 }
 
 // TestZeroMonitorStop: a Monitor that Start did not make never ran, so
-// Stop returns an empty Report instead of panicking.
+// Stop returns an empty Report instead of panicking: its zero value, and
+// a nil *Monitor, as a program that starts one only when asked holds.
 func TestZeroMonitorStop(t *testing.T) {
 	var m Monitor
 	if r := m.Stop(); r.Samples != 0 || len(r.Findings) != 0 {
 		t.Fatalf("Stop of a zero Monitor = %+v, want an empty Report", r)
+	}
+	var nilm *Monitor
+	if r := nilm.Stop(); r.Samples != 0 || len(r.Findings) != 0 {
+		t.Fatalf("Stop of a nil *Monitor = %+v, want an empty Report", r)
 	}
 }
 
