@@ -187,7 +187,10 @@ func sample(quota *quotaCache) Snapshot {
 // threads, not on every sample. It counts from the header text the runtime
 // prints (", locked to thread", runtime/traceback.go), which is not a
 // stable API: a runtime that stopped printing it would make it return 0.
-// The goroutine calling it counts if it is locked.
+// The goroutine calling it counts if it is locked. The dump is cut at
+// 64 MB, as net/http/pprof's goroutine dump is: in a program with
+// hundreds of thousands of goroutines, only those in the first 64 MB are
+// counted.
 func LockedGoroutines() int {
 	buf := make([]byte, 1<<20)
 	for {
