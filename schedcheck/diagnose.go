@@ -241,18 +241,63 @@ func cgoThreads(w []Snapshot, full bool, c config) (Finding, bool) {
 		}
 		least = min(least, x.NotInGo)
 	}
-	if first.CgoCalls < 0 || s.CgoCalls <= first.CgoCalls || s.Threads < s.NotInGo {
+	if s.Threads < s.NotInGo {
 		return Finding{}, false
+	}
+	// Cgo calls started in the window, or, for calls that started before
+	// it and have not returned, a dump that found them.
+	made := first.CgoCalls >= 0 && s.CgoCalls > first.CgoCalls
+	inCgo := inCgoCount(w)
+	if !made && int64(inCgo) < c.cgoInFlight {
+		return Finding{}, false
+	}
+	counted := ""
+	if inCgo > 0 { // 0 is also a hand-made Snapshot's zero value
+		counted = fmt.Sprintf("%d of them in cgo calls by a goroutine dump, ", inCgo)
 	}
 	return Finding{
 		Name: "cgo-threads",
-		Seen: fmt.Sprintf("%s in cgo calls or system calls (at least %d in each of the last %d samples, %s made meanwhile) and the process holds %d threads for GOMAXPROCS %d: "+
+		Seen: fmt.Sprintf("%s in cgo calls or system calls (%sat least %d in each of the last %d samples, %s made meanwhile) and the process holds %d threads for GOMAXPROCS %d: "+
 			"each call in flight holds an OS thread, and the P it leaves waits for sysmon to hand it on (runtime proc.go, retake).",
-			areGoroutines(s.NotInGo), least, len(w), count(s.CgoCalls-first.CgoCalls, "cgo call"), s.Threads, s.GOMAXPROCS),
+			areGoroutines(s.NotInGo), counted, least, len(w), count(max(s.CgoCalls-first.CgoCalls, 0), "cgo call"), s.Threads, s.GOMAXPROCS),
 		Fix: "bound the cgo calls in flight: a semaphore (a buffered channel of N slots, N about GOMAXPROCS or what the C library can use in parallel) around each call, " +
 			"or a fixed pool of goroutines that make them.",
-		Metrics: []string{mNotInGo, mCgoCalls, mThreads, mGOMAXPROCS},
+		Metrics: metricsFor(inCgo > 0, []string{mNotInGo, mCgoCalls, mThreads, mGOMAXPROCS}, "runtime.Stack (goroutines in cgo calls)"),
 	}, true
+}
+
+// metricsFor is names, with dump added if the finding rests on it.
+func metricsFor(withDump bool, names []string, dump string) []string {
+	if withDump {
+		return append(names, dump)
+	}
+	return names
+}
+
+// inCgoCount is the last count of goroutines in cgo calls in w, -1 if
+// none was counted.
+func inCgoCount(w []Snapshot) int {
+	for i := len(w) - 1; i >= 0; i-- {
+		if w[i].InCgo >= 0 {
+			return w[i].InCgo
+		}
+	}
+	return -1
+}
+
+// cgoUncounted reports whether w would make cgo-threads but for cgo calls
+// started in it: goroutines outside Go at the threshold in every sample,
+// threads to match, and no cgo call started. Goroutines held in long cgo
+// calls look like that, and so do goroutines in blocking system calls; a
+// Monitor tells them apart with a goroutine dump.
+func cgoUncounted(w []Snapshot, c config) bool {
+	first, s := w[0], w[len(w)-1]
+	for _, x := range w {
+		if x.NotInGo < c.cgoInFlight {
+			return false
+		}
+	}
+	return inOrder(w) && s.Threads >= s.NotInGo && !(first.CgoCalls >= 0 && s.CgoCalls > first.CgoCalls)
 }
 
 // unboundedGoroutines: the goroutine count never falls over the window and

@@ -318,3 +318,46 @@ func TestFindingsCountInEnglish(t *testing.T) {
 		}
 	}
 }
+
+// TestCgoThreadsFromLongCalls: goroutines each held in one long cgo call
+// (a C function that blocks) start no call in the window, so the cgo
+// call count does not move; a count of goroutines in cgo calls from a
+// goroutine dump (InCgo, which a Monitor takes) shows them instead. A
+// count of 0, the zero value of a hand-made Snapshot, is no evidence
+// either way, and blocking system calls without cgo stay quiet.
+func TestCgoThreadsFromLongCalls(t *testing.T) {
+	stuck := func(inCgo int) func(int, *Snapshot) {
+		return func(i int, s *Snapshot) {
+			s.NotInGo, s.Threads, s.CgoCalls, s.InCgo = 200, 206, 200, -1
+			if i == 4 {
+				s.InCgo = inCgo
+			}
+		}
+	}
+	got := Diagnose(series(5, healthy, stuck(190), nil))
+	if len(got) != 1 || got[0].Name != "cgo-threads" || !strings.Contains(got[0].Seen, "190 of them in cgo calls") {
+		t.Errorf("200 goroutines outside Go, 190 of them in long cgo calls: %v", got)
+	} else if m := got[0].Metrics; m[len(m)-1] != "runtime.Stack (goroutines in cgo calls)" {
+		t.Errorf("metrics %v do not name the goroutine dump", m)
+	}
+	for _, n := range []int{-1, 0, 63} {
+		if got := Diagnose(series(5, healthy, stuck(n), nil)); len(got) != 0 {
+			t.Errorf("InCgo %d, no cgo call made: %v", n, got)
+		}
+	}
+}
+
+func TestCountDump(t *testing.T) {
+	dump := "goroutine 1 [running]:\nmain.main()\n\t/m/main.go:22 +0x70\n\n" +
+		"goroutine 19 [syscall]:\nmain._Cfunc_csleep(0x7a120)\n\t_cgo_gotypes.go:48 +0x3a\ncreated by main.main in goroutine 1\n\t/m/main.go:17 +0x1e\n\n" +
+		"goroutine 20 [syscall]:\nsyscall.Syscall(0x23, 0x2725f5418fc0, 0x0, 0x0)\n\t/go/src/syscall/syscall_linux.go:74 +0x25\n" +
+		"syscall.Nanosleep(0x0?, 0x0?)\n\t/go/src/syscall/zsyscall_linux_amd64.go:690 +0x33\n\n" +
+		"goroutine 21 [syscall, locked to thread]:\nmain._Cfunc_csleep(0x7a120)\n\t_cgo_gotypes.go:48 +0x3a\nmain.main.func2()\n\t/m/main.go:19 +0x1f\n\n" +
+		"goroutine 22 [syscall]:\ngithub.com/x/y._C2func_read(0x1)\n\t_cgo_gotypes.go:61 +0x4a\n\n" +
+		// Back in Go after a cgo call, blocked on a channel: not in cgo.
+		"goroutine 23 [chan receive]:\nmain.worker()\n\t/m/main.go:30 +0x20\nmain._Cfunc_cb()\n\t_cgo_gotypes.go:70 +0x1\n\n" +
+		"goroutine 24 [select, locked to thread]:\nmain.gui()\n"
+	if locked, inCgo := countDump([]byte(dump)); locked != 2 || inCgo != 3 {
+		t.Fatalf("countDump = %d locked, %d in cgo; want 2 and 3", locked, inCgo)
+	}
+}

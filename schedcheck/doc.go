@@ -58,7 +58,12 @@
 //   - cgo-threads: in every sample of the window at least 64 goroutines
 //     (WithCgoInFlight) are in cgo calls or system calls, cgo calls were
 //     made in the window (/cgo/go-to-c-calls:calls), and the process holds
-//     at least as many threads: each call in flight holds a thread.
+//     at least as many threads: each call in flight holds a thread. Calls
+//     that started before the window and have not returned (a C function
+//     that blocks) start none in it; a Monitor then counts the goroutines
+//     in cgo calls from a goroutine dump (Snapshot.InCgo), as it counts
+//     locked ones and as often, and at least 64 of them make the finding
+//     too. Goroutines in blocking system calls alone are not reported.
 //   - unbounded-goroutines: over the window the goroutine count never
 //     falls and grows by at least 1000 (WithGoroutineGrowth); the runnable
 //     count grows by at least half as much, so the growth is work waiting

@@ -52,7 +52,10 @@ func (r Report) String() string {
 // thread count has stood above what the Ps and system calls explain for a
 // whole window, then again once it has grown or, while it stays
 // unexplained, every 10 windows (50 s at the defaults), and never with
-// more than 2000 goroutines.
+// more than 2000 goroutines. The same goroutine dump counts the
+// goroutines in cgo calls, taken likewise when at least WithCgoInFlight
+// goroutines have stayed outside Go for a window without a cgo call
+// starting.
 func Start(ctx context.Context, opts ...Option) *Monitor {
 	c := newConfig(opts)
 	ctx, cancel := context.WithCancel(ctx)
@@ -81,9 +84,11 @@ func (m *Monitor) run(ctx context.Context, c config) {
 	// making room for a huge n up front would fail or exhaust memory.
 	hist := make([]Snapshot, 0, min(c.window, 16))
 	seen := map[string]bool{}
-	scannedAt := int64(-1) // thread count at the last count of locked goroutines
-	locked := -1           // that count
-	sinceScan := 0         // samples taken since then
+	// At the last goroutine dump: the thread count, the goroutines outside
+	// Go, and what the dump counted; and the samples taken since.
+	scannedThreads, scannedNotInGo := int64(-1), int64(-1)
+	locked, inCgo := -1, -1
+	sinceScan := 0
 	quota := rootQuota
 	if c.fsys != rootFS {
 		quota = &quotaCache{fsys: c.fsys}
@@ -96,16 +101,24 @@ func (m *Monitor) run(ctx context.Context, c config) {
 		}
 		hist = append(hist, s)
 		sinceScan++
-		if len(hist) == c.window && threadsUnexplained(hist, c) {
-			// Count again when threads were added, or after rescanWindows
-			// windows: goroutines that lock threads later may take idle
-			// threads that an earlier burst of system calls left, and the
-			// thread count does not move.
-			again := s.Threads > scannedAt || sinceScan/c.window >= rescanWindows
-			if again && s.Goroutines <= maxScanGoroutines {
-				locked, scannedAt, sinceScan = LockedGoroutines(), s.Threads, 0
-			}
+		full := len(hist) == c.window
+		wantLocked := full && threadsUnexplained(hist, c)
+		wantCgo := full && cgoUncounted(hist, c)
+		// Dump again when threads or goroutines outside Go were added, or
+		// after rescanWindows windows: goroutines that lock threads later
+		// may take idle threads that an earlier burst of system calls
+		// left, and the thread count does not move.
+		again := sinceScan/c.window >= rescanWindows ||
+			wantLocked && s.Threads > scannedThreads || wantCgo && s.NotInGo > scannedNotInGo
+		if (wantLocked || wantCgo) && again && s.Goroutines <= maxScanGoroutines {
+			locked, inCgo = countDump(goroutineDump())
+			scannedThreads, scannedNotInGo, sinceScan = s.Threads, s.NotInGo, 0
+		}
+		if wantLocked {
 			hist[len(hist)-1].Locked = locked
+		}
+		if wantCgo {
+			hist[len(hist)-1].InCgo = inCgo
 		}
 		r := &m.report
 		if r.Samples == 0 {

@@ -57,6 +57,13 @@ type Snapshot struct {
 	// nobody counted. Sample never counts them; a Monitor does when the
 	// thread count calls for it (see the package documentation).
 	Locked int
+
+	// InCgo is the number of goroutines in a cgo call, counted from the
+	// same goroutine dump (a goroutine in a system call whose innermost
+	// frame is a cgo call), or -1 when nobody counted. Sample never counts
+	// them; a Monitor does when many goroutines stay outside Go while no
+	// cgo call starts (see cgo-threads in the package documentation).
+	InCgo int
 }
 
 // The metrics a Snapshot reads, in this order.
@@ -134,7 +141,7 @@ func Sample() Snapshot { return sample(rootQuota) }
 
 func sample(quota *quotaCache) Snapshot {
 	s := Snapshot{
-		Time: time.Now(), NumCPU: runtime.NumCPU(), Locked: -1,
+		Time: time.Now(), NumCPU: runtime.NumCPU(), Locked: -1, InCgo: -1,
 		Goroutines: -1, Runnable: -1, Running: -1, Waiting: -1, NotInGo: -1,
 		Created: -1, Threads: -1, CgoCalls: -1, CPUTime: cpuTime(),
 	}
@@ -192,11 +199,18 @@ func sample(quota *quotaCache) Snapshot {
 // hundreds of thousands of goroutines, only those in the first 64 MB are
 // counted.
 func LockedGoroutines() int {
+	locked, _ := countDump(goroutineDump())
+	return locked
+}
+
+// goroutineDump returns every goroutine's stack, as runtime.Stack writes
+// them, cut at 64 MB.
+func goroutineDump() []byte {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
 		if n < len(buf) || len(buf) >= 64<<20 {
-			return countLocked(buf[:n])
+			return buf[:n]
 		}
 		buf = make([]byte, 2*len(buf))
 	}
@@ -205,13 +219,33 @@ func LockedGoroutines() int {
 // countLocked counts goroutine headers ("goroutine 7 [chan receive,
 // locked to thread]:") that say locked to thread.
 func countLocked(dump []byte) int {
-	n := 0
+	locked, _ := countDump(dump)
+	return locked
+}
+
+// countDump counts, in a goroutine dump, the goroutines locked to a thread
+// (their header says "locked to thread]") and those in a cgo call: in a
+// system call ("[syscall"), their innermost frame a cgo call, which the
+// runtime prints as the generated pkg._Cfunc_name (or _C2func_name, for a
+// call that returns errno), or as runtime.cgocall where runtime frames are
+// shown (GOTRACEBACK=system).
+func countDump(dump []byte) (locked, inCgo int) {
+	top, syscall := false, false // the next line is a goroutine's innermost frame
 	for line := range bytes.Lines(dump) {
-		if bytes.HasPrefix(line, []byte("goroutine ")) && bytes.Contains(line, []byte("locked to thread]")) {
-			n++
+		if bytes.HasPrefix(line, []byte("goroutine ")) {
+			if bytes.Contains(line, []byte("locked to thread]")) {
+				locked++
+			}
+			top, syscall = true, bytes.Contains(line, []byte("[syscall"))
+			continue
 		}
+		if top && syscall && (bytes.Contains(line, []byte("._Cfunc_")) || bytes.Contains(line, []byte("._C2func_")) ||
+			bytes.HasPrefix(line, []byte("runtime.cgocall(")) || bytes.HasPrefix(line, []byte("runtime.asmcgocall"))) {
+			inCgo++
+		}
+		top = false
 	}
-	return n
+	return locked, inCgo
 }
 
 // latency returns the q-quantile (0 < q < 1) of the scheduling latencies
