@@ -220,7 +220,7 @@ func TestZeroMonitorStop(t *testing.T) {
 // Monitor allocate it up front (which panicked in its goroutine, ending
 // the program, or ran out of memory).
 func TestMonitorHugeWindow(t *testing.T) {
-	for _, n := range []int{math.MaxInt, 1 << 32} {
+	for _, n := range []int{math.MaxInt, math.MaxInt32} {
 		m := Start(context.Background(), WithWindow(n), WithInterval(time.Millisecond))
 		time.Sleep(10 * time.Millisecond)
 		if r := m.Stop(); r.Samples < 2 {
