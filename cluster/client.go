@@ -172,7 +172,7 @@ func (c *Client) Wait(ctx context.Context, id string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer kw.Stop()
+	defer c.st.stopWatch(ctx, kw)
 	for {
 		select {
 		case <-ctx.Done():

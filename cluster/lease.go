@@ -529,7 +529,7 @@ func (w *Worker) readMembers() error {
 	if err != nil {
 		return err
 	}
-	defer kw.Stop()
+	defer w.st.stopWatch(context.Background(), kw)
 	view := map[string]beat{w.name: {Name: w.name}}
 	err = initialValues(ctx, kw, func(e jetstream.KeyValueEntry) {
 		var b beat
@@ -552,7 +552,7 @@ func (w *Worker) watchMembers() {
 		w.sleep(w.st.lease / 4)
 		return
 	}
-	defer kw.Stop()
+	defer w.st.stopWatch(context.Background(), kw)
 	w.members.clear() // the watch delivers every live lease first
 	w.follow(kw, w.rewatch, w.onMember)
 }

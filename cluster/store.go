@@ -156,6 +156,30 @@ func (s *store) putSubmitted(ctx context.Context, owner, id string, data []byte)
 	return s.putOnce(ctx, qKey(owner, id), data, id, dKey(id), 0)
 }
 
+// stopWatch stops kw, waiting for the servers to delete its consumer
+// until they answer, ctx ends or the request timeout passes, whichever
+// comes first. Stop itself waits up to 5 s for that answer (the default
+// of the JetStream context that nats.go's key-value watch is built on,
+// which no option reaches), whatever WithRequestTimeout says: without a
+// server, a Wait returned 5 s after its ctx ended, and a Close took as
+// much longer per watch. A delete left unanswered ends on its own, within
+// those 5 s or when the connection closes; the servers drop an ephemeral
+// consumer without interest by themselves.
+func (s *store) stopWatch(ctx context.Context, kw jetstream.KeyWatcher) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		kw.Stop()
+	}()
+	t := time.NewTimer(s.cfg.timeout)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
 // refused reports whether a write was refused by its checks: a revision
 // that moved (errConflict) or a message id seen within the duplicate
 // window (errDupMsg). For a submission both mean a duplicate.

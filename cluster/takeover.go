@@ -124,7 +124,7 @@ func (w *Worker) watchLoop(open func() (jetstream.KeyWatcher, error), restart <-
 			continue
 		}
 		w.follow(kw, restart, apply)
-		kw.Stop()
+		w.st.stopWatch(context.Background(), kw)
 	}
 }
 
@@ -255,7 +255,7 @@ func (w *Worker) records(owner string) ([]stored, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer kw.Stop()
+	defer w.st.stopWatch(context.Background(), kw)
 	var out []stored
 	pfx := "q." + owner + "."
 	err = initialValues(ctx, kw, func(e jetstream.KeyValueEntry) {
@@ -357,7 +357,7 @@ func (w *Worker) ownKeys(batch []stored) (map[string]ownKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer kw.Stop()
+	defer w.st.stopWatch(context.Background(), kw)
 	out := map[string]ownKey{}
 	err = initialValues(ctx, kw, func(e jetstream.KeyValueEntry) {
 		out[e.Key()] = ownKey{e.Revision(), e.Operation() == jetstream.KeyValuePut}
