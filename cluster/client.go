@@ -157,8 +157,9 @@ type Result struct {
 // nats.ErrConnectionClosed once the connection is closed; ErrClosed if
 // the watch ended with the connection still open; or an error wrapping
 // ErrUnavailable: the servers failed to start the watch through the whole
-// retry window, as the worker's writes are retried. A failed job is a Result whose Err is a
-// *JobError. Any goroutine may call it, any number of times for one id.
+// retry window, as the worker's writes are retried. A failed job is a
+// Result whose Err is a *JobError. Any goroutine may call it, any number
+// of times for one id.
 func (c *Client) Wait(ctx context.Context, id string) (*Result, error) {
 	if !validID(id) {
 		return nil, ErrInvalidID
