@@ -53,6 +53,11 @@ func TestBadInput(t *testing.T) {
 		if !errors.As(r.Err, &je) || !errors.Is(r.Err, c.want) || !strings.Contains(je.Text, c.text) {
 			t.Errorf("%s: recorded %v, want code %s with %q", c.id, r.Err, c.want.Code, c.text)
 		}
+		// A panic's text is the panic's value: its code says panic once
+		// ("cluster: job p1 failed: panic: boom", not "panic: panic: boom").
+		if je != nil && c.id == "p1" && je.Text != "boom" {
+			t.Errorf("p1: text %q, want the panic's value %q", je.Text, "boom")
+		}
 	}
 	before := h.count("q.>") + h.count("d.>")
 	for _, c := range []struct {

@@ -354,7 +354,8 @@ func (w *Worker) failed(e *entry, err error, out *outcome) bool {
 	var pe *panicError
 	switch {
 	case errors.As(err, &pe):
-		out.Code, out.Text = ErrHandlerPanic.Code, failText(pe.Error())
+		// The code says it panicked; the text is what it panicked with.
+		out.Code, out.Text = ErrHandlerPanic.Code, failText(fmt.Sprint(pe.v))
 	case w.jobCtx.Err() != nil:
 		return false // closing: leave the job for another worker
 	case errors.Is(err, ErrFenced) && w.fencedOut(e):
