@@ -186,8 +186,10 @@ func (w *Worker) unsubscribe() {
 // again), waits for running handlers to return (however long: a handler
 // that ignores its context's cancellation holds Close up), and gives up the lease so
 // that a survivor takes over the jobs still queued here at once. A handler that
-// returns a result is recorded; one that returns an error after Close
-// began is not (its job stays queued for another worker). Close returns
+// returns a result is recorded, and Close waits for that write: with no
+// server answering, for as long as writes are retried (30 s); one that
+// returns an error after Close began is not recorded (its job stays
+// queued for another worker). Close returns
 // the pool's error (panics not recovered as job failures: none are
 // expected; a handler's runtime.Goexit is its job's failure), joined with ErrNotHandedOver when no server answered the
 // lease's release. Any goroutine may call it, also after the worker
