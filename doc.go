@@ -77,8 +77,8 @@
 //     beneath could never end. Such a wait panics instead of hanging, as
 //     does a wait for itself, when the pool sees the cycle as the wait
 //     begins to block; it follows only the first waiter of each future or
-//     group, so a cycle that runs through a second waiter can go unseen
-//     and hang.
+//     group, so a cycle that runs through a second waiter, or through a
+//     NewGroup child run above the task beneath, can go unseen and hang.
 //   - A task that blocks outside the pool (I/O, a lock, a channel) wraps the
 //     call in Worker.Block, so that a spare worker steals in its place.
 //   - Close and Shutdown from a task of the same pool return ErrInsideTask.

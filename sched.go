@@ -236,12 +236,15 @@
 // to block sees the cycle. It also checks whether the chain of any task
 // beneath it on its goroutine (core.waiting) reaches that latch: the
 // wait of a descendant run above its ancestor for work that includes
-// that ancestor, which could never end either. A task run above a
+// that ancestor, which could never end either. A future run above a
 // waiting task that is not part of that task's wait (case (a)) holds it, so
 // while it runs its latch is joined to the waiting task's (executeAbove):
 // a wait that reaches the task beneath only through it (its sibling's
 // future, whose task waits for the future of the task beneath) finds the
-// cycle on its own chain, whichever of the two waits began first. A Go waiting for a slot of a limited group
+// cycle on its own chain, whichever of the two waits began first. A group
+// child run so is not joined, since its latch counts its siblings too,
+// which do not hold the task beneath; such a cycle through it is seen only
+// if the sibling's task waits first. A Go waiting for a slot of a limited group
 // waits for any one child, not all: it helps with the group's children,
 // which is safe unless one of them waits for what that Go's caller does
 // next (the package doc says so).

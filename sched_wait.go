@@ -123,11 +123,21 @@ func (c *core) helpUntil(l, scope *latch, ctx context.Context) {
 // latch of a wait. A task that then waits for by, or for work that waits
 // for it, finds t's latch on its chain and is caught as a cycle (see
 // Misuse in sched.go), where it would otherwise wait for the task beneath
-// t forever: a future or group child run here that waits for a sibling's
-// future, whose task waits for the future of the task beneath. If t's
-// latch has a joiner already, nothing is linked, as for a second waiter.
+// t forever: a future run here that waits for a sibling's future, whose
+// task waits for the future of the task beneath. If t's latch has a joiner
+// already, nothing is linked, as for a second waiter.
+//
+// Only a latch that counts t alone (a future's) is linked. A group's latch
+// counts all its children, and only t holds the task beneath: linked, it
+// would make t's siblings part of the work of every task that waits for
+// the task beneath, though the task beneath may never wait for the group.
+// Such a waiter would then run a sibling above itself, and a sibling that
+// waits for what that waiter does once its wait is over (through a
+// channel, which is allowed, since it does not descend from the waiter)
+// would hold it forever; a sibling's wait for that waiter's future would
+// panic as a cycle.
 func (c *core) executeAbove(t *task, by *latch) {
-	if l := t.done; l != nil && by != nil && l != by &&
+	if l := t.done; l != nil && by != nil && l != by && l.groupOf(t) == nil &&
 		atomic.CompareAndSwapPointer(&l.joiner, nil, unsafe.Pointer(by)) {
 		defer atomic.CompareAndSwapPointer(&l.joiner, unsafe.Pointer(by), nil)
 	}

@@ -261,3 +261,73 @@ func TestWaitThroughSiblingForSpawnersFuturePanics(t *testing.T) {
 		t.Errorf("Close = %v", err)
 	}
 }
+
+// A NewGroup child D runs above the task X that made the group, while X
+// waits for something else, and X never waits for the group. A task W
+// that waits for X's future must not take D's sibling S for part of what
+// it waits for: X does not wait for S, so S, which waits (through a
+// channel, which no rule forbids, since S does not descend from W) for
+// what W does once its wait is over, may only run on a goroutine of its
+// own. Run above W it would hold W forever.
+func TestWaiterDoesNotRunSiblingOfChildRunAboveItsTask(t *testing.T) {
+	p := New(WithWorkers(3))
+	ch := make(chan struct{})
+	var closeCh sync.Once
+	release := func() { closeCh.Do(func() { close(ch) }) }
+	var eStarted, wStarted, sStarted, dDone atomic.Bool
+	dRunning := make(chan struct{})
+	fxc := make(chan *Future[int], 1)
+	wait := func(b *atomic.Bool) {
+		for deadline := time.Now().Add(3 * time.Second); !b.Load() && time.Now().Before(deadline); {
+			runtime.Gosched()
+		}
+	}
+	// E holds a worker until D has returned.
+	fe, err := PoolSpawn(context.Background(), p, func(*Worker) int {
+		eStarted.Store(true)
+		wait(&dDone)
+		return 0
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(&eStarted)
+	// W holds a second worker until D runs, then waits for X's future,
+	// and only then lets S go on.
+	fw, err := PoolSpawn(context.Background(), p, func(w *Worker) int {
+		wStarted.Store(true)
+		fx := <-fxc
+		<-dRunning
+		fx.Wait(w)
+		release()
+		return 0
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(&wStarted)
+	fx, err := PoolSpawn(context.Background(), p, func(w *Worker) int { // X
+		g := NewGroup(w)
+		g.Go(func(w *Worker) error { // S
+			sStarted.Store(true)
+			w.Block(func() { <-ch })
+			return nil
+		})
+		g.Go(func(*Worker) error { // D, popped by X's wait for E
+			close(dRunning)
+			wait(&sStarted)
+			dDone.Store(true)
+			return nil
+		})
+		fe.Wait(w)
+		return 1
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fxc <- fx
+	if !withinDump(t, 10*time.Second, "W's future", func() { fw.Wait(nil) }) {
+		release()
+	}
+	withinDump(t, 10*time.Second, "Close", func() { p.Close() })
+}
