@@ -2,6 +2,7 @@ package node
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -144,4 +145,56 @@ func setLogStall(d time.Duration) func() {
 	old := logStall
 	logStall = d
 	return func() { logStall = old }
+}
+
+// A caller may give Serve one writer for both replies and reports, as a
+// program that keeps a transcript does. Serve must not write to it from
+// two goroutines at once (a bytes.Buffer is not safe for that), and the
+// reports then come in their place among the replies.
+func TestServeWithOneWriterForRepliesAndReports(t *testing.T) {
+	var all bytes.Buffer
+	input := check("1") + "\nnot json\n" + check("2") + "\nnot json\n" + check("3") + "\n"
+	if err := New().Serve(strings.NewReader(input), &all, &all); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(all.String(), "\n"), "\n")
+	want := []string{`"in_reply_to": 1`, "steal node: skipped line 2: not JSON", `"in_reply_to": 2`,
+		"steal node: skipped line 4: not JSON", `"in_reply_to": 3`}
+	if len(got) != len(want) {
+		t.Fatalf("got %q, want %d lines", got, len(want))
+	}
+	for i := range want {
+		if !strings.Contains(got[i], want[i]) {
+			t.Errorf("line %d is %q, want it to hold %q", i+1, got[i], want[i])
+		}
+	}
+}
+
+// sliceWriter is a writer used through a pointer, compared by address.
+type sliceWriter []byte
+
+func (w *sliceWriter) Write(p []byte) (int, error) { *w = append(*w, p...); return len(p), nil }
+
+// uncomparable is a writer whose values Go cannot compare: comparing two
+// of them as interfaces panics.
+type uncomparable map[int]int
+
+func (uncomparable) Write(p []byte) (int, error) { return len(p), nil }
+
+// sameWriter tells one writer from two, also for values that Go cannot
+// compare, without panicking.
+func TestSameWriter(t *testing.T) {
+	var a, b bytes.Buffer
+	var s sliceWriter
+	for _, c := range []struct {
+		x, y io.Writer
+		want bool
+	}{
+		{&a, &a, true}, {&a, &b, false}, {&s, &s, true}, {&s, &a, false},
+		{uncomparable{}, uncomparable{}, false}, {nil, nil, false}, {io.Discard, io.Discard, true},
+	} {
+		if got := sameWriter(c.x, c.y); got != c.want {
+			t.Errorf("sameWriter(%T, %T) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
 }

@@ -177,12 +177,19 @@ func (n *Node) writeError(req *request, w *wireError) {
 // that nobody reads (a full stderr pipe) never keeps a reply from out:
 // past maxQueuedReports waiting ones, reports are dropped and counted,
 // and the count is reported instead. Serve returns once the reports are
-// written, or once log has taken none for a second.
+// written, or once log has taken none for a second. A log that is out
+// itself (one writer for both) gets the reports among the replies, in
+// order, from Serve's own goroutine: a writer may not be safe for use by
+// two at once, and one that blocks would stop the replies anyway.
 func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	r := NewReader(&flushingReader{in: in, out: w})
-	reports := NewReports(log)
-	defer reports.Close()
+	report := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	if !sameWriter(out, log) {
+		reports := NewReports(log)
+		defer reports.Close()
+		report = reports.Printf
+	}
 	for {
 		msg, err := r.Next()
 		var skip *SkipError
@@ -190,7 +197,7 @@ func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
 		case err == io.EOF:
 			return w.Flush()
 		case errors.As(err, &skip):
-			reports.Printf("steal node: skipped %v\n", skip)
+			report("steal node: skipped %v\n", skip)
 			continue
 		case err != nil:
 			w.Flush()
@@ -198,13 +205,25 @@ func (n *Node) Serve(in io.Reader, out, log io.Writer) error {
 		}
 		reply, err := n.Handle(msg)
 		if err != nil {
-			reports.Printf("steal node: skipped line %d: %v\n", r.Line(), err)
+			report("steal node: skipped line %d: %v\n", r.Line(), err)
 			continue
 		}
 		if _, err := w.Write(reply); err != nil {
 			return err
 		}
 	}
+}
+
+// sameWriter reports whether a and b are one writer. Values that cannot
+// be compared (a struct holding a slice, or an interface holding one) are
+// taken for two: comparing them panics, and the panic is recovered here.
+func sameWriter(a, b io.Writer) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a != nil && a == b
 }
 
 // flushingReader flushes the pending replies before every read of the
