@@ -61,13 +61,14 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...Comm
 		fmt.Fprint(stderr, usage(cmds))
 		return 2
 	}
+	isHelp := func(a string) bool { return a == "help" || a == "-h" || a == "-help" || a == "--help" }
 	switch {
 	case args[0] == "help" && len(args) > 2:
 		fmt.Fprintf(stderr, "%s: help takes one command, not %q\n", Program, args[1:])
 		return 2
-	case args[0] == "help" && len(args) == 2:
+	case args[0] == "help" && len(args) == 2 && !isHelp(args[1]):
 		args = []string{args[1], "-h"} // help COMMAND is COMMAND -h
-	case args[0] == "help", args[0] == "-h", args[0] == "-help", args[0] == "--help":
+	case isHelp(args[0]): // help about help (help -h, help help) is help too
 		fmt.Fprint(stdout, usage(cmds))
 		return 0
 	}

@@ -29,6 +29,10 @@ func TestDispatch(t *testing.T) {
 		{[]string{"help", "sim"}, 0, "", "-policies"},
 		{[]string{"help", "fly"}, 2, "", `unknown command "fly"`},
 		{[]string{"help", "demo", "sim"}, 2, "", "help takes one command"},
+		// help about help is the list of commands, as help alone.
+		{[]string{"help", "help"}, 0, "commands:", ""},
+		{[]string{"help", "-h"}, 0, "commands:", ""},
+		{[]string{"help", "--help"}, 0, "commands:", ""},
 		{[]string{"cluster", "demo"}, 2, "", "steal cluster: this build leaves out NATS"},
 		{[]string{"worker", "-nats", "nats://x"}, 2, "", "go install github.com/worksteal/steal/cluster/cmd/stealcluster@latest"},
 		{[]string{"node", "--nats", "nats://x"}, 2, "", "steal node --nats: this build leaves out NATS"},
