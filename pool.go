@@ -197,10 +197,6 @@ func (p *Pool) Submit(ctx context.Context, fn func(w *Worker)) error {
 	return p.submitEntryWait(ctx, e)
 }
 
-// nilFunc panics for a nil function passed to call. Refused there, the
-// mistake shows at the caller's line, and nothing is queued; run later as
-// a task, the nil function would fail on a worker with a nil dereference
-// that says neither what was nil nor who passed it.
 // made panics on a Pool that New did not make: a zero Pool, or a nil
 // *Pool, has no workers to run anything on, and used, it failed with a
 // nil dereference deep inside the scheduler, or not at all.
@@ -211,6 +207,10 @@ func (p *Pool) made(call string) {
 	}
 }
 
+// nilFunc panics for a nil function passed to call. Refused there, the
+// mistake shows at the caller's line, and nothing is queued; run later as
+// a task, the nil function would fail on a worker with a nil dereference
+// that says neither what was nil nor who passed it.
 func nilFunc(call string) {
 	panic("steal: " + call + " called with a nil function")
 }
