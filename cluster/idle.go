@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -47,14 +46,9 @@ func (c *Client) Idle(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
+// members lists the names of the workers that hold a lease.
 func (c *Client) members(ctx context.Context) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.timeout)
-	defer cancel()
-	names, err := c.st.workers.Keys(ctx)
-	if errors.Is(err, jetstream.ErrNoKeysFound) {
-		return nil, nil
-	}
-	return names, err
+	return c.st.listKeys(ctx, c.st.workers, jetstream.AllKeys)
 }
 
 // wave gathers the state of every worker (scatter-gather on the state

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -424,20 +425,29 @@ func (s *store) done(ctx context.Context, id string) (*outcome, error) {
 // consumer walk, not a snapshot: a key written or moved while it runs may be
 // missed, which is why the idle check brackets it with two waves.
 func (s *store) keys(ctx context.Context, filter string) ([]string, error) {
+	return s.listKeys(ctx, s.jobs, filter)
+}
+
+// listKeys lists the live keys of kv matching filter, sorted, each once,
+// within the request timeout. It reads them from a watch of its own,
+// stopped by stopWatch: nats.go's KeyValue.Keys and ListKeysFiltered stop
+// theirs before they return, waiting up to 5 s for the servers to delete
+// its consumer, so that a listing that ended as the servers went away
+// held its caller 5 s past ctx and the request timeout.
+func (s *store) listKeys(ctx context.Context, kv jetstream.KeyValue, filter string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
 	defer cancel()
-	kl, err := s.jobs.ListKeysFiltered(ctx, filter)
+	kw, err := kv.Watch(ctx, filter, jetstream.IgnoreDeletes(), jetstream.MetaOnly())
 	if err != nil {
 		return nil, err
 	}
+	defer s.stopWatch(ctx, kw)
 	var out []string
-	for k := range kl.Keys() {
-		out = append(out, k)
+	if err := initialValues(ctx, kw, func(e jetstream.KeyValueEntry) { out = append(out, e.Key()) }); err != nil {
+		return nil, err
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	return out, nil
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // connectWait bounds serverVersion's wait for a (re)connection when ctx
