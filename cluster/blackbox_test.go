@@ -1093,9 +1093,16 @@ func TestAPIClosedConn(t *testing.T) {
 	start = time.Now()
 	err = c.SubmitBatch(ctx, []cluster.BatchJob{{ID: "z", Type: "t"}})
 	t.Logf("SubmitBatch on closed conn: %v (%v)", err, time.Since(start))
+	var be *cluster.BatchError
+	if !errors.As(err, &be) || be.Errs[0] == nil {
+		t.Errorf("SubmitBatch on a closed connection: %v, want a BatchError with the job's error", err)
+	}
 	start = time.Now()
 	_, err = c.Workers(ctx)
 	t.Logf("Workers on closed conn: %v (%v)", err, time.Since(start))
+	if err == nil {
+		t.Error("Workers on a closed connection returned nil")
+	}
 	if _, err := cluster.NewClient(ctx, nc); !errors.Is(err, cluster.ErrNotConnected) {
 		t.Errorf("NewClient on closed conn: %v", err)
 	}
@@ -2232,6 +2239,9 @@ func TestAPIClientBoundedWithoutServer(t *testing.T) {
 		d := time.Since(start)
 		cancel()
 		t.Logf("%s: %v after %v", name, err, d)
+		if err == nil {
+			t.Errorf("%s returned nil with no server", name)
+		}
 		if d > 2300*time.Millisecond {
 			t.Errorf("%s returned %v after its ctx ended", name, d-800*time.Millisecond)
 		}
