@@ -112,10 +112,9 @@ func waitWorkers(t *testing.T, c *cluster.Client, n int) {
 
 func TestAPIConcurrentDuplicateSubmits(t *testing.T) {
 	b := newBB(t)
-	var runs sync.Map
+	var runs runCounts
 	h := func(ctx context.Context, j *cluster.Job) ([]byte, error) {
-		v, _ := runs.LoadOrStore(j.ID, new(atomic.Int64))
-		v.(*atomic.Int64).Add(1)
+		runs.add(j.ID)
 		time.Sleep(time.Millisecond)
 		return []byte(j.Worker()), nil
 	}
@@ -492,11 +491,7 @@ func TestAPIPayloadLimits(t *testing.T) {
 }
 
 func TestAPISpawnAfterReturn(t *testing.T) {
-	modes := map[string][]cluster.Option{
-		"local":    nil,
-		"written":  {cluster.WithLocalSpawn(false)},
-		"inmemory": {cluster.WithSpawnRecords(false)},
-	}
+	modes := spawnModes()
 	for name, opts := range modes {
 		t.Run(name, func(t *testing.T) {
 			b := newBB(t)
@@ -769,10 +764,9 @@ func TestAPIContexts(t *testing.T) {
 
 func TestAPISubmitBatchShapes(t *testing.T) {
 	b := newBB(t)
-	var runs sync.Map
+	var runs runCounts
 	h := func(ctx context.Context, j *cluster.Job) ([]byte, error) {
-		v, _ := runs.LoadOrStore(j.ID, new(atomic.Int64))
-		v.(*atomic.Int64).Add(1)
+		runs.add(j.ID)
 		return j.Payload, nil
 	}
 	b.worker("w1", func(w *cluster.Worker) { w.Handle("t", h) })
@@ -893,12 +887,8 @@ func TestAPISubmitBatchShapes(t *testing.T) {
 }
 
 func TestAPIIdleTruth(t *testing.T) {
-	modes := map[string][]cluster.Option{
-		"local":    nil,
-		"written":  {cluster.WithLocalSpawn(false)},
-		"inmemory": {cluster.WithSpawnRecords(false)},
-		"stealone": {cluster.WithStealMode(cluster.StealOne)},
-	}
+	modes := spawnModes()
+	modes["stealone"] = []cluster.Option{cluster.WithStealMode(cluster.StealOne)}
 	for name, opts := range modes {
 		t.Run(name, func(t *testing.T) { idleTruth(t, name == "inmemory", opts) })
 	}
@@ -1290,10 +1280,9 @@ func TestAPIIdleWithOrphanRecords(t *testing.T) {
 func TestAPISubmitWhileClosing(t *testing.T) {
 	b := newBB(t)
 	lease := cluster.WithLease(time.Second)
-	var runs sync.Map
+	var runs runCounts
 	h := func(ctx context.Context, j *cluster.Job) ([]byte, error) {
-		v, _ := runs.LoadOrStore(j.ID, new(atomic.Int64))
-		v.(*atomic.Int64).Add(1)
+		runs.add(j.ID)
 		time.Sleep(time.Millisecond)
 		return nil, nil
 	}
@@ -1344,14 +1333,12 @@ func TestAPISubmitWhileClosing(t *testing.T) {
 }
 
 func TestAPISpawnIDDuplicates(t *testing.T) {
-	modes := map[string][]cluster.Option{
-		"local":   nil,
-		"written": {cluster.WithLocalSpawn(false)},
-	}
+	modes := spawnModes()
+	delete(modes, "inmemory") // the test Waits for the children: in memory they are not recorded
 	for name, opts := range modes {
 		t.Run(name, func(t *testing.T) {
 			b := newBB(t)
-			var runs sync.Map
+			var runs runCounts
 			b.worker("w", func(w *cluster.Worker) {
 				w.Handle("root", func(ctx context.Context, j *cluster.Job) ([]byte, error) {
 					for k := 0; k < 3; k++ {
@@ -1371,8 +1358,7 @@ func TestAPISpawnIDDuplicates(t *testing.T) {
 					return nil, nil
 				})
 				w.Handle("kid", func(ctx context.Context, j *cluster.Job) ([]byte, error) {
-					v, _ := runs.LoadOrStore(j.ID, new(atomic.Int64))
-					v.(*atomic.Int64).Add(1)
+					runs.add(j.ID)
 					return nil, nil
 				})
 			}, opts...)
@@ -1410,11 +1396,7 @@ func TestAPISpawnIDDuplicates(t *testing.T) {
 }
 
 func TestAPISpawnThenFail(t *testing.T) {
-	modes := map[string][]cluster.Option{
-		"local":    nil,
-		"written":  {cluster.WithLocalSpawn(false)},
-		"inmemory": {cluster.WithSpawnRecords(false)},
-	}
+	modes := spawnModes()
 	for name, opts := range modes {
 		t.Run(name, func(t *testing.T) {
 			b := newBB(t)
@@ -1474,11 +1456,7 @@ func TestAPISpawnThenFail(t *testing.T) {
 }
 
 func TestAPICloseWithChildren(t *testing.T) {
-	modes := map[string][]cluster.Option{
-		"local":    nil,
-		"written":  {cluster.WithLocalSpawn(false)},
-		"inmemory": {cluster.WithSpawnRecords(false)},
-	}
+	modes := spawnModes()
 	for name, opts := range modes {
 		t.Run(name, func(t *testing.T) {
 			b := newBB(t)
@@ -1547,10 +1525,9 @@ func TestAPICloseWithChildren(t *testing.T) {
 func TestAPISharedConn(t *testing.T) {
 	b := newBB(t)
 	nc := b.conn()
-	var runs sync.Map
+	var runs runCounts
 	h := func(ctx context.Context, j *cluster.Job) ([]byte, error) {
-		v, _ := runs.LoadOrStore(j.ID, new(atomic.Int64))
-		v.(*atomic.Int64).Add(1)
+		runs.add(j.ID)
 		time.Sleep(time.Millisecond)
 		return []byte(j.Worker()), nil
 	}
@@ -1873,18 +1850,13 @@ func TestAPIBatchOrder(t *testing.T) {
 }
 
 func TestAPISpawnInBundle(t *testing.T) {
-	modes := map[string][]cluster.Option{
-		"local":    nil,
-		"written":  {cluster.WithLocalSpawn(false)},
-		"inmemory": {cluster.WithSpawnRecords(false)},
-	}
+	modes := spawnModes()
 	for name, opts := range modes {
 		t.Run(name, func(t *testing.T) {
 			b := newBB(t)
-			var runs sync.Map
+			var runs runCounts
 			h := func(ctx context.Context, j *cluster.Job) ([]byte, error) {
-				v, _ := runs.LoadOrStore(j.ID, new(atomic.Int64))
-				v.(*atomic.Int64).Add(1)
+				runs.add(j.ID)
 				if j.Type == "root" {
 					for k := 0; k < 3; k++ {
 						if _, err := j.Spawn(ctx, "kid", nil); err != nil {
@@ -1939,18 +1911,13 @@ func TestAPISpawnInBundle(t *testing.T) {
 }
 
 func TestAPIConcurrentSpawn(t *testing.T) {
-	modes := map[string][]cluster.Option{
-		"local":    nil,
-		"written":  {cluster.WithLocalSpawn(false)},
-		"inmemory": {cluster.WithSpawnRecords(false)},
-	}
+	modes := spawnModes()
 	for name, opts := range modes {
 		t.Run(name, func(t *testing.T) {
 			b := newBB(t)
-			var runs sync.Map
+			var runs runCounts
 			h := func(ctx context.Context, j *cluster.Job) ([]byte, error) {
-				v, _ := runs.LoadOrStore(j.ID, new(atomic.Int64))
-				v.(*atomic.Int64).Add(1)
+				runs.add(j.ID)
 				if j.Type == "root" {
 					var wg sync.WaitGroup
 					errs := make(chan error, 8)
@@ -2303,11 +2270,7 @@ func TestAPICloseDuringStart(t *testing.T) {
 }
 
 func TestAPISpawnAfterReturnChildrenRunning(t *testing.T) {
-	modes := map[string][]cluster.Option{
-		"local":    nil,
-		"written":  {cluster.WithLocalSpawn(false)},
-		"inmemory": {cluster.WithSpawnRecords(false)},
-	}
+	modes := spawnModes()
 	for name, opts := range modes {
 		t.Run(name, func(t *testing.T) {
 			b := newBB(t)
@@ -2369,4 +2332,22 @@ func TestAPISpawnAfterReturnChildrenRunning(t *testing.T) {
 			}
 		})
 	}
+}
+
+// spawnModes are the three ways a worker keeps spawned jobs: local spawn
+// (the default), a record written at once, and in memory only.
+func spawnModes() map[string][]cluster.Option {
+	return map[string][]cluster.Option{
+		"local":    nil,
+		"written":  {cluster.WithLocalSpawn(false)},
+		"inmemory": {cluster.WithSpawnRecords(false)},
+	}
+}
+
+// runCounts counts the runs of each job id: a sync.Map of *atomic.Int64.
+type runCounts struct{ sync.Map }
+
+func (r *runCounts) add(id string) {
+	v, _ := r.LoadOrStore(id, new(atomic.Int64))
+	v.(*atomic.Int64).Add(1)
 }
