@@ -201,8 +201,8 @@ func (c *core) cycle(cur *task, l, scope *latch, ctx context.Context) string {
 		return ""
 	}
 	if cur != nil && inScope(cur, l) {
-		return "a task waits for work that waits for it (a Group's Wait called from " +
-			"one of its children, or from work such a child waits for)"
+		return "a task waits for work that waits for it (a group's or a future's Wait " +
+			"called from work that the group or future itself waits for)"
 	}
 	if ctx != nil {
 		return ""
