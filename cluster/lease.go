@@ -523,15 +523,10 @@ func (w *Worker) readEvery() time.Duration {
 
 // readMembers replaces the view with the leases in the workers bucket.
 func (w *Worker) readMembers() error {
-	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
-	defer cancel()
-	kw, err := w.st.workers.WatchAll(ctx, jetstream.IgnoreDeletes())
-	if err != nil {
-		return err
-	}
-	defer w.st.stopWatch(context.Background(), kw)
 	view := map[string]beat{w.name: {Name: w.name}}
-	err = initialValues(ctx, kw, func(e jetstream.KeyValueEntry) {
+	err := w.st.readWatch(w.ctx, func(ctx context.Context) (jetstream.KeyWatcher, error) {
+		return w.st.workers.WatchAll(ctx, jetstream.IgnoreDeletes())
+	}, func(e jetstream.KeyValueEntry) {
 		var b beat
 		if json.Unmarshal(e.Value(), &b) == nil && b.Name == e.Key() {
 			view[b.Name] = b

@@ -435,19 +435,46 @@ func (s *store) keys(ctx context.Context, filter string) ([]string, error) {
 // its consumer, so that a listing that ended as the servers went away
 // held its caller 5 s past ctx and the request timeout.
 func (s *store) listKeys(ctx context.Context, kv jetstream.KeyValue, filter string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
-	defer cancel()
-	kw, err := kv.Watch(ctx, filter, jetstream.IgnoreDeletes(), jetstream.MetaOnly())
-	if err != nil {
-		return nil, err
-	}
-	defer s.stopWatch(ctx, kw)
 	var out []string
-	if err := initialValues(ctx, kw, func(e jetstream.KeyValueEntry) { out = append(out, e.Key()) }); err != nil {
+	err := s.readWatch(ctx, func(ctx context.Context) (jetstream.KeyWatcher, error) {
+		return kv.Watch(ctx, filter, jetstream.IgnoreDeletes(), jetstream.MetaOnly())
+	}, func(e jetstream.KeyValueEntry) { out = append(out, e.Key()) })
+	if err != nil {
 		return nil, err
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// readWatch opens a watch with open and calls f for each of its initial
+// values, all within the request timeout, then stops the watch with
+// stopWatch within what is left of it. Every one-off read of a bucket
+// (keys, a worker's records, the leases) goes through it.
+func (s *store) readWatch(ctx context.Context, open func(context.Context) (jetstream.KeyWatcher, error), f func(jetstream.KeyValueEntry)) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
+	defer cancel()
+	kw, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.stopWatch(ctx, kw)
+	return initialValues(ctx, kw, f)
+}
+
+// initialValues calls f for each entry a watcher delivers until the nil
+// that ends its initial values, or returns ctx's error if ctx ends first.
+func initialValues(ctx context.Context, kw jetstream.KeyWatcher, f func(jetstream.KeyValueEntry)) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case e := <-kw.Updates():
+			if e == nil {
+				return nil
+			}
+			f(e)
+		}
+	}
 }
 
 // connectWait bounds serverVersion's wait for a (re)connection when ctx

@@ -249,35 +249,14 @@ type stored struct {
 
 // records reads the live records under owner's name.
 func (w *Worker) records(owner string) ([]stored, error) {
-	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
-	defer cancel()
-	kw, err := w.st.jobs.Watch(ctx, "q."+owner+".>", jetstream.IgnoreDeletes())
-	if err != nil {
-		return nil, err
-	}
-	defer w.st.stopWatch(context.Background(), kw)
 	var out []stored
 	pfx := "q." + owner + "."
-	err = initialValues(ctx, kw, func(e jetstream.KeyValueEntry) {
+	err := w.st.readWatch(w.ctx, func(ctx context.Context) (jetstream.KeyWatcher, error) {
+		return w.st.jobs.Watch(ctx, pfx+">", jetstream.IgnoreDeletes())
+	}, func(e jetstream.KeyValueEntry) {
 		out = append(out, stored{e.Key(), strings.TrimPrefix(e.Key(), pfx), e.Revision(), e.Value()})
 	})
 	return out, err
-}
-
-// initialValues calls f for each entry a watcher delivers until the nil
-// that ends its initial values, or returns ctx's error if ctx ends first.
-func initialValues(ctx context.Context, kw jetstream.KeyWatcher, f func(jetstream.KeyValueEntry)) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case e := <-kw.Updates():
-			if e == nil {
-				return nil
-			}
-			f(e)
-		}
-	}
 }
 
 // moveIn commits one takeover batch; it reports whether it went through.
@@ -351,15 +330,10 @@ func (w *Worker) ownKeys(batch []stored) (map[string]ownKey, error) {
 	for i, s := range batch {
 		keys[i] = qKey(w.name, s.id)
 	}
-	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
-	defer cancel()
-	kw, err := w.st.jobs.WatchFiltered(ctx, keys)
-	if err != nil {
-		return nil, err
-	}
-	defer w.st.stopWatch(context.Background(), kw)
 	out := map[string]ownKey{}
-	err = initialValues(ctx, kw, func(e jetstream.KeyValueEntry) {
+	err := w.st.readWatch(w.ctx, func(ctx context.Context) (jetstream.KeyWatcher, error) {
+		return w.st.jobs.WatchFiltered(ctx, keys)
+	}, func(e jetstream.KeyValueEntry) {
 		out[e.Key()] = ownKey{e.Revision(), e.Operation() == jetstream.KeyValuePut}
 	})
 	return out, err
