@@ -61,14 +61,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...Comm
 		fmt.Fprint(stderr, usage(cmds))
 		return 2
 	}
-	isHelp := func(a string) bool { return a == "help" || a == "-h" || a == "-help" || a == "--help" }
 	switch {
 	case args[0] == "help" && len(args) > 2:
 		fmt.Fprintf(stderr, "%s: help takes one command, not %q\n", Program, args[1:])
 		return 2
-	case args[0] == "help" && len(args) == 2 && !isHelp(args[1]):
+	case args[0] == "help" && len(args) == 2 && !IsHelp(args[1]):
 		args = []string{args[1], "-h"} // help COMMAND is COMMAND -h
-	case isHelp(args[0]): // help about help (help -h, help help) is help too
+	case IsHelp(args[0]): // help about help (help -h, help help) is help too
 		fmt.Fprint(stdout, usage(cmds))
 		return 0
 	}
@@ -83,6 +82,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...Comm
 // run is Run with the base commands only, as cmd/steal runs it.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return Run(args, stdin, stdout, stderr)
+}
+
+// IsHelp reports whether arg asks for help where a command or subcommand
+// is expected: help, -h, -help or --help.
+func IsHelp(arg string) bool {
+	return arg == "help" || arg == "-h" || arg == "-help" || arg == "--help"
 }
 
 func merge(base, extra []Command) []Command {

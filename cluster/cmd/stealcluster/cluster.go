@@ -154,7 +154,7 @@ func (f *clusterFlags) check(fs *flag.FlagSet) error {
 func runCluster(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "up" && args[0] != "demo") {
 		fmt.Fprint(stderr, clusterUsage, "\nstealcluster cluster up -h and stealcluster cluster demo -h list the flags.\n")
-		if len(args) > 0 && (isHelp(args[0]) || args[0] == "help") {
+		if len(args) > 0 && cli.IsHelp(args[0]) {
 			return 0 // the usage, as asked
 		}
 		if len(args) > 0 {
@@ -231,6 +231,3 @@ func stopReport(stdout, stderr io.Writer, sub string, err error) {
 		"once their workers' leases expire, if a server that holds them comes back\n", sub)
 	fmt.Fprintf(stdout, "cluster stopped; jobs of %d workers not handed over\n", kept)
 }
-
-// isHelp reports whether arg asks for the usage, as the flag package reads it.
-func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
